@@ -1,0 +1,1 @@
+"""Lead Console application: boot, CLI, settings and the file-watch bridge."""

@@ -1,0 +1,7 @@
+"""``python -m app`` is the same as the ``lead-console`` command."""
+
+import sys
+
+from app.cli import main
+
+sys.exit(main())

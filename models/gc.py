@@ -1,0 +1,341 @@
+"""The global context (GC): version, title, section tree and keyed items.
+
+Every node keeps its exact character range in the source text, so an edit can replace one
+section (or one item) and leave every other byte of the file as it was.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from models import mdblocks
+from models.frontmatter import FrontMatter, split_front_matter
+from models.problems import Problem
+from models.textfile import line_starts as starts_of
+from models.textfile import split_lines
+from models.tokens import Tokenizer
+from models.versions import parse_version
+
+ItemKind = Literal["bullet", "bold", "table"]
+
+_BULLET = re.compile(r"^(?P<indent> {0,3})(?P<mark>[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*?)\r?\n?$")
+_BOLD_KEY = re.compile(r"^\*\*(?P<key>[^*\n]+?)(?::\*\*|\*\*[ \t]*:)[ \t]*(?P<value>.*?)\r?\n?$")
+_PLAIN_KEY = re.compile(r"^(?P<key>[^:`*\n]{1,80}?):(?:[ \t]+(?P<value>.*?))?\r?\n?$")
+
+
+def norm(text: str) -> str:
+    """Comparison form of a heading or key: ``In Scope``, ``in_scope`` and ``**In scope**``."""
+    return re.sub(r"[\s_]+", " ", text.replace("*", "").replace("`", "")).strip().lower()
+
+
+@dataclass(eq=False)
+class Item:
+    """A keyed line (with its continuation lines) that a delta can add, change or remove."""
+
+    key: str
+    value: str
+    kind: ItemKind
+    line: int  # 0-based index of the first line in the file
+    end_line: int  # exclusive
+    start: int  # character offsets into the file's text
+    end: int
+
+
+@dataclass(eq=False)
+class Section:
+    """A heading and everything up to the next heading of the same or a higher level."""
+
+    title: str
+    level: int
+    line: int
+    start: int
+    parent: Section | None = field(default=None, repr=False)
+    children: list[Section] = field(default_factory=list, repr=False)
+    items: list[Item] = field(default_factory=list, repr=False)
+    end_line: int = 0
+    own_end_line: int = 0
+    end: int = 0
+    own_end: int = 0  # where the section's own text stops (its first child or its end)
+    duplicate_keys: list[str] = field(default_factory=list)
+    tokens: int = 0  # this section with all its subsections
+    own_tokens: int = 0
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        node: Section | None = self
+        parts: list[str] = []
+        while node is not None:
+            parts.append(node.title)
+            node = node.parent
+        return tuple(reversed(parts))
+
+    @property
+    def ref(self) -> str:
+        """The ADR-002 reference: ``§Component Map.Pipeline Stages (6)``."""
+        return "§" + ".".join(self.path)
+
+    def walk(self) -> Iterator[Section]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def find_item(self, key: str) -> Item | None:
+        wanted = norm(key)
+        return next((it for it in self.items if norm(it.key) == wanted), None)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a § reference points at: a section, or one item inside it."""
+
+    section: Section
+    item: Item | None = None
+
+
+@dataclass(eq=False)
+class GlobalContext:
+    """A parsed global-context.md."""
+
+    text: str
+    front: FrontMatter
+    version: int | None
+    title: str | None
+    sections: list[Section]
+    line_starts: list[int]
+    tokens: int
+    tokenizer: str
+    problems: list[Problem]
+
+    def walk(self) -> Iterator[Section]:
+        for section in self.sections:
+            yield from section.walk()
+
+    @property
+    def section_count(self) -> int:
+        return sum(1 for _ in self.walk())
+
+    def line_of(self, offset: int) -> int:
+        """0-based line index of a character offset."""
+        return bisect.bisect_right(self.line_starts, offset) - 1
+
+    def resolve(self, ref: str) -> Resolved | None:
+        """Resolve ``§Decisions.D-5``, ``§Scope.in_scope`` or ``§A.B (1.2).key``.
+
+        Heading text may contain dots, so at each level the longest heading that matches a
+        prefix of the reference wins; what is left after the deepest heading names an item.
+        A reference whose first part is no top-level heading may still name a unique nested
+        heading directly (``§Pipeline Stages (6)``).
+        """
+        wanted = norm(ref.strip().lstrip("§"))
+        if not wanted:
+            return None
+        found = _resolve_in(self.sections, wanted)
+        if found is not None:
+            return found
+        matches = [
+            r
+            for s in self.walk()
+            if s.parent is not None
+            for r in [_resolve_in([s], wanted)]
+            if r is not None
+        ]
+        return matches[0] if len(matches) == 1 else None
+
+
+def _resolve_in(candidates: list[Section], wanted: str) -> Resolved | None:
+    ranked = sorted(candidates, key=lambda s: len(norm(s.title)), reverse=True)
+    for section in ranked:
+        title = norm(section.title)
+        if wanted == title:
+            return Resolved(section)
+        if wanted.startswith(title + "."):
+            rest = wanted[len(title) + 1 :]
+            deeper = _resolve_in(section.children, rest)
+            if deeper is not None:
+                return deeper
+            item = section.find_item(rest)
+            if item is not None:
+                return Resolved(section, item)
+    return None
+
+
+def parse_gc(text: str, tokenizer: Tokenizer, file: str = "global-context.md") -> GlobalContext:
+    """Parse a GC; problems are collected, never raised."""
+    front, problems = split_front_matter(text, file)
+    lines = split_lines(text)
+    line_starts = starts_of(lines)
+    body_line = bisect.bisect_left(line_starts, front.body_start)
+    scan = mdblocks.scan(lines[body_line:], file, body_line + 1)
+    problems += scan.problems
+    in_code = [True] * body_line + scan.in_code
+
+    version = parse_version(front.data.get("version"))
+    if front.data.get("version") is not None and version is None:
+        problems.append(Problem("warning", file, f"version {front.data['version']!r} is not GC-vN"))
+
+    headings = [mdblocks.Heading(h.line + body_line, h.level, h.text) for h in scan.headings]
+    title: str | None = None
+    if headings and headings[0].level == 1:
+        title = headings[0].text
+        headings = headings[1:]
+
+    n = len(lines)
+    sections: list[Section] = []
+    stack: list[Section] = []
+    for h in headings:
+        while stack and stack[-1].level >= h.level:
+            _close(stack.pop(), h.line, line_starts)
+        section = Section(h.text, h.level, h.line, line_starts[h.line])
+        if stack:
+            section.parent = stack[-1]
+            stack[-1].children.append(section)
+        else:
+            sections.append(section)
+        stack.append(section)
+    while stack:
+        _close(stack.pop(), n, line_starts)
+
+    first_start = sections[0].start if sections else len(text)
+    total = tokenizer.count(text[:first_start])
+    for top in sections:
+        total += _finish(top, text, lines, in_code, line_starts, tokenizer, problems, file)
+    _check_sibling_titles(sections, problems, file)
+    return GlobalContext(
+        text, front, version, title, sections, line_starts, total, tokenizer.name, problems
+    )
+
+
+def _close(section: Section, end_line: int, line_starts: list[int]) -> None:
+    section.end_line = end_line
+    section.end = line_starts[end_line]
+
+
+def _finish(
+    section: Section,
+    text: str,
+    lines: list[str],
+    in_code: list[bool],
+    line_starts: list[int],
+    tokenizer: Tokenizer,
+    problems: list[Problem],
+    file: str,
+) -> int:
+    """Fill own ranges, items and token counts bottom-up; return the subtree's tokens."""
+    section.own_end_line = section.children[0].line if section.children else section.end_line
+    section.own_end = line_starts[section.own_end_line]
+    section.items = parse_items(lines, section.line + 1, section.own_end_line, in_code, line_starts)
+    counts = Counter(norm(it.key) for it in section.items)
+    section.duplicate_keys = [it.key for it in section.items if counts[norm(it.key)] > 1]
+    section.own_tokens = tokenizer.count(text[section.start : section.own_end])
+    section.tokens = section.own_tokens + sum(
+        _finish(c, text, lines, in_code, line_starts, tokenizer, problems, file)
+        for c in section.children
+    )
+    return section.tokens
+
+
+def _check_sibling_titles(sections: list[Section], problems: list[Problem], file: str) -> None:
+    seen: dict[str, Section] = {}
+    for s in sections:
+        key = norm(s.title)
+        if key in seen:
+            problems.append(
+                Problem(
+                    "warning",
+                    file,
+                    f"two sections are both called {s.ref}; references reach the first only",
+                    s.line + 1,
+                )
+            )
+        seen.setdefault(key, s)
+        _check_sibling_titles(s.children, problems, file)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def parse_items(
+    lines: list[str], start: int, end: int, in_code: list[bool], line_starts: list[int]
+) -> list[Item]:
+    """Keyed lines of one section body: bullets, bold-key paragraphs and table rows."""
+    items: list[Item] = []
+
+    def add(key: str, value: str, kind: ItemKind, first: int, stop: int) -> None:
+        key = key.strip().strip("*").strip()
+        if key:
+            items.append(
+                Item(key, value.strip(), kind, first, stop, line_starts[first], line_starts[stop])
+            )
+
+    i = start
+    while i < end:
+        line = lines[i]
+        if in_code[i] or not line.strip():
+            i += 1
+            continue
+        if (
+            mdblocks.is_table_row(line)
+            and i + 1 < end
+            and not in_code[i + 1]
+            and mdblocks.TABLE_DELIMITER.match(lines[i + 1])
+        ):
+            j = i + 2
+            while j < end and not in_code[j] and mdblocks.is_table_row(lines[j]):
+                cells = mdblocks.split_table_row(lines[j])
+                add(cells[0], " | ".join(cells[1:]), "table", j, j + 1)
+                j += 1
+            i = j
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            j = _bullet_end(lines, i, end, _indent(line))
+            content = bullet.group("content")
+            kv = _BOLD_KEY.match(content) or _PLAIN_KEY.match(content)
+            if kv:
+                add(kv.group("key"), kv.group("value") or "", "bullet", i, j)
+            i = j
+            continue
+        bold = _BOLD_KEY.match(line)
+        if bold:
+            j = i + 1
+            if bold.group("value"):
+                while (
+                    j < end
+                    and lines[j].strip()
+                    and not in_code[j]
+                    and not _BULLET.match(lines[j])
+                    and not _BOLD_KEY.match(lines[j])
+                    and not mdblocks.is_table_row(lines[j])
+                ):
+                    j += 1
+            else:  # "**In Scope:**" followed by its list: the block up to a blank line
+                while j < end and (lines[j].strip() or in_code[j]):
+                    j += 1
+            add(bold.group("key"), bold.group("value"), "bold", i, j)
+            i = j
+            continue
+        i += 1
+    return items
+
+
+def _bullet_end(lines: list[str], i: int, end: int, indent: int) -> int:
+    """First line after a bullet's continuation (deeper-indented lines, blank lines inside)."""
+    j = i + 1
+    last = j
+    while j < end:
+        line = lines[j]
+        if not line.strip():
+            j += 1
+            continue
+        if _indent(line) > indent:
+            j += 1
+            last = j
+            continue
+        break
+    return last

@@ -1,0 +1,102 @@
+"""What ``lead-console inspect`` prints: a session as JSON-ready data and as a summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models.gc import Section
+from models.session import Session
+from models.versions import label
+
+
+def _section(section: Section) -> dict[str, Any]:
+    return {
+        "title": section.title,
+        "ref": section.ref,
+        "level": section.level,
+        "tokens": section.tokens,
+        "items": len(section.items),
+        "children": [_section(c) for c in section.children],
+    }
+
+
+def session_data(session: Session) -> dict[str, Any]:
+    """The ``inspect --json`` document (shape fixed by issue 2)."""
+    gc = session.gc
+    memory = session.memory
+    return {
+        "session": session.id,
+        "gc": {
+            "version": session.gc_version,
+            "title": gc.title if gc else None,
+            "tokens": gc.tokens if gc else 0,
+            "tokenizer": session.tokenizer.name,
+            "sections": [_section(s) for s in gc.sections] if gc else [],
+        },
+        "teammates": [
+            {
+                "role": t.role,
+                "confirmed": t.confirmed,
+                "sent": t.sent,
+                "status": t.status,
+                "sources": t.sources,
+            }
+            for t in session.teammates()
+        ],
+        "memory": {
+            "lines": memory.line_count if memory else 0,
+            "sections": [
+                {
+                    "role": s.role,
+                    "header": s.header,
+                    "entries": len(s.entries),
+                    "tags": s.tag_counts(),
+                    "replaced": s.replaced,
+                }
+                for s in (memory.sections if memory else [])
+            ],
+        },
+        "gates": [{"phase": g.phase, "verdict": g.verdict} for g in session.gates],
+        "warnings": [str(p) for p in session.all_problems],
+    }
+
+
+def session_summary(session: Session) -> str:
+    """A readable summary for a terminal."""
+    out: list[str] = []
+    gc = session.gc
+    out.append(f"Session  {session.id}  ({session.folder})")
+    if gc is not None:
+        out.append(
+            f"GC       {label(session.gc_version)}  {gc.title or '(no title)'}  "
+            f"{gc.tokens:,} tokens ({session.tokenizer.name}), {gc.section_count} sections"
+        )
+        for s in gc.walk():
+            indent = "  " * (s.level - 1)
+            items = f", {len(s.items)} items" if s.items else ""
+            out.append(f"  {indent}{s.title}  [{s.tokens:,} tok{items}]")
+    else:
+        out.append("GC       (none)")
+    mates = session.teammates()
+    out.append(f"Teammates ({len(mates)})")
+    for t in mates:
+        out.append(
+            f"  {t.role:<22} confirmed {label(t.confirmed):<7} sent {label(t.sent):<7} "
+            f"{t.status or '':<16} {', '.join(t.sources)}"
+        )
+    memory = session.memory
+    if memory is not None:
+        out.append(f"TEAM-MEMORY  {memory.line_count} lines, {len(memory.sections)} sections")
+        for s in memory.sections:
+            tags = ", ".join(f"{k} {v}" for k, v in sorted(s.tag_counts().items()))
+            mark = " [REPLACED]" if s.replaced else ""
+            out.append(f"  {s.role:<22} {len(s.entries):>3} entries{mark}  {tags}")
+    if session.gates:
+        out.append("Gates")
+        for g in session.gates:
+            out.append(f"  Phase {g.phase}: {g.verdict or '?'}  ({g.path})")
+    problems = session.all_problems
+    if problems:
+        out.append(f"Warnings ({len(problems)})")
+        out.extend(f"  {p}" for p in problems)
+    return "\n".join(out)
