@@ -25,11 +25,11 @@ class UsageError(Exception):
     """A problem with what the user asked for; printed as one line, exit 2."""
 
 
-def _tokenizer_arg(parser: argparse.ArgumentParser) -> None:
+def _tokenizer_arg(parser: argparse.ArgumentParser, default: str | None = DEFAULT_TOKENIZER) -> None:
     parser.add_argument(
         "--tokenizer",
         choices=TOKENIZER_NAMES,
-        default=DEFAULT_TOKENIZER,
+        default=default,
         help=f"how tokens are counted (default {DEFAULT_TOKENIZER}; 'estimate' = 4 chars a token)",
     )
 
@@ -93,7 +93,7 @@ def _build_window_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG and exit")
     parser.add_argument("--session", help="session id, when the folder holds several")
     parser.add_argument("--reset-demo", action="store_true", help="copy the demo session afresh")
-    _tokenizer_arg(parser)
+    _tokenizer_arg(parser, default=None)  # None: keep the tokenizer chosen in the window
     return parser
 
 

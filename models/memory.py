@@ -38,7 +38,8 @@ class MemoryEntry:
 
     @property
     def summary(self) -> str:
-        return self.text.split("\n", 1)[0]
+        """The first line as a reader wants it in a list: without bold markers."""
+        return self.text.split("\n", 1)[0].replace("**", "")
 
 
 @dataclass(eq=False)

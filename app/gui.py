@@ -1,0 +1,80 @@
+"""Boot the window: check for a display, open a session, follow it live, or take a screenshot."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from app.cli import EXIT_OK, EXIT_USAGE, UsageError
+
+NO_DISPLAY = (
+    "lead-console: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+    "Run it on a desktop, under `xvfb-run -a lead-console`, or render the window to a PNG "
+    "with `lead-console --screenshot OUT.png [FOLDER]`."
+)
+NO_QT_LIBS = (
+    "lead-console: Qt cannot load its system libraries ({error}). "
+    "Run the README's start command (scripts/bootstrap.sh app) once as root to install them."
+)
+
+
+def display_problem(env: dict[str, str] | None = None) -> str | None:
+    """The one line to print when a window cannot be shown, or None when it can."""
+    env = dict(os.environ) if env is None else env
+    if env.get("QT_QPA_PLATFORM") or not sys.platform.startswith("linux"):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return NO_DISPLAY
+
+
+def run_window(args: argparse.Namespace) -> int:
+    """Entry point of ``lead-console [FOLDER] [--screenshot OUT.png]``."""
+    if args.screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    else:
+        problem = display_problem()
+        if problem:
+            print(problem, file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        from PySide6.QtWidgets import QApplication
+    except ImportError as exc:
+        print(NO_QT_LIBS.format(error=exc), file=sys.stderr)
+        return EXIT_USAGE
+
+    from app.controller import Controller
+    from app.demo import demo_session
+    from app.settings import APPLICATION, ORGANIZATION, AppSettings
+
+    QApplication.setOrganizationName(ORGANIZATION)
+    QApplication.setApplicationName(APPLICATION)
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    settings = AppSettings()
+    if args.tokenizer:
+        settings.tokenizer = args.tokenizer
+    controller = Controller(settings, headless=bool(args.screenshot))
+    window = controller.window
+    folder = Path(args.folder) if args.folder else demo_session(reset=args.reset_demo)
+    if not folder.exists():
+        raise UsageError(f"{folder}: no such folder")
+    if not controller.open(folder, session_id=args.session):
+        controller.close()
+        return EXIT_USAGE
+    if args.screenshot:
+        window.resize(1440, 900)
+        window.show()
+        app.processEvents()
+        ok = window.grab().save(args.screenshot)
+        controller.close()
+        if not ok:
+            print(f"lead-console: could not write {args.screenshot}", file=sys.stderr)
+            return 1
+        print(args.screenshot)
+        return EXIT_OK
+    window.restore_layout()
+    window.show()
+    app.aboutToQuit.connect(controller.close)
+    return int(app.exec())

@@ -1,0 +1,48 @@
+"""A session that follows its folder on disk: watcher events become part reloads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from app.watcher import FolderWatcher
+from models.session import Part, Session, open_session, part_of
+from models.tokens import Tokenizer
+
+
+class LiveSession(QObject):
+    """Owns a ``Session`` and its watcher; emits ``changed`` with the parts that changed."""
+
+    changed = Signal(set)
+
+    def __init__(self, folder: Path, tokenizer: Tokenizer, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session: Session = open_session(folder, tokenizer)
+        self._watcher = FolderWatcher(self.session.folder, parent=self)
+        self._watcher.pathsChanged.connect(self._on_paths)
+
+    def _on_paths(self, paths: list[str]) -> None:
+        parts: set[Part] = set()
+        for raw in paths:
+            part = part_of(self.session.folder, Path(raw))
+            if part is not None:
+                parts.add(part)
+                if part == "folders":  # a new phase folder may also bring a gate record
+                    parts.add("gates")
+        self.reload(parts)
+
+    def reload(self, parts: set[Part] | None = None) -> None:
+        """Re-read ``parts`` (all when None) and announce what really changed."""
+        changed = self.session.reload(parts) if parts is not None else self.session.reload()
+        if changed:
+            self.changed.emit(changed)
+
+    def set_tokenizer(self, tokenizer: Tokenizer) -> None:
+        """Recount with another tokenizer: only the GC carries token counts."""
+        self.session.tokenizer = tokenizer
+        self.session.stamps.pop("global-context.md", None)
+        self.reload({"gc"})
+
+    def close(self) -> None:
+        self._watcher.stop()

@@ -1,0 +1,59 @@
+"""What the app remembers between runs (QSettings): layout, recent sessions, tokenizer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from models.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES
+
+ORGANIZATION = "LeadConsole"
+APPLICATION = "lead-console"
+MAX_RECENT = 10
+
+
+class AppSettings:
+    """Typed access to QSettings; tests pass their own INI-backed QSettings."""
+
+    def __init__(self, qsettings: QSettings | None = None) -> None:
+        self.q = qsettings or QSettings(ORGANIZATION, APPLICATION)
+
+    def recent_sessions(self) -> list[Path]:
+        value = self.q.value("recent", [])
+        items = [value] if isinstance(value, str) else list(value or [])
+        return [Path(p) for p in items if p]
+
+    def add_recent(self, folder: Path) -> None:
+        items = [str(folder)] + [str(p) for p in self.recent_sessions() if p != folder]
+        self.q.setValue("recent", items[:MAX_RECENT])
+
+    @property
+    def tokenizer(self) -> str:
+        value = str(self.q.value("tokenizer", DEFAULT_TOKENIZER))
+        return value if value in TOKENIZER_NAMES else DEFAULT_TOKENIZER
+
+    @tokenizer.setter
+    def tokenizer(self, name: str) -> None:
+        self.q.setValue("tokenizer", name)
+
+    def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
+        geometry = self.q.value("window/geometry")
+        state = self.q.value("window/state")
+        return (
+            geometry if isinstance(geometry, QByteArray) else None,
+            state if isinstance(state, QByteArray) else None,
+        )
+
+    def save_window_state(self, geometry: QByteArray, state: QByteArray) -> None:
+        self.q.setValue("window/geometry", geometry)
+        self.q.setValue("window/state", state)
+
+    def get(self, key: str, default: str = "") -> str:
+        return str(self.q.value(key, default))
+
+    def set(self, key: str, value: str) -> None:
+        self.q.setValue(key, value)
+
+    def sync(self) -> None:
+        self.q.sync()

@@ -1,0 +1,78 @@
+"""Bridge from watchdog's thread to the GUI thread: debounced lists of changed paths.
+
+The whole session folder is watched, not single files: agents and our own writes replace
+files by renaming a temp file over them, which drops a watch placed on the file itself.
+Events arrive on watchdog's thread; the handler is a QObject whose signal is delivered queued
+in the GUI thread, where a single-shot timer collects bursts (an editor's save is several
+events) into one ``pathsChanged`` emission.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from models.atomic import is_temp_file
+
+DEBOUNCE_MS = 40
+_IGNORED_EVENTS = {"opened", "closed_no_write"}
+
+
+class _EventRelay(QObject, FileSystemEventHandler):
+    """Receives watchdog events on its thread and re-emits their paths as a Qt signal."""
+
+    pathSeen = Signal(str)  # noqa: N815 - Qt naming
+
+    def __init__(self) -> None:
+        QObject.__init__(self)
+        FileSystemEventHandler.__init__(self)
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in _IGNORED_EVENTS:
+            return
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            path = os.fsdecode(raw)
+            if path and not is_temp_file(os.path.basename(path)):
+                self.pathSeen.emit(path)
+
+
+class FolderWatcher(QObject):
+    """Watches a folder tree; emits ``pathsChanged`` (sorted, unique) after a quiet spell."""
+
+    pathsChanged = Signal(list)  # noqa: N815
+
+    def __init__(self, folder: Path, debounce_ms: int = DEBOUNCE_MS, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.folder = folder
+        self._pending: set[str] = set()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(debounce_ms)
+        self._timer.timeout.connect(self._flush)
+        self._relay = _EventRelay()
+        self._relay.pathSeen.connect(self._collect, Qt.ConnectionType.QueuedConnection)
+        self._observer = Observer()
+        self._observer.daemon = True
+        self._observer.schedule(self._relay, str(folder), recursive=True)
+        self._observer.start()
+
+    def _collect(self, path: str) -> None:
+        self._pending.add(path)
+        self._timer.start()  # restart: emit once the burst is over
+
+    def _flush(self) -> None:
+        if self._pending:
+            paths, self._pending = sorted(self._pending), set()
+            self.pathsChanged.emit(paths)
+
+    def stop(self) -> None:
+        """Stop and join the observer thread; safe to call twice."""
+        self._timer.stop()
+        if self._observer.is_alive():
+            self._observer.stop()
+            self._observer.join(timeout=5)
+        self._relay.pathSeen.disconnect()

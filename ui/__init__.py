@@ -1,0 +1,1 @@
+"""Qt widgets and the thin item models that adapt models/ to views."""

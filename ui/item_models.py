@@ -1,0 +1,223 @@
+"""The window's item models: thin adapters from ``models/`` objects to rows and columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from models.gates import GateRecord
+from models.gc import GlobalContext, Section
+from models.memory import MemoryEntry, MemorySection, TeamMemory
+from models.session import Teammate
+from models.versions import label
+from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec, keyed
+
+DISPLAY = Qt.ItemDataRole.DisplayRole
+TOOLTIP = Qt.ItemDataRole.ToolTipRole
+ALIGN = Qt.ItemDataRole.TextAlignmentRole
+FOREGROUND = Qt.ItemDataRole.ForegroundRole
+BACKGROUND = Qt.ItemDataRole.BackgroundRole
+FONT = Qt.ItemDataRole.FontRole
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+WARN_BG = QColor("#fff3cd")
+BAD_BG = QColor("#f8d7da")
+GOOD_FG = QColor("#1e7b34")
+MUTED_FG = QColor("#7a7a7a")
+
+
+def _section_specs(sections: list[Section]) -> list[Spec]:
+    return keyed([(s.title, s, _section_specs(s.children)) for s in sections])
+
+
+class GcTreeModel(NodeTreeModel):
+    """The GC section tree with tokens and item counts per section."""
+
+    headers = ("Section", "Tokens", "Items")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.total_tokens = 0
+
+    def set_gc(self, gc: GlobalContext | None) -> None:
+        self.total_tokens = gc.tokens if gc else 0
+        self.sync(_section_specs(gc.sections) if gc else [])
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """Title, tokens (with share of the GC in the tooltip) and keyed-item count."""
+        section: Section = payload
+        if role == DISPLAY:
+            return (section.title, f"{section.tokens:,}", str(len(section.items)) if section.items else "")[column]
+        if role == SORT_ROLE:
+            return (section.line, section.tokens, len(section.items))[column]
+        if role == ALIGN and column:
+            return RIGHT
+        if role == TOOLTIP:
+            share = section.tokens / self.total_tokens * 100 if self.total_tokens else 0
+            dup = f"\nDuplicate keys: {', '.join(section.duplicate_keys)}" if section.duplicate_keys else ""
+            return f"{section.ref}\n{section.tokens:,} tokens ({share:.1f}% of the GC), line {section.line + 1}{dup}"
+        return None
+
+
+_STATUS_COLOURS = {
+    "CONTEXT_LOST": BAD_BG,
+    "BLOCKED": BAD_BG,
+    "CONTEXT_PRESSURE": WARN_BG,
+}
+
+
+class TeammateModel(NodeTreeModel):
+    """One row per teammate: what it confirmed, what it was sent, its status, who names it."""
+
+    headers = ("Teammate", "Confirmed", "Last sent", "Status", "Sources")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.current: int | None = None
+
+    def set_teammates(self, teammates: list[Teammate], current: int | None) -> None:
+        self.current = current
+        self.sync([Spec(t.role, t) for t in teammates])
+
+    def _behind(self, mate: Teammate) -> bool:
+        return self.current is not None and mate.confirmed is not None and mate.confirmed < self.current
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """Versions as GC-vN; behind or lost teammates are tinted, confirmed-current is green."""
+        mate: Teammate = payload
+        if role in (DISPLAY, SORT_ROLE):
+            values = (
+                mate.role,
+                label(mate.confirmed),
+                label(mate.sent),
+                mate.status or "",
+                ", ".join(mate.sources),
+            )
+            if role == SORT_ROLE and column in (1, 2):
+                version = mate.confirmed if column == 1 else mate.sent
+                return -1 if version is None else version
+            return values[column]
+        if role == BACKGROUND:
+            if column == 3 and mate.status in _STATUS_COLOURS:
+                return QBrush(_STATUS_COLOURS[mate.status])
+            if column == 1 and self._behind(mate):
+                return QBrush(WARN_BG)
+        if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
+            return QBrush(GOOD_FG)
+        if role == TOOLTIP:
+            if column == 1 and self._behind(mate):
+                return f"Confirmed {label(mate.confirmed)}, the GC is at {label(self.current)}"
+            if column == 2 and mate.last_delta is not None:
+                d = mate.last_delta
+                return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {d.timestamp or 'time unknown'}"
+            if column == 4:
+                return "Where this teammate is named: " + ", ".join(mate.sources)
+        return None
+
+
+class MemoryModel(NodeTreeModel):
+    """TEAM-MEMORY as sections with their entries as children."""
+
+    headers = ("Entry", "Tag")
+
+    def set_memory(self, memory: TeamMemory | None) -> None:
+        if memory is None:
+            self.sync([])
+            return
+        specs = []
+        for section in memory.sections:
+            entries = keyed([(e.text, e, ()) for e in section.entries])
+            specs.append((section.header, section, entries))
+        self.sync(keyed(specs))
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """Sections show their header and count; archived entries are grey and italic."""
+        if isinstance(payload, MemorySection):
+            if role == DISPLAY:
+                if column == 0:
+                    return f"{payload.header}  ({len(payload.entries)})"
+                return ""
+            if role == FONT:
+                font = QFont()
+                font.setBold(True)
+                font.setStrikeOut(payload.replaced)
+                return font
+            if role == TOOLTIP:
+                return f"Lines {payload.line + 1}–{payload.end_line}" + (" · replaced" if payload.replaced else "")
+            return None
+        entry: MemoryEntry = payload
+        if role == DISPLAY:
+            return (entry.summary, entry.tag or "")[column]
+        if role == TOOLTIP:
+            return entry.text
+        if role == FOREGROUND and (entry.archived or (column == 1 and not entry.known_tag)):
+            return QBrush(MUTED_FG)
+        if role == FONT and entry.archived:
+            font = QFont()
+            font.setItalic(True)
+            return font
+        return None
+
+
+class MemoryFilter(QSortFilterProxyModel):
+    """Tag filter, text search and the archived toggle over a ``MemoryModel``.
+
+    Sections stay visible when no filter is set; with a filter, a section shows only while
+    one of its entries matches (recursive filtering accepts parents of accepted children).
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setRecursiveFilteringEnabled(True)
+        self.tag: str | None = None
+        self.search = ""
+        self.show_archived = True
+
+    def set_filter(self, tag: str | None, search: str, show_archived: bool) -> None:
+        self.beginFilterChange()
+        self.tag, self.search, self.show_archived = tag, search.strip().lower(), show_archived
+        self.endFilterChange()
+
+    def _active(self) -> bool:
+        return bool(self.tag or self.search or not self.show_archived)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
+        """Sections pass when no filter is active; entries must match every active filter."""
+        model = self.sourceModel()
+        payload = model.data(model.index(source_row, 0, source_parent), PAYLOAD_ROLE)
+        if isinstance(payload, MemorySection):
+            return not self._active()
+        entry: MemoryEntry = payload
+        if entry.archived and not self.show_archived:
+            return False
+        if self.tag and entry.tag != self.tag:
+            return False
+        return not self.search or self.search in entry.text.lower()
+
+
+class GateModel(NodeTreeModel):
+    """Gate history: phase, verdict, date and the GC versions the gate moved between."""
+
+    headers = ("Phase", "Verdict", "Date", "GC")
+
+    def set_gates(self, gates: list[GateRecord]) -> None:
+        self.sync(keyed([(g.path, g, ()) for g in gates]))
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """Verdicts are coloured: green approved, amber conditional, red anything else."""
+        gate: GateRecord = payload
+        if role == DISPLAY:
+            moved = f"{label(gate.gc_in)} → {label(gate.gc_out)}" if gate.gc_in or gate.gc_out else ""
+            phase = "?" if gate.phase is None else str(gate.phase)
+            return (phase, gate.verdict or "?", gate.date or "", moved)[column]
+        if role == FOREGROUND and column == 1 and gate.verdict:
+            verdict = gate.verdict.upper()
+            if verdict in ("APPROVED", "PASS", "PASSED"):
+                return QBrush(GOOD_FG)
+            return QBrush(QColor("#9a6700") if "CONDITIONAL" in verdict else QColor("#b42318"))
+        if role == TOOLTIP:
+            return gate.path
+        return None

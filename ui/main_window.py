@@ -1,0 +1,385 @@
+"""The main window: GC sections, section preview, teammates, TEAM-MEMORY and gates.
+
+The window only shows a ``Session`` and asks for things through signals (open, reload,
+change tokenizer); ``app.gui`` decides how they happen. Panes are docks, so the user can
+rearrange them; their layout is kept in QSettings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QTableView,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from models.gc import Section
+from models.memory import LINE_LIMIT, TAGS
+from models.problems import Problem
+from models.session import ALL_PARTS, Part, Session
+from models.tokens import TOKENIZER_NAMES
+from models.versions import label
+from ui.item_models import SORT_ROLE, GateModel, GcTreeModel, MemoryFilter, MemoryModel, TeammateModel
+from ui.node_model import PAYLOAD_ROLE
+from ui.widgets import MarkdownView, ProblemBanner
+
+ALL_TAGS = "All tags"
+
+
+def _pane(*widgets: QWidget) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(2, 2, 2, 2)
+    layout.setSpacing(3)
+    for w in widgets:
+        layout.addWidget(w)
+    return box
+
+
+def _table(model: QSortFilterProxyModel | GateModel) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    return view
+
+
+class MainWindow(QMainWindow):
+    """Shows one session at a time and follows its updates."""
+
+    openRequested = Signal(str)  # noqa: N815
+    reloadRequested = Signal()  # noqa: N815
+    tokenizerRequested = Signal(str)  # noqa: N815
+    viewUpdated = Signal(set)  # noqa: N815 - parts shown anew, after the models synced
+
+    def __init__(self, settings: QSettings) -> None:
+        super().__init__()
+        self.settings = settings
+        self.session: Session | None = None
+        self.setWindowTitle("Lead Console")
+        self.setDockNestingEnabled(True)
+
+        self.gc_model = GcTreeModel(self)
+        self.teammate_model = TeammateModel(self)
+        self.memory_model = MemoryModel(self)
+        self.memory_filter = MemoryFilter(self)
+        self.memory_filter.setSourceModel(self.memory_model)
+        self.gate_model = GateModel(self)
+
+        self._build_preview()
+        self._build_sections()
+        self._build_teammates()
+        self._build_memory()
+        self._build_gates()
+        self._build_status()
+        self._build_menus()
+        self._default_layout()
+
+    # -- construction --------------------------------------------------------------------
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_preview(self) -> None:
+        self.preview_title = QLabel("Select a section")
+        self.preview_title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.preview_title.font()
+        font.setBold(True)
+        self.preview_title.setFont(font)
+        self.preview = MarkdownView()
+        self.setCentralWidget(_pane(self.preview_title, self.preview))
+
+    def _build_sections(self) -> None:
+        self.gc_banner = ProblemBanner()
+        self.gc_view = QTreeView()
+        self.gc_view.setModel(self.gc_model)
+        self.gc_view.setUniformRowHeights(True)
+        self.gc_view.setAlternatingRowColors(True)
+        header = self.gc_view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.gc_view.selectionModel().currentChanged.connect(self._show_section)
+        self.sections_dock = self._dock(
+            "GC sections", "sections", _pane(self.gc_banner, self.gc_view), Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+
+    def _build_teammates(self) -> None:
+        self.plan_banner = ProblemBanner()
+        self.teammate_proxy = QSortFilterProxyModel(self)
+        self.teammate_proxy.setSourceModel(self.teammate_model)
+        self.teammate_proxy.setSortRole(SORT_ROLE)
+        self.teammate_view = _table(self.teammate_proxy)
+        self.teammate_view.setSortingEnabled(True)
+        self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.teammates_dock = self._dock(
+            "Teammates",
+            "teammates",
+            _pane(self.plan_banner, self.teammate_view),
+            Qt.DockWidgetArea.BottomDockWidgetArea,
+        )
+
+    def _build_memory(self) -> None:
+        self.memory_banner = ProblemBanner()
+        self.tag_box = QComboBox()
+        self.tag_box.addItems([ALL_TAGS, *TAGS])
+        self.tag_box.setToolTip("Show entries with this tag only")
+        self.search_box = QLineEdit()
+        self.search_box.setPlaceholderText("Search entries (Ctrl+F)")
+        self.search_box.setClearButtonEnabled(True)
+        self.archived_box = QCheckBox("Archived")
+        self.archived_box.setToolTip("Show entries marked [ARCHIVED]")
+        self.archived_box.setChecked(self.settings.value("memory/show_archived", "true") == "true")
+        self.line_count = QLabel()
+        bar = QWidget()
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(0, 0, 0, 0)
+        for w in (self.tag_box, self.search_box, self.archived_box, self.line_count):
+            row.addWidget(w)
+        row.setStretch(1, 1)
+        self.memory_view = QTreeView()
+        self.memory_view.setModel(self.memory_filter)
+        self.memory_view.setAlternatingRowColors(True)
+        self.memory_view.setUniformRowHeights(True)
+        self.memory_view.header().setStretchLastSection(False)
+        self.memory_view.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.memory_view.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.memory_filter.rowsInserted.connect(lambda parent, *_: self.memory_view.expand(parent))
+        self.tag_box.currentTextChanged.connect(self._apply_memory_filter)
+        self.search_box.textChanged.connect(self._apply_memory_filter)
+        self.archived_box.toggled.connect(self._apply_memory_filter)
+        self.memory_dock = self._dock(
+            "TEAM-MEMORY",
+            "memory",
+            _pane(bar, self.memory_banner, self.memory_view),
+            Qt.DockWidgetArea.RightDockWidgetArea,
+        )
+        self._apply_memory_filter()
+
+    def _build_gates(self) -> None:
+        self.gates_banner = ProblemBanner()
+        self.gate_view = _table(self.gate_model)
+        self.gates_dock = self._dock(
+            "Gates", "gates", _pane(self.gates_banner, self.gate_view), Qt.DockWidgetArea.BottomDockWidgetArea
+        )
+
+    def _build_status(self) -> None:
+        bar = self.statusBar()
+        self.status_session = QLabel("No session")
+        self.status_version = QLabel()
+        self.status_tokens = QLabel()
+        self.status_problems = QLabel()
+        for w in (self.status_session, self.status_version, self.status_tokens, self.status_problems):
+            w.setContentsMargins(10, 0, 10, 0)
+            bar.addPermanentWidget(w)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        open_action = QAction("&Open Session…", self, shortcut=QKeySequence.StandardKey.Open)
+        open_action.triggered.connect(self._ask_open)
+        file_menu.addAction(open_action)
+        self.recent_menu = QMenu("Open &Recent", self)
+        file_menu.addMenu(self.recent_menu)
+        self.reload_action = QAction("&Reload", self, shortcut=QKeySequence.StandardKey.Refresh)
+        self.reload_action.triggered.connect(self.reloadRequested)
+        file_menu.addAction(self.reload_action)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+
+        view_menu = self.menuBar().addMenu("&View")
+        docks = (self.sections_dock, self.teammates_dock, self.memory_dock, self.gates_dock)
+        for number, dock in enumerate(docks, start=1):
+            action = dock.toggleViewAction()
+            action.setShortcut(QKeySequence(f"Alt+{number}"))
+            view_menu.addAction(action)
+        view_menu.addSeparator()
+        find = QAction("Find in TEAM-MEMORY", self, shortcut=QKeySequence.StandardKey.Find)
+        find.triggered.connect(self._focus_search)
+        view_menu.addAction(find)
+        reset = QAction("Reset &Layout", self)
+        reset.triggered.connect(self._default_layout)
+        view_menu.addAction(reset)
+
+        token_menu = self.menuBar().addMenu("&Tokens")
+        self.tokenizer_group = QActionGroup(self)
+        for name in TOKENIZER_NAMES:
+            action = QAction(name if name != "estimate" else "estimate (4 chars a token)", self, checkable=True)
+            action.setData(name)
+            self.tokenizer_group.addAction(action)
+            token_menu.addAction(action)
+        self.tokenizer_group.triggered.connect(lambda a: self.tokenizerRequested.emit(a.data()))
+
+    def _default_layout(self) -> None:
+        for dock in (self.sections_dock, self.teammates_dock, self.memory_dock, self.gates_dock):
+            dock.show()
+            dock.setFloating(False)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.sections_dock)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.memory_dock)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.teammates_dock)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gates_dock)
+        self.splitDockWidget(self.teammates_dock, self.gates_dock, Qt.Orientation.Horizontal)
+        self.resizeDocks([self.sections_dock, self.memory_dock], [380, 460], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.teammates_dock, self.gates_dock], [720, 420], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.teammates_dock], [230], Qt.Orientation.Vertical)
+
+    # -- state between runs ----------------------------------------------------------------
+
+    def restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1440, 900)
+        if state is not None:
+            self.restoreState(state)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        """Keep the layout and filters for the next run."""
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("memory/show_archived", "true" if self.archived_box.isChecked() else "false")
+        self.settings.sync()
+        super().closeEvent(event)
+
+    def set_recent(self, folders: list[Path]) -> None:
+        self.recent_menu.clear()
+        for number, folder in enumerate(folders, start=1):
+            action = self.recent_menu.addAction(f"&{number % 10} {folder.name}  —  {folder.parent}")
+            action.triggered.connect(lambda _=False, f=folder: self.openRequested.emit(str(f)))
+        self.recent_menu.setEnabled(bool(folders))
+
+    def set_tokenizer(self, name: str) -> None:
+        for action in self.tokenizer_group.actions():
+            action.setChecked(action.data() == name)
+
+    # -- showing a session -------------------------------------------------------------------
+
+    def show_session(self, session: Session, parts: set[Part] | None = None) -> None:
+        """Show ``session`` anew (a new session) or update the ``parts`` that changed."""
+        first = self.session is not session
+        self.session = session
+        todo: set[Part] = set(ALL_PARTS) if first or parts is None else set(parts)
+        if "gc" in todo:
+            self.gc_model.set_gc(session.gc)
+            self.gc_banner.show_problems(session.problems.get("gc", []))
+            if first:
+                self.gc_view.expandAll()
+                self.gc_view.setCurrentIndex(QModelIndex())
+            self._show_section(self.gc_view.currentIndex())
+        if todo & {"gc", "plan", "memory", "folders"}:
+            self.teammate_model.set_teammates(session.teammates(), session.gc_version)
+            self.plan_banner.show_problems(session.problems.get("plan", []))
+        if "memory" in todo:
+            self.memory_model.set_memory(session.memory)
+            self.memory_banner.show_problems(session.problems.get("memory", []))
+            self._update_memory_bar()
+            if first:
+                self.memory_view.expandAll()
+        if "gates" in todo:
+            self.gate_model.set_gates(session.gates)
+            self.gates_banner.show_problems(session.problems.get("gates", []))
+        self._update_status()
+        self.viewUpdated.emit(todo)
+
+    def _show_section(self, index: QModelIndex) -> None:
+        session = self.session
+        if session is None or session.gc is None:
+            self.preview_title.setText("No global-context.md in this session")
+            self.preview.show_message("Nothing to preview.")
+            return
+        gc = session.gc
+        section: Section | None = self.gc_model.data(index, PAYLOAD_ROLE) if index.isValid() else None
+        if section is None:
+            self.preview_title.setText(f"{gc.title or 'Global context'} — {label(gc.version)} · {gc.tokens:,} tokens")
+            self.preview.show_markdown(gc.text[gc.front.body_start :])
+            return
+        self.preview_title.setText(f"{section.ref} · {section.tokens:,} tokens · line {section.line + 1}")
+        self.preview.show_markdown(gc.text[section.start : section.end])
+
+    def _update_memory_bar(self) -> None:
+        memory = self.session.memory if self.session else None
+        if memory is None:
+            self.line_count.setText("no TEAM-MEMORY.md")
+            self.line_count.setStyleSheet("")
+            return
+        over = memory.line_count > LINE_LIMIT
+        self.line_count.setText(f"{memory.line_count} / {LINE_LIMIT} lines")
+        self.line_count.setStyleSheet("color:#b42318; font-weight:bold" if over else "")
+        self.line_count.setToolTip(
+            "Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else ""
+        )
+        present = sorted({e.tag for s in memory.sections for e in s.entries if e.tag and e.tag not in TAGS})
+        wanted = [ALL_TAGS, *TAGS, *present]
+        if [self.tag_box.itemText(i) for i in range(self.tag_box.count())] != wanted:
+            current = self.tag_box.currentText()
+            self.tag_box.blockSignals(True)
+            self.tag_box.clear()
+            self.tag_box.addItems(wanted)
+            self.tag_box.setCurrentText(current if current in wanted else ALL_TAGS)
+            self.tag_box.blockSignals(False)
+
+    def _update_status(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        self.setWindowTitle(f"Lead Console — {session.id}")
+        self.status_session.setText(f"Session: {session.id}")
+        version = session.gc_version
+        self.status_version.setText(label(version) if version is not None else "GC unversioned")
+        gc = session.gc
+        tokens = f"{gc.tokens:,} tokens ({session.tokenizer.name})" if gc else "no GC"
+        self.status_tokens.setText(tokens)
+        problems: list[Problem] = session.all_problems
+        self.status_problems.setText(f"⚠ {len(problems)} warnings" if problems else "")
+        self.status_problems.setToolTip("\n".join(str(p) for p in problems))
+
+    # -- user actions ----------------------------------------------------------------------------
+
+    def _apply_memory_filter(self) -> None:
+        tag = self.tag_box.currentText()
+        self.memory_filter.set_filter(
+            None if tag == ALL_TAGS else tag, self.search_box.text(), self.archived_box.isChecked()
+        )
+        self.memory_view.expandAll()
+
+    def _focus_search(self) -> None:
+        self.memory_dock.show()
+        self.memory_dock.raise_()
+        self.search_box.setFocus()
+        self.search_box.selectAll()
+
+    def _ask_open(self) -> None:
+        start = str(self.session.folder.parent) if self.session else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Open a session or project folder", start)
+        if folder:
+            self.openRequested.emit(folder)

@@ -1,0 +1,189 @@
+"""A thin QAbstractItemModel over a tree of plain nodes, updated by diffing, never by reset.
+
+The session is re-parsed on every change on disk, which yields new objects each time. Resetting
+the model would drop the user's selection, expansion and scroll position, so ``sync`` compares
+the new children of each node with the old ones by key and turns the difference into
+``beginRemoveRows``/``beginInsertRows`` calls (before touching the data, as Qt requires) and
+``dataChanged`` for rows that stayed. Subclasses only say how a payload is displayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+PAYLOAD_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+@dataclass(eq=False)
+class Node:
+    """One row: a stable key among its siblings, what it shows, and its children."""
+
+    key: Hashable
+    payload: Any
+    parent: Node | None = field(default=None, repr=False)
+    children: list[Node] = field(default_factory=list, repr=False)
+
+    def row(self) -> int:
+        return 0 if self.parent is None else self.parent.children.index(self)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a node should become after a sync."""
+
+    key: Hashable
+    payload: Any
+    children: Sequence[Spec] = ()
+
+
+def keyed(pairs: Sequence[tuple[str, Any, Sequence[Spec]]]) -> list[Spec]:
+    """Specs whose keys stay unique when names repeat (``Notes``, ``Notes#2``, ...)."""
+    seen: dict[str, int] = {}
+    out: list[Spec] = []
+    for name, payload, children in pairs:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(Spec((name, seen[name]), payload, children))
+    return out
+
+
+def _build(spec: Spec, parent: Node) -> Node:
+    node = Node(spec.key, spec.payload, parent)
+    node.children = [_build(child, node) for child in spec.children]
+    return node
+
+
+class NodeTreeModel(QAbstractItemModel):
+    """Base for every item model of the window; subclasses implement ``display``."""
+
+    headers: tuple[str, ...] = ()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._root = Node(None, None)
+
+    # -- what subclasses provide ---------------------------------------------------------
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """Data for ``role`` in ``column`` of a row showing ``payload`` (None: no data)."""
+        raise NotImplementedError
+
+    # -- Qt overrides ----------------------------------------------------------------------
+
+    def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+        """Index of a child; the internal pointer is the Node, kept alive by the tree."""
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        node = self.node(parent)
+        return self.createIndex(row, column, node.children[row])
+
+    def parent(self, index: AnyIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        """Parent of ``index``; top-level rows have the invalid index as parent."""
+        if not index.isValid():
+            return QModelIndex()
+        node: Node = index.internalPointer()
+        up = node.parent
+        if up is None or up is self._root:
+            return QModelIndex()
+        return self.createIndex(up.row(), 0, up)
+
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        """Children of ``parent``; only column 0 has children, as Qt's views expect."""
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        return len(self.node(parent).children)
+
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        """The same columns at every level."""
+        return len(self.headers)
+
+    def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008, N802
+        """Cheaper than rowCount for views that only draw expanders."""
+        return self.rowCount(parent) > 0
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Delegates to ``display``; ``PAYLOAD_ROLE`` returns the model object itself."""
+        if not index.isValid():
+            return None
+        node: Node = index.internalPointer()
+        if role == PAYLOAD_ROLE:
+            return node.payload
+        return self.display(node.payload, index.column(), role)
+
+    def headerData(  # noqa: N802
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        """Column titles for horizontal headers."""
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self.headers)
+        ):
+            return self.headers[section]
+        return None
+
+    def flags(self, index: AnyIndex) -> Qt.ItemFlag:
+        """Read-only rows that can be selected."""
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def node(self, index: AnyIndex) -> Node:
+        return index.internalPointer() if index.isValid() else self._root
+
+    def payload(self, index: AnyIndex) -> Any:
+        return self.node(index).payload if index.isValid() else None
+
+    def find(self, predicate: Any, parent: QModelIndex | None = None) -> QModelIndex:
+        """First index (depth first) whose payload satisfies ``predicate``."""
+        parent = parent or QModelIndex()
+        for row in range(self.rowCount(parent)):
+            idx = self.index(row, 0, parent)
+            if predicate(self.payload(idx)):
+                return idx
+            deeper = self.find(predicate, idx)
+            if deeper.isValid():
+                return deeper
+        return QModelIndex()
+
+    def sync(self, specs: Sequence[Spec]) -> None:
+        """Make the tree match ``specs`` with the fewest structural signals."""
+        self._sync_children(self._root, QModelIndex(), specs)
+
+    def _sync_children(self, node: Node, index: QModelIndex, specs: Sequence[Spec]) -> None:
+        old_keys = [c.key for c in node.children]
+        new_keys = [s.key for s in specs]
+        if old_keys != new_keys:
+            matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
+            # Back to front, so that the rows of earlier opcodes keep their numbers.
+            for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):
+                if tag in ("delete", "replace"):
+                    self.beginRemoveRows(index, i1, i2 - 1)
+                    del node.children[i1:i2]
+                    self.endRemoveRows()
+                if tag in ("insert", "replace"):
+                    self.beginInsertRows(index, i1, i1 + (j2 - j1) - 1)
+                    node.children[i1:i1] = [_build(s, node) for s in specs[j1:j2]]
+                    self.endInsertRows()
+        if not specs:
+            return
+        for row, (child, spec) in enumerate(zip(node.children, specs, strict=True)):
+            child.payload = spec.payload
+            if child.children or spec.children:
+                self._sync_children(child, self.index(row, 0, index), spec.children)
+        last = len(specs) - 1
+        self.dataChanged.emit(self.index(0, 0, index), self.index(last, len(self.headers) - 1, index))

@@ -1,0 +1,60 @@
+"""Small widgets shared by the panes: the problem banner and the safe Markdown viewer."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QLabel, QTextBrowser, QWidget
+
+from models.markdown_html import render_markdown
+from models.problems import Problem
+
+_STYLE = {
+    "error": "background:#f8d7da; color:#58151c; border:1px solid #f1aeb5;",
+    "warning": "background:#fff3cd; color:#664d03; border:1px solid #ffe69c;",
+}
+
+
+class ProblemBanner(QLabel):
+    """A coloured strip above a pane listing what could not be read; hidden when all is well."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(self.textFormat().PlainText)
+        self.setContentsMargins(6, 4, 6, 4)
+        self.hide()
+
+    def show_problems(self, problems: list[Problem]) -> None:
+        if not problems:
+            self.clear()
+            self.hide()
+            return
+        worst = "error" if any(p.severity == "error" for p in problems) else "warning"
+        self.setStyleSheet(f"QLabel {{ {_STYLE[worst]} padding:4px; }}")
+        self.setText("\n".join(("⚠ " if p.severity == "warning" else "✖ ") + str(p) for p in problems))
+        self.show()
+
+
+class MarkdownView(QTextBrowser):
+    """Renders Markdown with raw HTML escaped; loads no resources and follows no links."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.document().setDefaultStyleSheet(
+            "table { border-collapse: collapse; } th, td { border: 1px solid #bbb; padding: 2px 6px; }"
+            "code, pre { background: #f4f4f4; }"
+        )
+
+    def show_markdown(self, text: str) -> None:
+        self.setHtml(render_markdown(text))
+
+    def show_message(self, text: str) -> None:
+        self.setHtml(f"<p style='color:#777'>{html.escape(text)}</p>")
+
+    def loadResource(self, type: int, name: QUrl) -> object:  # noqa: A002, N802
+        """Never load images or style sheets named by the document (local or remote)."""
+        return None
