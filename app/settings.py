@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QSettings
 
 from models.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES
 
@@ -21,8 +21,11 @@ class AppSettings:
 
     def recent_sessions(self) -> list[Path]:
         value = self.q.value("recent", [])
-        items = [value] if isinstance(value, str) else list(value or [])
-        return [Path(p) for p in items if p]
+        # INI files give back a plain string for a one-element list.
+        items: list[object] = (
+            [value] if isinstance(value, str) else list(value) if isinstance(value, list) else []
+        )
+        return [Path(str(p)) for p in items if p]
 
     def add_recent(self, folder: Path) -> None:
         items = [str(folder)] + [str(p) for p in self.recent_sessions() if p != folder]
@@ -36,24 +39,6 @@ class AppSettings:
     @tokenizer.setter
     def tokenizer(self, name: str) -> None:
         self.q.setValue("tokenizer", name)
-
-    def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
-        geometry = self.q.value("window/geometry")
-        state = self.q.value("window/state")
-        return (
-            geometry if isinstance(geometry, QByteArray) else None,
-            state if isinstance(state, QByteArray) else None,
-        )
-
-    def save_window_state(self, geometry: QByteArray, state: QByteArray) -> None:
-        self.q.setValue("window/geometry", geometry)
-        self.q.setValue("window/state", state)
-
-    def get(self, key: str, default: str = "") -> str:
-        return str(self.q.value(key, default))
-
-    def set(self, key: str, value: str) -> None:
-        self.q.setValue(key, value)
 
     def sync(self) -> None:
         self.q.sync()

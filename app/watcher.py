@@ -25,7 +25,7 @@ _IGNORED_EVENTS = {"opened", "closed_no_write"}
 class _EventRelay(QObject, FileSystemEventHandler):
     """Receives watchdog events on its thread and re-emits their paths as a Qt signal."""
 
-    pathSeen = Signal(str)  # noqa: N815 - Qt naming
+    pathSeen = Signal(str)
 
     def __init__(self) -> None:
         QObject.__init__(self)
@@ -34,6 +34,8 @@ class _EventRelay(QObject, FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in _IGNORED_EVENTS:
             return
+        if event.is_directory and event.event_type == "modified":
+            return  # a folder's mtime changes with every file in it: the file events say more
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             path = os.fsdecode(raw)
             if path and not is_temp_file(os.path.basename(path)):
@@ -43,7 +45,7 @@ class _EventRelay(QObject, FileSystemEventHandler):
 class FolderWatcher(QObject):
     """Watches a folder tree; emits ``pathsChanged`` (sorted, unique) after a quiet spell."""
 
-    pathsChanged = Signal(list)  # noqa: N815
+    pathsChanged = Signal(list)
 
     def __init__(self, folder: Path, debounce_ms: int = DEBOUNCE_MS, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -116,4 +116,3 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(dfd)
-

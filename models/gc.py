@@ -205,9 +205,7 @@ def parse_gc(text: str, tokenizer: Tokenizer, file: str = "global-context.md") -
     for top in sections:
         total += _finish(top, text, lines, in_code, line_starts, tokenizer, problems, file)
     _check_sibling_titles(sections, problems, file)
-    return GlobalContext(
-        text, front, version, title, sections, line_starts, total, tokenizer.name, problems
-    )
+    return GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems)
 
 
 def _close(section: Section, end_line: int, line_starts: list[int]) -> None:
@@ -233,8 +231,7 @@ def _finish(
     section.duplicate_keys = [it.key for it in section.items if counts[norm(it.key)] > 1]
     section.own_tokens = tokenizer.count(text[section.start : section.own_end])
     section.tokens = section.own_tokens + sum(
-        _finish(c, text, lines, in_code, line_starts, tokenizer, problems, file)
-        for c in section.children
+        _finish(c, text, lines, in_code, line_starts, tokenizer, problems, file) for c in section.children
     )
     return section.tokens
 
@@ -269,9 +266,7 @@ def parse_items(
     def add(key: str, value: str, kind: ItemKind, first: int, stop: int) -> None:
         key = key.strip().strip("*").strip()
         if key:
-            items.append(
-                Item(key, value.strip(), kind, first, stop, line_starts[first], line_starts[stop])
-            )
+            items.append(Item(key, value.strip(), kind, first, stop, line_starts[first], line_starts[stop]))
 
     i = start
     while i < end:

@@ -87,10 +87,10 @@ def session_summary(session: Session) -> str:
     memory = session.memory
     if memory is not None:
         out.append(f"TEAM-MEMORY  {memory.line_count} lines, {len(memory.sections)} sections")
-        for s in memory.sections:
-            tags = ", ".join(f"{k} {v}" for k, v in sorted(s.tag_counts().items()))
-            mark = " [REPLACED]" if s.replaced else ""
-            out.append(f"  {s.role:<22} {len(s.entries):>3} entries{mark}  {tags}")
+        for part in memory.sections:
+            tags = ", ".join(f"{k} {v}" for k, v in sorted(part.tag_counts().items()))
+            mark = " [REPLACED]" if part.replaced else ""
+            out.append(f"  {part.role:<22} {len(part.entries):>3} entries{mark}  {tags}")
     if session.gates:
         out.append("Gates")
         for g in session.gates:

@@ -47,6 +47,8 @@ def part_of(session_folder: Path, path: Path) -> Part | None:
     except ValueError:
         return None
     parts = rel.parts
+    if not parts:
+        return None
     if len(parts) == 1:
         return _FILE_PARTS.get(parts[0])
     if parts[0].startswith("phase-"):

@@ -22,9 +22,10 @@ TOKENIZER_NAMES = (*EXACT_ENCODINGS, ESTIMATE)
 
 # bpe-openai refuses single inputs of a million characters; long texts are counted in chunks.
 _CHUNK_CHARS = 256_000
-# Cutting right after a newline that is followed by a letter, digit or '#' keeps every
-# pre-token of the o200k/cl100k split patterns intact, so chunked counts are exact.
-_SAFE_CUT = re.compile(r"\n(?=[#\w])")
+# In the o200k and cl100k split patterns a newline only ever joins other whitespace (or
+# trails punctuation before it), so cutting right after a newline that is followed by a
+# non-space character keeps every pre-token intact: chunked counts are exact.
+_SAFE_CUT = re.compile(r"\n(?=\S)")
 
 
 class Tokenizer(Protocol):

@@ -50,7 +50,11 @@ class GcTreeModel(NodeTreeModel):
         """Title, tokens (with share of the GC in the tooltip) and keyed-item count."""
         section: Section = payload
         if role == DISPLAY:
-            return (section.title, f"{section.tokens:,}", str(len(section.items)) if section.items else "")[column]
+            return (
+                section.title,
+                f"{section.tokens:,}",
+                str(len(section.items)) if section.items else "",
+            )[column]
         if role == SORT_ROLE:
             return (section.line, section.tokens, len(section.items))[column]
         if role == ALIGN and column:
@@ -58,7 +62,8 @@ class GcTreeModel(NodeTreeModel):
         if role == TOOLTIP:
             share = section.tokens / self.total_tokens * 100 if self.total_tokens else 0
             dup = f"\nDuplicate keys: {', '.join(section.duplicate_keys)}" if section.duplicate_keys else ""
-            return f"{section.ref}\n{section.tokens:,} tokens ({share:.1f}% of the GC), line {section.line + 1}{dup}"
+            where = f"line {section.line + 1}"
+            return f"{section.ref}\n{section.tokens:,} tokens ({share:.1f}% of the GC), {where}{dup}"
         return None
 
 
@@ -105,14 +110,20 @@ class TeammateModel(NodeTreeModel):
                 return QBrush(_STATUS_COLOURS[mate.status])
             if column == 1 and self._behind(mate):
                 return QBrush(WARN_BG)
-        if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
+        if (
+            role == FOREGROUND
+            and column == 1
+            and mate.confirmed is not None
+            and mate.confirmed == self.current
+        ):
             return QBrush(GOOD_FG)
         if role == TOOLTIP:
             if column == 1 and self._behind(mate):
                 return f"Confirmed {label(mate.confirmed)}, the GC is at {label(self.current)}"
             if column == 2 and mate.last_delta is not None:
                 d = mate.last_delta
-                return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {d.timestamp or 'time unknown'}"
+                when = d.timestamp or "time unknown"
+                return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {when}"
             if column == 4:
                 return "Where this teammate is named: " + ", ".join(mate.sources)
         return None
@@ -146,7 +157,9 @@ class MemoryModel(NodeTreeModel):
                 font.setStrikeOut(payload.replaced)
                 return font
             if role == TOOLTIP:
-                return f"Lines {payload.line + 1}–{payload.end_line}" + (" · replaced" if payload.replaced else "")
+                return f"Lines {payload.line + 1}–{payload.end_line}" + (
+                    " · replaced" if payload.replaced else ""
+                )
             return None
         entry: MemoryEntry = payload
         if role == DISPLAY:
@@ -184,7 +197,7 @@ class MemoryFilter(QSortFilterProxyModel):
     def _active(self) -> bool:
         return bool(self.tag or self.search or not self.show_archived)
 
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         """Sections pass when no filter is active; entries must match every active filter."""
         model = self.sourceModel()
         payload = model.data(model.index(source_row, 0, source_parent), PAYLOAD_ROLE)

@@ -35,7 +35,14 @@ from models.problems import Problem
 from models.session import ALL_PARTS, Part, Session
 from models.tokens import TOKENIZER_NAMES
 from models.versions import label
-from ui.item_models import SORT_ROLE, GateModel, GcTreeModel, MemoryFilter, MemoryModel, TeammateModel
+from ui.item_models import (
+    SORT_ROLE,
+    GateModel,
+    GcTreeModel,
+    MemoryFilter,
+    MemoryModel,
+    TeammateModel,
+)
 from ui.node_model import PAYLOAD_ROLE
 from ui.widgets import MarkdownView, ProblemBanner
 
@@ -69,10 +76,10 @@ def _table(model: QSortFilterProxyModel | GateModel) -> QTableView:
 class MainWindow(QMainWindow):
     """Shows one session at a time and follows its updates."""
 
-    openRequested = Signal(str)  # noqa: N815
-    reloadRequested = Signal()  # noqa: N815
-    tokenizerRequested = Signal(str)  # noqa: N815
-    viewUpdated = Signal(set)  # noqa: N815 - parts shown anew, after the models synced
+    openRequested = Signal(str)
+    reloadRequested = Signal()
+    tokenizerRequested = Signal(str)
+    viewUpdated = Signal(set)
 
     def __init__(self, settings: QSettings) -> None:
         super().__init__()
@@ -128,7 +135,10 @@ class MainWindow(QMainWindow):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.gc_view.selectionModel().currentChanged.connect(self._show_section)
         self.sections_dock = self._dock(
-            "GC sections", "sections", _pane(self.gc_banner, self.gc_view), Qt.DockWidgetArea.LeftDockWidgetArea
+            "GC sections",
+            "sections",
+            _pane(self.gc_banner, self.gc_view),
+            Qt.DockWidgetArea.LeftDockWidgetArea,
         )
 
     def _build_teammates(self) -> None:
@@ -187,7 +197,10 @@ class MainWindow(QMainWindow):
         self.gates_banner = ProblemBanner()
         self.gate_view = _table(self.gate_model)
         self.gates_dock = self._dock(
-            "Gates", "gates", _pane(self.gates_banner, self.gate_view), Qt.DockWidgetArea.BottomDockWidgetArea
+            "Gates",
+            "gates",
+            _pane(self.gates_banner, self.gate_view),
+            Qt.DockWidgetArea.BottomDockWidgetArea,
         )
 
     def _build_status(self) -> None:
@@ -196,22 +209,27 @@ class MainWindow(QMainWindow):
         self.status_version = QLabel()
         self.status_tokens = QLabel()
         self.status_problems = QLabel()
-        for w in (self.status_session, self.status_version, self.status_tokens, self.status_problems):
+        for w in (
+            self.status_session,
+            self.status_version,
+            self.status_tokens,
+            self.status_problems,
+        ):
             w.setContentsMargins(10, 0, 10, 0)
             bar.addPermanentWidget(w)
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open Session…", self, shortcut=QKeySequence.StandardKey.Open)
+        open_action = QAction("&Open Session…", self, shortcut=QKeySequence(QKeySequence.StandardKey.Open))
         open_action.triggered.connect(self._ask_open)
         file_menu.addAction(open_action)
         self.recent_menu = QMenu("Open &Recent", self)
         file_menu.addMenu(self.recent_menu)
-        self.reload_action = QAction("&Reload", self, shortcut=QKeySequence.StandardKey.Refresh)
+        self.reload_action = QAction("&Reload", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
         self.reload_action.triggered.connect(self.reloadRequested)
         file_menu.addAction(self.reload_action)
         file_menu.addSeparator()
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
 
@@ -222,7 +240,7 @@ class MainWindow(QMainWindow):
             action.setShortcut(QKeySequence(f"Alt+{number}"))
             view_menu.addAction(action)
         view_menu.addSeparator()
-        find = QAction("Find in TEAM-MEMORY", self, shortcut=QKeySequence.StandardKey.Find)
+        find = QAction("Find in TEAM-MEMORY", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
         find.triggered.connect(self._focus_search)
         view_menu.addAction(find)
         reset = QAction("Reset &Layout", self)
@@ -232,7 +250,9 @@ class MainWindow(QMainWindow):
         token_menu = self.menuBar().addMenu("&Tokens")
         self.tokenizer_group = QActionGroup(self)
         for name in TOKENIZER_NAMES:
-            action = QAction(name if name != "estimate" else "estimate (4 chars a token)", self, checkable=True)
+            action = QAction(
+                name if name != "estimate" else "estimate (4 chars a token)", self, checkable=True
+            )
             action.setData(name)
             self.tokenizer_group.addAction(action)
             token_menu.addAction(action)
@@ -263,7 +283,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Keep the layout and filters for the next run."""
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
@@ -320,7 +340,9 @@ class MainWindow(QMainWindow):
         gc = session.gc
         section: Section | None = self.gc_model.data(index, PAYLOAD_ROLE) if index.isValid() else None
         if section is None:
-            self.preview_title.setText(f"{gc.title or 'Global context'} — {label(gc.version)} · {gc.tokens:,} tokens")
+            self.preview_title.setText(
+                f"{gc.title or 'Global context'} — {label(gc.version)} · {gc.tokens:,} tokens"
+            )
             self.preview.show_markdown(gc.text[gc.front.body_start :])
             return
         self.preview_title.setText(f"{section.ref} · {section.tokens:,} tokens · line {section.line + 1}")

@@ -99,17 +99,17 @@ class NodeTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(up.row(), 0, up)
 
-    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         """Children of ``parent``; only column 0 has children, as Qt's views expect."""
         if parent.isValid() and parent.column() != 0:
             return 0
         return len(self.node(parent).children)
 
-    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         """The same columns at every level."""
         return len(self.headers)
 
-    def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008, N802
+    def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
         """Cheaper than rowCount for views that only draw expanders."""
         return self.rowCount(parent) > 0
 
@@ -122,7 +122,7 @@ class NodeTreeModel(QAbstractItemModel):
             return node.payload
         return self.display(node.payload, index.column(), role)
 
-    def headerData(  # noqa: N802
+    def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         """Column titles for horizontal headers."""

@@ -55,6 +55,6 @@ class MarkdownView(QTextBrowser):
     def show_message(self, text: str) -> None:
         self.setHtml(f"<p style='color:#777'>{html.escape(text)}</p>")
 
-    def loadResource(self, type: int, name: QUrl) -> object:  # noqa: A002, N802
+    def loadResource(self, type: int, name: QUrl | str) -> object:
         """Never load images or style sheets named by the document (local or remote)."""
         return None

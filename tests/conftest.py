@@ -1,0 +1,62 @@
+"""Shared fixtures. Tests run offscreen and never touch the user's settings or data."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before any Qt import
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+REAL_SESSIONS = SHARED / "sessions"
+COW = REAL_SESSIONS / "cow-pipeline-redesign"
+CH006 = REAL_SESSIONS / "ch006-dia-v4"
+CLAUDE_TEAM = SHARED / "claude-code-team" / "teams" / "cow-execution"
+DEMO = ROOT / "resources" / "demo-project" / ".agent" / "teams" / "payments-ledger-v2"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The real sessions are part of the test data; fail loudly instead of skipping."""
+    missing = [p for p in (COW, CH006) if not p.is_dir()]
+    if missing:
+        raise pytest.UsageError(
+            f"real session folders not found: {', '.join(map(str, missing))} "
+            "(the tests expect ../shared/ beside the repository)"
+        )
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep demo copies and settings out of the real home folder."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+
+
+@pytest.fixture
+def demo_copy(tmp_path: Path) -> Path:
+    """A private, writable copy of the demo session."""
+    target = tmp_path / "project" / ".agent" / "teams" / DEMO.name
+    shutil.copytree(DEMO, target)
+    return target
+
+
+@pytest.fixture
+def cow_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "cow" / COW.name
+    shutil.copytree(COW, target)
+    return target
+
+
+def snapshot_tree(folder: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file under ``folder`` with its mtime and bytes, to prove nothing was written."""
+    return {
+        str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes())
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }

@@ -1,0 +1,139 @@
+"""The atomic write helper: success, refusal when the file moved on, and every failure path."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from models import atomic
+from models.atomic import MISSING, FileChangedError, atomic_write, is_temp_file
+from models.textfile import read_text, stamp_of
+
+
+def _no_temp_left(folder: Path) -> bool:
+    return not [p for p in folder.iterdir() if atomic.TEMP_MARKER in p.name]
+
+
+def test_replaces_content_and_keeps_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "TEAM-MEMORY.md"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+    before = read_text(target)
+    new = atomic_write(target, b"new\n", before.stamp)
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert new.same_content(stamp_of(target))
+    assert _no_temp_left(tmp_path)
+
+
+def test_creates_only_when_missing(tmp_path: Path) -> None:
+    target = tmp_path / "new.md"
+    atomic_write(target, b"x", MISSING)
+    assert target.read_bytes() == b"x"
+    with pytest.raises(FileChangedError, match="created by someone else"):
+        atomic_write(target, b"y", MISSING)
+    assert target.read_bytes() == b"x"
+
+
+def test_refuses_when_someone_wrote_since_read(tmp_path: Path) -> None:
+    target = tmp_path / "global-context.md"
+    target.write_text("v1\n", encoding="utf-8")
+    read = read_text(target)
+    target.write_text("v1\nagent line\n", encoding="utf-8")  # an agent appends meanwhile
+    with pytest.raises(FileChangedError, match="changed by someone else") as info:
+        atomic_write(target, b"ours\n", read.stamp)
+    assert target.read_text(encoding="utf-8") == "v1\nagent line\n"
+    assert info.value.found is not None and info.value.expected == read.stamp
+    assert _no_temp_left(tmp_path)
+
+
+def test_refuses_when_the_file_was_deleted(tmp_path: Path) -> None:
+    target = tmp_path / "plan.md"
+    target.write_text("x", encoding="utf-8")
+    read = read_text(target)
+    target.unlink()
+    with pytest.raises(FileChangedError, match="deleted"):
+        atomic_write(target, b"y", read.stamp)
+    assert not target.exists()
+
+
+def test_touch_without_change_is_not_a_conflict(tmp_path: Path) -> None:
+    target = tmp_path / "a.md"
+    target.write_text("same", encoding="utf-8")
+    read = read_text(target)
+    os.utime(target, ns=(1, 1))
+    atomic_write(target, b"next", read.stamp)
+    assert target.read_bytes() == b"next"
+
+
+def test_change_between_temp_write_and_rename_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "a.md"
+    target.write_text("base", encoding="utf-8")
+    read = read_text(target)
+    real_fsync = os.fsync
+
+    def fsync_then_agent_writes(fd: int) -> None:
+        real_fsync(fd)
+        target.write_text("agent wrote during our fsync", encoding="utf-8")
+
+    monkeypatch.setattr(atomic.os, "fsync", fsync_then_agent_writes)
+    with pytest.raises(FileChangedError):
+        atomic_write(target, b"ours", read.stamp)
+    monkeypatch.undo()
+    assert target.read_text(encoding="utf-8") == "agent wrote during our fsync"
+    assert _no_temp_left(tmp_path)
+
+
+@pytest.mark.parametrize("failing", ["write", "fsync", "replace"])
+def test_disk_failures_leave_the_original_and_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    target = tmp_path / "a.md"
+    target.write_text("original", encoding="utf-8")
+    read = read_text(target)
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, failing, boom)
+    with pytest.raises(OSError, match="No space left"):
+        atomic_write(target, b"new content", read.stamp)
+    monkeypatch.undo()
+    assert target.read_text(encoding="utf-8") == "original"
+    assert _no_temp_left(tmp_path)
+
+
+def test_missing_folder_and_folder_as_target(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        atomic_write(tmp_path / "nope" / "a.md", b"x", None)
+    (tmp_path / "dir.md").mkdir()
+    with pytest.raises(IsADirectoryError):
+        atomic_write(tmp_path / "dir.md", b"x", None)
+    assert _no_temp_left(tmp_path)
+
+
+def test_large_write_is_complete(tmp_path: Path) -> None:
+    data = os.urandom(3 * 1024 * 1024)
+    target = tmp_path / "big.bin"
+    atomic_write(target, data, MISSING)
+    assert target.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    ("name", "temp"),
+    [
+        ("orchestration-plan.md.tmp.33393.1770515558129", True),
+        (".global-context.md.lc-tmp-12-abcd", True),
+        ("notes.md~", True),
+        (".#TEAM-MEMORY.md", True),
+        ("TEAM-MEMORY.md", False),
+        ("gate-record.yaml", False),
+    ],
+)
+def test_temp_files_of_any_writer_are_recognised(name: str, temp: bool) -> None:
+    assert is_temp_file(name) is temp

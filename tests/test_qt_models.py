@@ -1,0 +1,135 @@
+"""Item models: Qt's own model checks, and diff-based updates that keep persistent indexes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import COW, DEMO
+from PySide6.QtCore import QPersistentModelIndex
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from models.gc import parse_gc
+from models.memory import parse_memory
+from models.session import open_session
+from models.tokens import get_tokenizer
+from ui.item_models import GateModel, GcTreeModel, MemoryFilter, MemoryModel, TeammateModel
+from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
+
+TOK = get_tokenizer("o200k_base")
+
+
+class _Names(NodeTreeModel):
+    headers = ("Name",)
+
+    def display(self, payload: object, column: int, role: int) -> object:
+        return payload if role == 0 else None
+
+
+def _names(model: NodeTreeModel, parent: object = None) -> list[str]:
+    from PySide6.QtCore import QModelIndex
+
+    index = parent if parent is not None else QModelIndex()
+    return [model.index(r, 0, index).data() for r in range(model.rowCount(index))]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("session_path", [DEMO, COW], ids=lambda p: p.name)
+def test_every_model_passes_qt_model_tester(qtmodeltester: ModelTester, session_path: Path) -> None:
+    session = open_session(session_path, TOK)
+    gc_model = GcTreeModel()
+    gc_model.set_gc(session.gc)
+    mates = TeammateModel()
+    mates.set_teammates(session.teammates(), session.gc_version)
+    memory = MemoryModel()
+    memory.set_memory(session.memory)
+    gates = GateModel()
+    gates.set_gates(session.gates)
+    proxy = MemoryFilter()
+    proxy.setSourceModel(memory)
+    proxy.set_filter("Finding", "", True)
+    for model in (gc_model, mates, memory, gates, proxy):
+        qtmodeltester.check(model, force_py=True)
+    assert gc_model.rowCount() == len(session.gc.sections)  # type: ignore[union-attr]
+
+
+def test_sync_inserts_and_removes_rows_and_keeps_persistent_indexes(
+    qtbot: QtBot, qtmodeltester: ModelTester
+) -> None:
+    model = _Names()
+    model.sync([Spec(k, k, [Spec(k + ".1", k + ".1")]) for k in "abcd"])
+    keep = QPersistentModelIndex(model.index(3, 0))
+    child = QPersistentModelIndex(model.index(0, 0, model.index(3, 0)))
+    with qtbot.waitSignals([model.rowsRemoved, model.rowsInserted]):
+        model.sync([Spec(k, k, [Spec(k + ".1", k + ".1")]) for k in "axdy"])
+    assert _names(model) == ["a", "x", "d", "y"]
+    assert keep.isValid() and keep.row() == 2 and keep.data() == "d"
+    assert child.isValid() and child.data() == "d.1"
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_sync_of_equal_keys_only_emits_data_changed(qtbot: QtBot) -> None:
+    model = _Names()
+    model.sync([Spec(k, k) for k in "abc"])
+    inserted: list[object] = []
+    model.rowsInserted.connect(lambda *a: inserted.append(a))
+    model.rowsRemoved.connect(lambda *a: inserted.append(a))
+    model.modelReset.connect(lambda: inserted.append("reset"))
+    with qtbot.waitSignal(model.dataChanged):
+        model.sync([Spec(k, k.upper()) for k in "abc"])
+    assert inserted == [] and _names(model) == ["A", "B", "C"]
+
+
+def test_gc_edit_updates_the_tree_in_place(qtmodeltester: ModelTester) -> None:
+    text = (DEMO / "global-context.md").read_text(encoding="utf-8")
+    model = GcTreeModel()
+    model.set_gc(parse_gc(text, TOK))
+    risks = model.find(lambda s: s is not None and s.title == "Risks")
+    held = QPersistentModelIndex(risks)
+    old_start = risks.data(PAYLOAD_ROLE).start
+    edited = text.replace("## Risks\n", "## Budget\n- cap: 2 engineers\n\n## Risks\n")
+    model.set_gc(parse_gc(edited, TOK))
+    assert held.isValid() and held.data() == "Risks"
+    assert model.index(held.row() - 1, 0).data() == "Budget"
+    assert held.data(PAYLOAD_ROLE).start > old_start  # the payload moved with the edit
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_memory_filter_by_tag_search_and_archived() -> None:
+    memory = MemoryModel()
+    memory.set_memory(parse_memory((DEMO / "TEAM-MEMORY.md").read_text(encoding="utf-8")))
+    proxy = MemoryFilter()
+    proxy.setSourceModel(memory)
+
+    def visible() -> list[str]:
+        out = []
+        for r in range(proxy.rowCount()):
+            section = proxy.index(r, 0)
+            out += [proxy.index(c, 0, section).data() for c in range(proxy.rowCount(section))]
+        return out
+
+    everything = len(visible())
+    proxy.set_filter("Conflict", "", True)
+    assert len(visible()) == 2 and all("ledger" in v.lower() or "LedgerAccount" in v for v in visible())
+    proxy.set_filter(None, "stripe", True)
+    assert len(visible()) == 3
+    proxy.set_filter(None, "stripe", False)
+    assert visible() == ["`stripe` SDK 11.x changed `construct_event` to require the raw bytes, not str"]
+    proxy.set_filter(None, "", True)
+    assert len(visible()) == everything
+
+
+def test_teammate_model_marks_teammates_behind_the_gc() -> None:
+    session = open_session(DEMO, TOK)
+    model = TeammateModel()
+    model.set_teammates(session.teammates(), session.gc_version)
+    rows = {model.index(r, 0).data(): r for r in range(model.rowCount())}
+    from PySide6.QtCore import Qt
+
+    behind = model.index(rows["implementer-3"], 1)
+    current = model.index(rows["implementer-1"], 1)
+    assert behind.data(Qt.ItemDataRole.BackgroundRole) is not None
+    assert current.data(Qt.ItemDataRole.BackgroundRole) is None
+    assert "GC is at GC-v6" in behind.data(Qt.ItemDataRole.ToolTipRole)
+    lost = model.index(rows["implementer-4"], 3)
+    assert lost.data() == "CONTEXT_LOST" and lost.data(Qt.ItemDataRole.BackgroundRole) is not None

@@ -1,0 +1,215 @@
+"""Plan, TEAM-MEMORY, gate records and the session as a whole, on the real folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import CH006, COW, DEMO, snapshot_tree
+
+from models.gates import parse_gate
+from models.memory import TAGS, parse_memory
+from models.plan import parse_plan
+from models.report import session_data
+from models.session import find_sessions, open_session, part_of
+from models.tokens import get_tokenizer
+
+TOK = get_tokenizer("o200k_base")
+
+
+def test_cow_plan_front_matter_and_teammate_tables() -> None:
+    plan = parse_plan((COW / "orchestration-plan.md").read_text(encoding="utf-8"))
+    assert plan.problems == []
+    assert plan.gc_version == 6
+    assert plan.teammate_gc_versions == {} and plan.gate_evaluation is None
+    names = [r.name for r in plan.table_rows]
+    assert names == [
+        "architect-1",
+        "devils-advocate-1",
+        "implementer-1",
+        "implementer-2",
+        "implementer-3",
+    ]
+    assert plan.table_rows[-1].status == "COMPLETE"
+
+
+def test_demo_plan_tracking_maps() -> None:
+    plan = parse_plan((DEMO / "orchestration-plan.md").read_text(encoding="utf-8"))
+    assert plan.problems == []
+    assert plan.teammate_gc_versions["implementer-3"] == 5
+    last = plan.teammate_gc_last_delta["implementer-4"]
+    assert (last.sent_version, last.delta_size) == (6, 187)
+    assert plan.teammate_status == {"implementer-4": "CONTEXT_LOST"}
+
+
+def test_plan_with_odd_values_reports_instead_of_guessing() -> None:
+    text = (
+        "---\ngc_version: GC-vX\nteammate_gc_versions:\n  a-1: GC-v3\n  b-1: soon\n"
+        "teammate_gc_last_delta: [1, 2]\ngate_evaluation: {phase: 6, started: 2026-02-09T11:00:00Z}\n---\n"
+        "| Teammate | Current GC | Status |\n|---|---|---|\n| c-1 | GC-v2 | SPAWNING |\n\n"
+        "| Phase | Verdict |\n|---|---|\n| 1 | APPROVED |\n"
+    )
+    plan = parse_plan(text)
+    assert plan.gc_version is None
+    assert plan.teammate_gc_versions == {"a-1": 3}
+    messages = " | ".join(p.message for p in plan.problems)
+    assert "gc_version" in messages and "b-1" in messages and "teammate_gc_last_delta" in messages
+    assert plan.gate_evaluation is not None and plan.gate_evaluation["phase"] == 6
+    assert [(r.name, r.gc_version, r.status) for r in plan.table_rows] == [("c-1", 2, "SPAWNING")]
+
+
+def test_real_team_memory_sections_and_entries() -> None:
+    memory = parse_memory((COW / "TEAM-MEMORY.md").read_text(encoding="utf-8"))
+    assert memory.problems == []
+    assert memory.title == "TEAM-MEMORY — COW Pipeline Redesign"
+    assert [(s.role, s.kind) for s in memory.sections] == [
+        ("Lead", "lead"),
+        ("implementer-1", "role"),
+        ("implementer-2", "role"),
+        ("implementer-3", "role"),
+        ("architect-1", "role"),
+    ]
+    arch = memory.sections[-1]
+    assert arch.header == "architect-1 (Phase 4 — COMPLETE)"
+    lead = memory.sections[0]
+    assert len(lead.entries) == 3
+    assert lead.entries[2].text.count("\n") == 4  # four indented continuation lines
+    assert memory.line_count == 56
+
+
+def test_demo_memory_has_all_tags_markers_and_meta() -> None:
+    memory = parse_memory((DEMO / "TEAM-MEMORY.md").read_text(encoding="utf-8"))
+    tags = {e.tag for s in memory.sections for e in s.entries}
+    assert set(TAGS) <= tags
+    assert memory.gc_version_label == "GC-v6"
+    replaced = [s for s in memory.sections if s.replaced]
+    assert [s.role for s in replaced] == ["implementer-4"]
+    archived = [e for s in memory.sections for e in s.entries if e.archived]
+    assert {e.tag for e in archived} == {"Decision", "Finding"}
+    assert memory.problems == []  # a replaced and an active section may share a role
+
+
+def test_memory_markers_in_either_order_and_fenced_headers() -> None:
+    text = (
+        "# TEAM-MEMORY — x\n\n## Lead\n- [Finding] [ARCHIVED] a\n- **[Warning]** b\n- [Gate] c\n"
+        "```\n## not-a-section\n```\n## implementer-1 [REPLACED]\n- plain\n"
+        "## implementer-1\n## implementer-1\n"
+    )
+    memory = parse_memory(text)
+    lead = memory.sections[0]
+    assert [(e.tag, e.archived, e.text) for e in lead.entries] == [
+        ("Finding", True, "a"),
+        ("Warning", False, "b"),
+        ("Gate", False, "c"),
+    ]
+    assert not lead.entries[2].known_tag
+    assert [s.role for s in memory.sections] == [
+        "Lead",
+        "implementer-1",
+        "implementer-1",
+        "implementer-1",
+    ]
+    assert any("2 active sections for implementer-1" in p.message for p in memory.problems)
+
+
+@pytest.mark.parametrize("session", [COW, CH006, DEMO], ids=lambda p: p.name)
+def test_gate_records_in_both_forms(session: Path) -> None:
+    gates = open_session(session, TOK).gates
+    assert gates and all(g.verdict for g in gates)
+    assert [g.phase for g in gates] == sorted(g.phase for g in gates if g.phase is not None)
+
+
+def test_gate_record_fields_and_fallbacks() -> None:
+    front = parse_gate(
+        "---\ngate: 5\nverdict: CONDITIONAL_PASS\ngc_version_in: GC-v4\ngc_version_out: GC-v5\n---\n# x\n",
+        "p",
+        None,
+    )
+    assert (front.phase, front.verdict, front.gc_in, front.gc_out) == (5, "CONDITIONAL_PASS", 4, 5)
+    plain = parse_gate("result: APPROVED\n", "p", 3)
+    assert (plain.phase, plain.verdict) == (3, "APPROVED")
+    broken = parse_gate("phase: [1\n", "p", 2)
+    assert broken.phase == 2 and broken.problems and broken.problems[0].severity == "error"
+
+
+def test_teammates_are_the_union_of_all_sources() -> None:
+    session = open_session(DEMO, TOK)
+    mates = {t.role: t for t in session.teammates()}
+    assert list(mates) == [
+        "implementer-1",
+        "implementer-2",
+        "implementer-3",
+        "implementer-4",
+        "researcher-1",
+    ]
+    four = mates["implementer-4"]
+    assert (four.confirmed, four.sent, four.status) == (5, 6, "CONTEXT_LOST")
+    assert four.sources == ["plan", "plan table", "memory", "phase-6"]
+    assert mates["researcher-1"].sources == ["plan", "plan table", "memory", "phase-2"]
+    ch = {t.role: t for t in open_session(CH006, TOK).teammates()}
+    assert ch["architect-1"].confirmed == 2  # from the plan's "Current GC" table column
+    assert ch["researcher-1"].sources == ["phase-2"]
+
+
+def test_session_version_falls_back_to_the_plan(tmp_path: Path) -> None:
+    (tmp_path / "global-context.md").write_text("# GC without front matter\n## A\n", encoding="utf-8")
+    (tmp_path / "orchestration-plan.md").write_text("---\ngc_version: GC-v9\n---\n", encoding="utf-8")
+    assert open_session(tmp_path, TOK).gc_version == 9
+
+
+@pytest.mark.parametrize("session", [COW, CH006, DEMO], ids=lambda p: p.name)
+def test_reading_a_session_changes_no_file(session: Path) -> None:
+    before = snapshot_tree(session)
+    data = session_data(open_session(session, TOK))
+    json.dumps(data)
+    assert snapshot_tree(session) == before
+
+
+def test_broken_file_keeps_the_last_good_reading(demo_copy: Path) -> None:
+    session = open_session(demo_copy, TOK)
+    good_titles = [s.title for s in session.gc.walk()]  # type: ignore[union-attr]
+    (demo_copy / "global-context.md").write_text("---\nversion: GC-v7\nfeature: [half\n", encoding="utf-8")
+    assert session.reload(["gc"]) == {"gc"}
+    assert [s.title for s in session.gc.walk()] == good_titles  # type: ignore[union-attr]
+    messages = [p.message for p in session.problems["gc"]]
+    assert any("never ends" in m for m in messages) and any("last good" in m for m in messages)
+    (demo_copy / "global-context.md").write_bytes(b"")
+    session.reload(["gc"])
+    assert any("empty" in p.message for p in session.problems["gc"])
+    (demo_copy / "global-context.md").write_text(
+        "---\nversion: GC-v7\n---\n# New\n## Only\n", encoding="utf-8"
+    )
+    session.reload(["gc"])
+    assert session.gc_version == 7 and session.problems["gc"] == []
+
+
+def test_unchanged_file_is_not_reparsed_and_missing_files_are_reported(demo_copy: Path) -> None:
+    session = open_session(demo_copy, TOK)
+    assert session.reload(["gc", "plan", "memory", "gates", "folders"]) == set()
+    os.remove(demo_copy / "TEAM-MEMORY.md")
+    assert session.reload(["memory"]) == {"memory"}
+    assert session.memory is None and session.problems["memory"] == []
+    shutil.rmtree(demo_copy / "phase-2")
+    assert session.reload(["folders", "gates"]) == {"folders", "gates"}
+    assert "researcher-1" in {t.role for t in session.teammates()}  # still named by the plan
+
+
+def test_part_of_maps_paths_to_parts(demo_copy: Path) -> None:
+    assert part_of(demo_copy, demo_copy / "global-context.md") == "gc"
+    assert part_of(demo_copy, demo_copy / "phase-7" / "gate-record.yaml") == "gates"
+    assert part_of(demo_copy, demo_copy / "phase-7" / "implementer-5") == "folders"
+    assert part_of(demo_copy, demo_copy / "phase-7" / "implementer-5" / "L2-summary.md") is None
+    assert part_of(demo_copy, demo_copy / "gc-history" / "GC-v1.md") is None
+    assert part_of(demo_copy, demo_copy.parent / "elsewhere.md") is None
+
+
+def test_find_sessions_in_projects_and_session_folders(demo_copy: Path) -> None:
+    project = demo_copy.parents[2]
+    assert find_sessions(project) == [demo_copy.resolve()]
+    assert find_sessions(demo_copy) == [demo_copy.resolve()]
+    assert {p.name for p in find_sessions(COW.parent)} == {COW.name, CH006.name}
+    assert find_sessions(project / ".agent") == [demo_copy.resolve()]
+    assert find_sessions(demo_copy / "phase-1") == []

@@ -1,0 +1,217 @@
+"""The window: opening sessions, live updates from disk, broken files, settings, screenshot."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import COW, ROOT
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.gui import NO_DISPLAY, display_problem
+from app.settings import AppSettings
+from app.watcher import FolderWatcher
+from ui.node_model import PAYLOAD_ROLE
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> AppSettings:
+    return AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+
+
+@pytest.fixture
+def controller(qtbot: QtBot, settings: AppSettings) -> Controller:
+    ctl = Controller(settings, headless=True)
+    qtbot.addWidget(ctl.window)
+    yield ctl
+    ctl.close()
+
+
+def _memory_texts(ctl: Controller) -> list[str]:
+    model = ctl.window.memory_model
+    out = []
+    for r in range(model.rowCount()):
+        section = model.index(r, 0)
+        out += [model.index(c, 0, section).data(PAYLOAD_ROLE).text for c in range(model.rowCount(section))]
+    return out
+
+
+def test_opens_the_demo_and_fills_every_pane(controller: Controller, demo_copy: Path) -> None:
+    assert controller.open(demo_copy)
+    w = controller.window
+    session = controller.live.session  # type: ignore[union-attr]
+    assert w.gc_model.rowCount() == len(session.gc.sections) == 13  # type: ignore[union-attr]
+    assert w.teammate_model.rowCount() == 5
+    assert w.gate_model.rowCount() == 5
+    assert w.memory_model.rowCount() == 8
+    assert w.status_version.text() == "GC-v6"
+    assert "2,522 tokens (o200k_base)" in w.status_tokens.text()
+    assert w.windowTitle() == "Lead Console — payments-ledger-v2"
+    assert w.line_count.text() == "43 / 500 lines"
+    assert "Global Context — Payments Ledger v2" in w.preview.toPlainText()
+
+
+def test_selecting_a_section_previews_it(controller: Controller, demo_copy: Path) -> None:
+    controller.open(demo_copy)
+    w = controller.window
+    index = w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions")
+    w.gc_view.setCurrentIndex(index)
+    assert w.preview_title.text().startswith("§Architecture Decisions · 403 tokens")
+    assert "D-8" in w.preview.toPlainText() and "Risks" not in w.preview.toPlainText()
+
+
+def test_agent_edit_of_team_memory_shows_up_live(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    controller.open(demo_copy)
+    path = demo_copy / "TEAM-MEMORY.md"
+    text = path.read_text(encoding="utf-8")
+    anchor = "## implementer-2\n"
+    with qtbot.waitSignal(
+        controller.window.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts
+    ) as blocker:
+        path.write_text(text.replace(anchor, anchor + "- [Finding] Live edits arrive\n"), encoding="utf-8")
+    assert "memory" in blocker.args[0]
+    assert "Live edits arrive" in _memory_texts(controller)
+    assert controller.window.line_count.text() == "44 / 500 lines"
+
+
+def test_gc_bump_on_disk_keeps_the_selection(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    controller.open(demo_copy)
+    w = controller.window
+    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Risks"))
+    path = demo_copy / "global-context.md"
+    text = path.read_text(encoding="utf-8").replace("version: GC-v6", "version: GC-v7")
+    text = text.replace("## Scope\n", "## Summary\n- Status: on track\n\n## Scope\n")
+    tmp = path.with_name("global-context.md.tmp.4242.1770515558129")
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)  # the way agents save: a temp file renamed over the original
+    assert w.status_version.text() == "GC-v7"
+    current = w.gc_view.currentIndex()
+    assert current.isValid() and current.data() == "Risks"
+    assert w.gc_model.index(0, 0).data() == "Summary"
+    assert w.preview_title.text().startswith("§Risks")
+
+
+def test_half_written_file_warns_and_keeps_the_last_good_view(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    controller.open(demo_copy)
+    w = controller.window
+    before = _memory_texts(controller)
+    path = demo_copy / "TEAM-MEMORY.md"
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
+        path.write_bytes(path.read_bytes()[:200] + b"\xe2\x82")  # cut inside a UTF-8 sequence
+    assert w.memory_banner.isVisibleTo(w)
+    assert "not valid UTF-8" in w.memory_banner.text() and "last good" in w.memory_banner.text()
+    assert _memory_texts(controller) == before
+    assert "warnings" in w.status_problems.text()
+
+
+def test_broken_plan_yaml_is_shown_in_the_teammates_pane(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    controller.open(demo_copy)
+    w = controller.window
+    path = demo_copy / "orchestration-plan.md"
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "plan" in parts):
+        path.write_text(
+            path.read_text(encoding="utf-8").replace("gc_version: GC-v6", "gc_version: [GC-v6"),
+            encoding="utf-8",
+        )
+    assert "front matter is not valid YAML" in w.plan_banner.text()
+    assert w.teammate_model.rowCount() == 5
+
+
+def test_new_gate_record_and_teammate_folder_appear(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    controller.open(demo_copy)
+    w = controller.window
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gates" in parts):
+        (demo_copy / "phase-7" / "tester-1").mkdir(parents=True)
+        (demo_copy / "phase-7" / "gate-record.yaml").write_text(
+            "phase: 7\nresult: APPROVED\n", encoding="utf-8"
+        )
+    qtbot.waitUntil(lambda: w.gate_model.rowCount() == 6, timeout=3000)
+    qtbot.waitUntil(lambda: w.teammate_model.rowCount() == 6, timeout=3000)
+
+
+def test_watcher_debounces_a_burst_into_one_signal(qtbot: QtBot, tmp_path: Path) -> None:
+    watcher = FolderWatcher(tmp_path, debounce_ms=80)
+    try:
+        with qtbot.waitSignal(watcher.pathsChanged, timeout=5000) as blocker:
+            for n in range(5):
+                (tmp_path / "a.md").write_text(f"v{n}", encoding="utf-8")
+            (tmp_path / "b.md.tmp.1.2").write_text("temp", encoding="utf-8")
+        assert blocker.args[0] == [str(tmp_path / "a.md")]
+    finally:
+        watcher.stop()
+
+
+def test_settings_keep_recent_sessions_tokenizer_and_layout(
+    qtbot: QtBot, settings: AppSettings, demo_copy: Path
+) -> None:
+    first = Controller(settings, headless=True)
+    qtbot.addWidget(first.window)
+    first.open(demo_copy)
+    first.open(COW)
+    first.set_tokenizer("cl100k_base")
+    assert "(cl100k_base)" in first.window.status_tokens.text()
+    first.window.archived_box.setChecked(False)
+    first.window.close()
+    first.close()
+    again = Controller(settings, headless=True)
+    qtbot.addWidget(again.window)
+    assert settings.recent_sessions()[:2] == [COW.resolve(), demo_copy.resolve()]
+    assert settings.tokenizer == "cl100k_base"
+    assert not again.window.archived_box.isChecked()
+    assert next(a.text() for a in again.window.recent_menu.actions()).startswith("&1 cow-pipeline-redesign")
+    again.close()
+
+
+def test_opening_a_folder_without_a_session_keeps_the_current_one(
+    controller: Controller, demo_copy: Path, tmp_path: Path
+) -> None:
+    controller.open(demo_copy)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert not controller.open(empty)
+    assert controller.live is not None and controller.live.session.folder == demo_copy.resolve()
+
+
+def test_no_display_gives_one_clear_line() -> None:
+    assert display_problem({}) == NO_DISPLAY if sys.platform.startswith("linux") else True
+    assert display_problem({"DISPLAY": ":0"}) is None
+    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}) is None
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-m", "app", str(COW)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [NO_DISPLAY]
+
+
+def test_screenshot_renders_a_png(tmp_path: Path) -> None:
+    out = tmp_path / "shot.png"
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--screenshot", str(out), str(COW)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
