@@ -7,6 +7,7 @@ section (or one item) and leave every other byte of the file as it was.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ ItemKind = Literal["bullet", "bold", "table"]
 
 _BULLET = re.compile(r"^(?P<indent> {0,3})(?P<mark>[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*?)\r?\n?$")
 _BOLD_KEY = re.compile(r"^\*\*(?P<key>[^*\n]+?)(?::\*\*|\*\*[ \t]*:)[ \t]*(?P<value>.*?)\r?\n?$")
+_BULLET_STARTS = frozenset("-*+0123456789")
 _PLAIN_KEY = re.compile(r"^(?P<key>[^:`*\n]{1,80}?):(?:[ \t]+(?P<value>.*?))?\r?\n?$")
 
 
@@ -172,7 +174,6 @@ def parse_gc(text: str, tokenizer: Tokenizer, file: str = "global-context.md") -
     body_line = bisect.bisect_left(line_starts, front.body_start)
     scan = mdblocks.scan(lines[body_line:], file, body_line + 1)
     problems += scan.problems
-    in_code = [True] * body_line + scan.in_code
 
     version = parse_version(front.data.get("version"))
     if front.data.get("version") is not None and version is None:
@@ -201,9 +202,10 @@ def parse_gc(text: str, tokenizer: Tokenizer, file: str = "global-context.md") -
         _close(stack.pop(), n, line_starts)
 
     first_start = sections[0].start if sections else len(text)
-    total = tokenizer.count(text[:first_start])
     for top in sections:
-        total += _finish(top, text, lines, in_code, line_starts, tokenizer, problems, file)
+        _finish(top, text, line_starts)
+    _count_tokens(sections, text, tokenizer)
+    total = tokenizer.count(text[:first_start]) + sum(s.tokens for s in sections)
     _check_sibling_titles(sections, problems, file)
     return GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems)
 
@@ -213,27 +215,51 @@ def _close(section: Section, end_line: int, line_starts: list[int]) -> None:
     section.end = line_starts[end_line]
 
 
-def _finish(
-    section: Section,
-    text: str,
-    lines: list[str],
-    in_code: list[bool],
-    line_starts: list[int],
-    tokenizer: Tokenizer,
-    problems: list[Problem],
-    file: str,
-) -> int:
-    """Fill own ranges, items and token counts bottom-up; return the subtree's tokens."""
+_RelItem = tuple[str, str, ItemKind, int, int, int, int]
+
+
+@functools.lru_cache(maxsize=32_768)
+def _section_body(own_text: str) -> tuple[tuple[_RelItem, ...], tuple[str, ...]]:
+    """Items (positions relative to the heading) and duplicate keys of one section's text.
+
+    A section boundary is never inside a code fence (a heading in a fence is no heading), so
+    a section can be scanned on its own; memoised by text, a reload after an agent edited one
+    section re-parses that section only.
+    """
+    lines = split_lines(own_text)
+    in_code = mdblocks.scan(lines, "").in_code
+    items = parse_items(lines, 1, len(lines), in_code, starts_of(lines))
+    keys = [norm(it.key) for it in items]
+    counts = Counter(keys)
+    duplicates = tuple(it.key for it, key in zip(items, keys, strict=True) if counts[key] > 1)
+    rel = tuple((it.key, it.value, it.kind, it.line, it.end_line, it.start, it.end) for it in items)
+    return rel, duplicates
+
+
+def _finish(section: Section, text: str, line_starts: list[int]) -> None:
+    """Fill own ranges and items of a section and its subsections."""
     section.own_end_line = section.children[0].line if section.children else section.end_line
     section.own_end = line_starts[section.own_end_line]
-    section.items = parse_items(lines, section.line + 1, section.own_end_line, in_code, line_starts)
-    counts = Counter(norm(it.key) for it in section.items)
-    section.duplicate_keys = [it.key for it in section.items if counts[norm(it.key)] > 1]
-    section.own_tokens = tokenizer.count(text[section.start : section.own_end])
-    section.tokens = section.own_tokens + sum(
-        _finish(c, text, lines, in_code, line_starts, tokenizer, problems, file) for c in section.children
-    )
-    return section.tokens
+    own_text = text[section.start : section.own_end]
+    rel_items, duplicates = _section_body(own_text)
+    line, start = section.line, section.start
+    section.items = [
+        Item(key, value, kind, line + a, line + b, start + c, start + d)
+        for key, value, kind, a, b, c, d in rel_items
+    ]
+    section.duplicate_keys = list(duplicates)
+    for child in section.children:
+        _finish(child, text, line_starts)
+
+
+def _count_tokens(sections: list[Section], text: str, tokenizer: Tokenizer) -> None:
+    """Own tokens of every section in one batch, then subtree totals bottom-up."""
+    flat = [s for top in sections for s in top.walk()]
+    counts = tokenizer.count_many([text[s.start : s.own_end] for s in flat])
+    for section, n in zip(flat, counts, strict=True):
+        section.own_tokens = n
+    for section in reversed(flat):  # children come after their parent in walk order
+        section.tokens = section.own_tokens + sum(c.tokens for c in section.children)
 
 
 def _check_sibling_titles(sections: list[Section], problems: list[Problem], file: str) -> None:
@@ -287,16 +313,16 @@ def parse_items(
                 j += 1
             i = j
             continue
-        bullet = _BULLET.match(line)
+        bullet = _BULLET.match(line) if line.lstrip(" ")[:1] in _BULLET_STARTS else None
         if bullet:
             j = _bullet_end(lines, i, end, _indent(line))
             content = bullet.group("content")
-            kv = _BOLD_KEY.match(content) or _PLAIN_KEY.match(content)
+            kv = _BOLD_KEY.match(content) if content.startswith("**") else _PLAIN_KEY.match(content)
             if kv:
                 add(kv.group("key"), kv.group("value") or "", "bullet", i, j)
             i = j
             continue
-        bold = _BOLD_KEY.match(line)
+        bold = _BOLD_KEY.match(line) if line.startswith("**") else None
         if bold:
             j = i + 1
             if bold.group("value"):

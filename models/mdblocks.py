@@ -19,6 +19,7 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|\r?\n?$)(.*?)\r?\n?$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*?)\r?\n?$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+_BLOCK_STARTS = frozenset("`~<#")
 TABLE_DELIMITER = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*\r?\n?$")
 
 
@@ -67,6 +68,9 @@ def scan(lines: list[str], file: str, first_line_number: int = 1) -> BlockScan:
             if "-->" in line:
                 in_comment = False
             continue
+        first = line[:4].lstrip(" ")[:1]
+        if first not in _BLOCK_STARTS:
+            continue  # most lines: no fence, comment or heading can start here
         opened = _FENCE_OPEN.match(line)
         if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
             fence = (opened.group(2)[0], len(opened.group(2)), i)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from models.problems import Problem
 from models.textfile import split_lines
 
 TAGS = ("Finding", "Pattern", "Decision", "Warning", "Dependency", "Conflict", "Question")
+_CANONICAL_TAGS = {t.lower(): t for t in TAGS}
 LINE_LIMIT = 500  # ADR-001 §5 curation rule 4
 
 SectionKind = Literal["meta", "lead", "role"]
@@ -59,6 +61,27 @@ class MemorySection:
         return dict(Counter(e.tag for e in self.entries if e.tag))
 
 
+@dataclass(frozen=True)
+class MemoryQuery:
+    """What the TEAM-MEMORY viewer shows: a tag, a search text, archived entries or not."""
+
+    tag: str | None = None
+    search: str = ""
+    show_archived: bool = True
+
+    @property
+    def active(self) -> bool:
+        return bool(self.tag or self.search.strip() or not self.show_archived)
+
+    def matches(self, entry: MemoryEntry) -> bool:
+        if entry.archived and not self.show_archived:
+            return False
+        if self.tag and entry.tag != self.tag:
+            return False
+        needle = self.search.strip().lower()
+        return not needle or needle in entry.text.lower()
+
+
 @dataclass(eq=False)
 class TeamMemory:
     """A parsed TEAM-MEMORY.md."""
@@ -82,7 +105,7 @@ def _strip_markers(content: str) -> tuple[str, str | None, bool]:
     """Peel ``[ARCHIVED]`` and one ``[Tag]`` off the front of an entry, in either order."""
     tag: str | None = None
     archived = False
-    while True:
+    while content.lstrip()[:3].startswith(("[", "**[")):
         m = _MARKER.match(content)
         if not m:
             break
@@ -90,8 +113,7 @@ def _strip_markers(content: str) -> tuple[str, str | None, bool]:
         if name.upper() == "ARCHIVED":
             archived = True
         elif tag is None:
-            canonical = next((t for t in TAGS if t.lower() == name.lower()), None)
-            tag = canonical or name
+            tag = _CANONICAL_TAGS.get(name.lower(), name)
         else:
             break
         content = content[m.end() :]
@@ -127,7 +149,7 @@ def parse_memory(text: str, file: str = "TEAM-MEMORY.md") -> TeamMemory:
     if sections:
         sections[-1].end_line = len(lines)
     for section in sections:
-        _fill(section, lines, scan.in_code)
+        _fill(section, lines)
     seen: Counter[str] = Counter(s.role for s in sections if not s.replaced)
     for role, count in seen.items():
         if count > 1:
@@ -135,24 +157,49 @@ def parse_memory(text: str, file: str = "TEAM-MEMORY.md") -> TeamMemory:
     return TeamMemory(text, title, sections, len(lines), problems)
 
 
-def _fill(section: MemorySection, lines: list[str], in_code: list[bool]) -> None:
-    i = section.line + 1
-    end = section.end_line
+def _fill(section: MemorySection, lines: list[str]) -> None:
+    body = "".join(lines[section.line + 1 : section.end_line])
+    rel_entries, meta = _section_entries(body, section.kind == "meta")
+    first = section.line + 1
+    section.entries = [
+        MemoryEntry(text, tag, archived, first + a, first + b) for text, tag, archived, a, b in rel_entries
+    ]
+    section.meta = dict(meta)
+
+
+_RelEntry = tuple[str, str | None, bool, int, int]
+
+
+@functools.lru_cache(maxsize=4096)
+def _section_entries(body: str, is_meta: bool) -> tuple[tuple[_RelEntry, ...], tuple[tuple[str, str], ...]]:
+    """Entries of one section body (lines relative to it), memoised by text.
+
+    Writers edit one section at a time (ADR-001's header-anchored edits), so a reload after an
+    agent's edit parses that section only. Fences never cross a section header, so the body
+    can be scanned on its own.
+    """
+    lines = split_lines(body)
+    in_code = mdblocks.scan(lines, "").in_code
+    entries: list[_RelEntry] = []
+    meta: dict[str, str] = {}
+    i = 0
+    end = len(lines)
     while i < end:
         line = lines[i]
         if not line.strip() or (in_code[i] and not line.startswith((" ", "\t"))):
             i += 1
             continue
-        if section.kind == "meta":
+        if is_meta:
             m = _META_ITEM.match(line)
             if m:
-                section.meta[m.group("key").strip()] = m.group("value").strip()
+                meta[m.group("key").strip()] = m.group("value").strip()
         j = i + 1
         while j < end and lines[j].strip() and lines[j][0] in " \t":
             j += 1
         bullet = _BULLET.match(line)
         first = bullet.group("content") if bullet else line.strip()
-        body, tag, archived = _strip_markers(first)
+        text, tag, archived = _strip_markers(first)
         rest = [ln.rstrip("\r\n") for ln in lines[i + 1 : j]]
-        section.entries.append(MemoryEntry("\n".join([body, *rest]), tag, archived, i, j))
+        entries.append(("\n".join([text, *rest]), tag, archived, i, j))
         i = j
+    return tuple(entries), tuple(meta.items())

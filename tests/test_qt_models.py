@@ -11,10 +11,10 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from models.gc import parse_gc
-from models.memory import parse_memory
+from models.memory import MemoryQuery, parse_memory
 from models.session import open_session
 from models.tokens import get_tokenizer
-from ui.item_models import GateModel, GcTreeModel, MemoryFilter, MemoryModel, TeammateModel
+from ui.item_models import GateModel, GcTreeModel, MemoryModel, TeammateModel
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
 
 TOK = get_tokenizer("o200k_base")
@@ -26,6 +26,9 @@ class _Names(NodeTreeModel):
     def display(self, payload: object, column: int, role: int) -> object:
         return payload if role == 0 else None
 
+    def signature(self, payload: object) -> object:
+        return payload
+
 
 def _names(model: NodeTreeModel, parent: object = None) -> list[str]:
     from PySide6.QtCore import QModelIndex
@@ -34,23 +37,46 @@ def _names(model: NodeTreeModel, parent: object = None) -> list[str]:
     return [model.index(r, 0, index).data() for r in range(model.rowCount(index))]  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("session_path", [DEMO, COW], ids=lambda p: p.name)
-def test_every_model_passes_qt_model_tester(qtmodeltester: ModelTester, session_path: Path) -> None:
+def _filled(kind: str, session_path: Path) -> NodeTreeModel:
     session = open_session(session_path, TOK)
-    gc_model = GcTreeModel()
-    gc_model.set_gc(session.gc)
-    mates = TeammateModel()
-    mates.set_teammates(session.teammates(), session.gc_version)
-    memory = MemoryModel()
-    memory.set_memory(session.memory)
+    if kind == "gc":
+        gc_model = GcTreeModel()
+        gc_model.set_gc(session.gc)
+        return gc_model
+    if kind == "teammates":
+        mates = TeammateModel()
+        mates.set_teammates(session.teammates(), session.gc_version)
+        return mates
+    if kind == "memory":
+        memory = MemoryModel()
+        memory.set_memory(session.memory)
+        return memory
     gates = GateModel()
     gates.set_gates(session.gates)
-    proxy = MemoryFilter()
-    proxy.setSourceModel(memory)
-    proxy.set_filter("Finding", "", True)
-    for model in (gc_model, mates, memory, gates, proxy):
-        qtmodeltester.check(model, force_py=True)
-    assert gc_model.rowCount() == len(session.gc.sections)  # type: ignore[union-attr]
+    return gates
+
+
+@pytest.mark.parametrize("kind", ["gc", "teammates", "memory", "gates"])
+@pytest.mark.parametrize("session_path", [DEMO, COW], ids=lambda p: p.name)
+def test_every_model_passes_qt_model_tester(
+    qtmodeltester: ModelTester, session_path: Path, kind: str
+) -> None:
+    model = _filled(kind, session_path)
+    assert model.rowCount() > 0
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_memory_filtering_keeps_the_model_consistent(qtmodeltester: ModelTester) -> None:
+    """The tester stays connected and checks every remove/insert the filter causes."""
+    memory = _filled("memory", DEMO)
+    qtmodeltester.check(memory, force_py=True)
+    for query in (
+        MemoryQuery(tag="Finding"),
+        MemoryQuery(search="stripe", show_archived=False),
+        MemoryQuery(),
+    ):
+        memory.set_query(query)  # the connected tester checks each remove/insert as it happens
+    assert memory.rowCount() == 8
 
 
 def test_sync_inserts_and_removes_rows_and_keeps_persistent_indexes(
@@ -75,9 +101,12 @@ def test_sync_of_equal_keys_only_emits_data_changed(qtbot: QtBot) -> None:
     model.rowsInserted.connect(lambda *a: inserted.append(a))
     model.rowsRemoved.connect(lambda *a: inserted.append(a))
     model.modelReset.connect(lambda: inserted.append("reset"))
-    with qtbot.waitSignal(model.dataChanged):
-        model.sync([Spec(k, k.upper()) for k in "abc"])
-    assert inserted == [] and _names(model) == ["A", "B", "C"]
+    with qtbot.waitSignal(model.dataChanged) as changed:
+        model.sync([Spec(k, k.upper() if k == "b" else k) for k in "abc"])
+    assert inserted == [] and _names(model) == ["a", "B", "c"]
+    assert (changed.args[0].row(), changed.args[1].row()) == (1, 1)  # only the row that changed
+    with qtbot.assertNotEmitted(model.dataChanged):
+        model.sync([Spec(k, k.upper() if k == "b" else k) for k in "abc"])
 
 
 def test_gc_edit_updates_the_tree_in_place(qtmodeltester: ModelTester) -> None:
@@ -95,28 +124,36 @@ def test_gc_edit_updates_the_tree_in_place(qtmodeltester: ModelTester) -> None:
     qtmodeltester.check(model, force_py=True)
 
 
-def test_memory_filter_by_tag_search_and_archived() -> None:
+def test_memory_filter_by_tag_search_and_archived(qtbot: QtBot) -> None:
     memory = MemoryModel()
     memory.set_memory(parse_memory((DEMO / "TEAM-MEMORY.md").read_text(encoding="utf-8")))
-    proxy = MemoryFilter()
-    proxy.setSourceModel(memory)
 
     def visible() -> list[str]:
         out = []
-        for r in range(proxy.rowCount()):
-            section = proxy.index(r, 0)
-            out += [proxy.index(c, 0, section).data() for c in range(proxy.rowCount(section))]
+        for r in range(memory.rowCount()):
+            section = memory.index(r, 0)
+            out += [memory.index(c, 0, section).data() for c in range(memory.rowCount(section))]
         return out
 
     everything = len(visible())
-    proxy.set_filter("Conflict", "", True)
-    assert len(visible()) == 2 and all("ledger" in v.lower() or "LedgerAccount" in v for v in visible())
-    proxy.set_filter(None, "stripe", True)
+    with qtbot.waitSignal(memory.rowsRemoved):
+        memory.set_query(MemoryQuery(tag="Conflict"))
+    assert len(visible()) == 2 and all("LedgerAccount" in v or "`Account`" in v for v in visible())
+    assert memory.rowCount() == 2  # sections without a match are left out
+    memory.set_query(MemoryQuery(search="stripe"))
     assert len(visible()) == 3
-    proxy.set_filter(None, "stripe", False)
+    memory.set_query(MemoryQuery(search="STRIPE", show_archived=False))
     assert visible() == ["`stripe` SDK 11.x changed `construct_event` to require the raw bytes, not str"]
-    proxy.set_filter(None, "", True)
-    assert len(visible()) == everything
+    memory.set_query(MemoryQuery())
+    assert len(visible()) == everything and memory.rowCount() == 8
+
+
+def test_memory_query_is_pure() -> None:
+    memory = parse_memory((DEMO / "TEAM-MEMORY.md").read_text(encoding="utf-8"))
+    entries = [e for s in memory.sections for e in s.entries]
+    assert not MemoryQuery().active and MemoryQuery(show_archived=False).active
+    assert sum(MemoryQuery(tag="Question").matches(e) for e in entries) == 2
+    assert sum(MemoryQuery(show_archived=False).matches(e) for e in entries) == len(entries) - 2
 
 
 def test_teammate_model_marks_teammates_behind_the_gc() -> None:

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from models.gc import Section
-from models.memory import LINE_LIMIT, TAGS
+from models.memory import LINE_LIMIT, TAGS, MemoryQuery
 from models.problems import Problem
 from models.session import ALL_PARTS, Part, Session
 from models.tokens import TOKENIZER_NAMES
@@ -39,7 +39,6 @@ from ui.item_models import (
     SORT_ROLE,
     GateModel,
     GcTreeModel,
-    MemoryFilter,
     MemoryModel,
     TeammateModel,
 )
@@ -47,6 +46,7 @@ from ui.node_model import PAYLOAD_ROLE
 from ui.widgets import MarkdownView, ProblemBanner
 
 ALL_TAGS = "All tags"
+EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
 
 
 def _pane(*widgets: QWidget) -> QWidget:
@@ -73,6 +73,20 @@ def _table(model: QSortFilterProxyModel | GateModel) -> QTableView:
     return view
 
 
+def _number_columns(view: QTreeView, samples: dict[int, str]) -> None:
+    """Stretch column 0 and size the others once from sample text.
+
+    ``ResizeToContents`` would measure every row after every change, which on a 20,000-row
+    tree costs seconds; the sample width fits the widest value these columns hold.
+    """
+    header = view.header()
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    for column, sample in samples.items():
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(column, view.fontMetrics().horizontalAdvance(sample) + 24)
+
+
 class MainWindow(QMainWindow):
     """Shows one session at a time and follows its updates."""
 
@@ -91,8 +105,6 @@ class MainWindow(QMainWindow):
         self.gc_model = GcTreeModel(self)
         self.teammate_model = TeammateModel(self)
         self.memory_model = MemoryModel(self)
-        self.memory_filter = MemoryFilter(self)
-        self.memory_filter.setSourceModel(self.memory_model)
         self.gate_model = GateModel(self)
 
         self._build_preview()
@@ -128,11 +140,7 @@ class MainWindow(QMainWindow):
         self.gc_view.setModel(self.gc_model)
         self.gc_view.setUniformRowHeights(True)
         self.gc_view.setAlternatingRowColors(True)
-        header = self.gc_view.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        _number_columns(self.gc_view, {1: "000,000", 2: "Items"})
         self.gc_view.selectionModel().currentChanged.connect(self._show_section)
         self.sections_dock = self._dock(
             "GC sections",
@@ -175,13 +183,11 @@ class MainWindow(QMainWindow):
             row.addWidget(w)
         row.setStretch(1, 1)
         self.memory_view = QTreeView()
-        self.memory_view.setModel(self.memory_filter)
+        self.memory_view.setModel(self.memory_model)
         self.memory_view.setAlternatingRowColors(True)
         self.memory_view.setUniformRowHeights(True)
-        self.memory_view.header().setStretchLastSection(False)
-        self.memory_view.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.memory_view.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.memory_filter.rowsInserted.connect(lambda parent, *_: self.memory_view.expand(parent))
+        _number_columns(self.memory_view, {1: "Dependency"})
+        self.memory_model.rowsInserted.connect(self._expand_inserted_sections)
         self.tag_box.currentTextChanged.connect(self._apply_memory_filter)
         self.search_box.textChanged.connect(self._apply_memory_filter)
         self.archived_box.toggled.connect(self._apply_memory_filter)
@@ -324,7 +330,7 @@ class MainWindow(QMainWindow):
             self.memory_banner.show_problems(session.problems.get("memory", []))
             self._update_memory_bar()
             if first:
-                self.memory_view.expandAll()
+                self._expand_memory_sections()
         if "gates" in todo:
             self.gate_model.set_gates(session.gates)
             self.gates_banner.show_problems(session.problems.get("gates", []))
@@ -389,10 +395,29 @@ class MainWindow(QMainWindow):
 
     def _apply_memory_filter(self) -> None:
         tag = self.tag_box.currentText()
-        self.memory_filter.set_filter(
+        query = MemoryQuery(
             None if tag == ALL_TAGS else tag, self.search_box.text(), self.archived_box.isChecked()
         )
-        self.memory_view.expandAll()
+        self.memory_model.set_query(query)
+
+    def _expand_memory_sections(self) -> None:
+        """Expand the sections of a file of readable size; leave a huge one collapsed.
+
+        A tree view lays out every expanded row again after each change; with thousands of
+        entries open (far past ADR-001's 500 lines) every live update would cost that.
+        """
+        self._expand_memory_rows(0, self.memory_model.rowCount() - 1)
+
+    def _expand_inserted_sections(self, parent: QModelIndex, first: int, last: int) -> None:
+        if not parent.isValid():
+            self._expand_memory_rows(first, last)
+
+    def _expand_memory_rows(self, first: int, last: int) -> None:
+        model = self.memory_model
+        if model.entry_count() > EXPAND_LIMIT:
+            return
+        for row in range(first, last + 1):
+            self.memory_view.expand(model.index(row, 0))
 
     def _focus_search(self) -> None:
         self.memory_dock.show()

@@ -4,7 +4,9 @@ The session is re-parsed on every change on disk, which yields new objects each 
 the model would drop the user's selection, expansion and scroll position, so ``sync`` compares
 the new children of each node with the old ones by key and turns the difference into
 ``beginRemoveRows``/``beginInsertRows`` calls (before touching the data, as Qt requires) and
-``dataChanged`` for rows that stayed. Subclasses only say how a payload is displayed.
+``dataChanged`` only for rows whose shown values changed: views answer every ``dataChanged``
+by asking for the data again, which on a 20,000-row tree costs more than the parse itself.
+Subclasses say how a payload is displayed and what of it is shown (its ``signature``).
 """
 
 from __future__ import annotations
@@ -35,9 +37,8 @@ class Node:
     payload: Any
     parent: Node | None = field(default=None, repr=False)
     children: list[Node] = field(default_factory=list, repr=False)
-
-    def row(self) -> int:
-        return 0 if self.parent is None else self.parent.children.index(self)
+    signature: Hashable = None
+    row: int = 0  # kept current by the model: views ask for parents of every visible row
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,9 @@ def keyed(pairs: Sequence[tuple[str, Any, Sequence[Spec]]]) -> list[Spec]:
     return out
 
 
-def _build(spec: Spec, parent: Node) -> Node:
-    node = Node(spec.key, spec.payload, parent)
-    node.children = [_build(child, node) for child in spec.children]
-    return node
+def _renumber(node: Node) -> None:
+    for number, child in enumerate(node.children):
+        child.row = number
 
 
 class NodeTreeModel(QAbstractItemModel):
@@ -80,13 +80,20 @@ class NodeTreeModel(QAbstractItemModel):
         """Data for ``role`` in ``column`` of a row showing ``payload`` (None: no data)."""
         raise NotImplementedError
 
+    def signature(self, payload: Any) -> Hashable:
+        """What of ``payload`` the row shows; a row is repainted only when this changes."""
+        raise NotImplementedError
+
     # -- Qt overrides ----------------------------------------------------------------------
 
     def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
         """Index of a child; the internal pointer is the Node, kept alive by the tree."""
-        if not self.hasIndex(row, column, parent):
-            return QModelIndex()
         node = self.node(parent)
+        # Bounds checked here rather than with hasIndex(), which calls back into Python twice.
+        if not (0 <= row < len(node.children) and 0 <= column < len(self.headers)):
+            return QModelIndex()
+        if parent.isValid() and parent.column() != 0:
+            return QModelIndex()
         return self.createIndex(row, column, node.children[row])
 
     def parent(self, index: AnyIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
@@ -97,7 +104,7 @@ class NodeTreeModel(QAbstractItemModel):
         up = node.parent
         if up is None or up is self._root:
             return QModelIndex()
-        return self.createIndex(up.row(), 0, up)
+        return self.createIndex(up.row, 0, up)
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         """Children of ``parent``; only column 0 has children, as Qt's views expect."""
@@ -174,16 +181,30 @@ class NodeTreeModel(QAbstractItemModel):
                 if tag in ("delete", "replace"):
                     self.beginRemoveRows(index, i1, i2 - 1)
                     del node.children[i1:i2]
+                    _renumber(node)
                     self.endRemoveRows()
                 if tag in ("insert", "replace"):
                     self.beginInsertRows(index, i1, i1 + (j2 - j1) - 1)
-                    node.children[i1:i1] = [_build(s, node) for s in specs[j1:j2]]
+                    node.children[i1:i1] = [self._build(s, node) for s in specs[j1:j2]]
+                    _renumber(node)
                     self.endInsertRows()
-        if not specs:
-            return
+        changed: list[int] = []
         for row, (child, spec) in enumerate(zip(node.children, specs, strict=True)):
             child.payload = spec.payload
+            signature = self.signature(spec.payload)
+            if signature != child.signature:
+                child.signature = signature
+                changed.append(row)
             if child.children or spec.children:
                 self._sync_children(child, self.index(row, 0, index), spec.children)
-        last = len(specs) - 1
-        self.dataChanged.emit(self.index(0, 0, index), self.index(last, len(self.headers) - 1, index))
+        if changed:
+            last_column = len(self.headers) - 1
+            self.dataChanged.emit(
+                self.index(changed[0], 0, index), self.index(changed[-1], last_column, index)
+            )
+
+    def _build(self, spec: Spec, parent: Node) -> Node:
+        node = Node(spec.key, spec.payload, parent, signature=self.signature(spec.payload))
+        node.children = [self._build(child, node) for child in spec.children]
+        _renumber(node)
+        return node

@@ -37,8 +37,13 @@ class ProblemBanner(QLabel):
         self.show()
 
 
+PREVIEW_LIMIT = 20_000  # characters (a whole ordinary GC); rendering a 20,000-line GC takes seconds
+
+
 class MarkdownView(QTextBrowser):
     """Renders Markdown with raw HTML escaped; loads no resources and follows no links."""
+
+    _shown: str | None = None
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,9 +55,22 @@ class MarkdownView(QTextBrowser):
         )
 
     def show_markdown(self, text: str) -> None:
-        self.setHtml(render_markdown(text))
+        """Render ``text`` unless it is already shown; very long text is cut at a line end."""
+        shown = text
+        if len(text) > PREVIEW_LIMIT:
+            cut = text.rfind("\n", 0, PREVIEW_LIMIT) + 1 or PREVIEW_LIMIT
+            total = text.count("\n") + 1
+            shown = text[:cut] + (
+                f"\n\n---\n*Preview shows the first {text.count(chr(10), 0, cut):,} of {total:,} lines;"
+                " select a section to see it whole.*\n"
+            )
+        if shown == self._shown:
+            return  # an edit elsewhere in the file: keep the rendering and the scroll position
+        self._shown = shown
+        self.setHtml(render_markdown(shown))
 
     def show_message(self, text: str) -> None:
+        self._shown = None
         self.setHtml(f"<p style='color:#777'>{html.escape(text)}</p>")
 
     def loadResource(self, type: int, name: QUrl | str) -> object:

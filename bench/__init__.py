@@ -1,0 +1,1 @@
+"""Benchmarks of Lead Console (not part of the test suite): ``python -m bench``."""

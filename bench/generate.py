@@ -1,0 +1,59 @@
+"""Generate a large, realistic session folder for the benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from models.memory import TAGS
+
+
+def big_gc(lines: int = 20_000, sections: int = 2_000, version: int = 40) -> str:
+    """A GC of ``sections`` sections (a third nested) and about ``lines`` lines."""
+    out = ["---", f"version: GC-v{version}", "feature: bench", "---", "", "# Global Context — Benchmark", ""]
+    per = max(3, lines // sections - 2)
+    for n in range(sections):
+        level = "###" if n % 3 == 2 else "##"
+        out.append(f"{level} Area {n}: subsystem {n % 97}")
+        for k in range(per):
+            out.append(f"- item-{n}-{k}: value {k} for area {n} — owner implementer-{n % 50 + 1}")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def big_memory(lines: int = 20_000, sections: int = 40) -> str:
+    out = ["# TEAM-MEMORY — bench", "", "## Meta", "- GC Version: GC-v40", "", "## Lead"]
+    per = lines // sections - 2
+    for s in range(sections - 1):
+        out.append(f"## implementer-{s + 1}")
+        for k in range(per):
+            tag = TAGS[k % len(TAGS)]
+            out.append(f"- [{tag}] entry {k} of implementer-{s + 1}: found something about module {k % 31}")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def big_plan(teammates: int = 50, version: int = 40) -> str:
+    roles = [f"implementer-{n + 1}" for n in range(teammates)]
+    fm = ["---", f"gc_version: GC-v{version}", "teammate_gc_versions:"]
+    fm += [f"  {r}: {version - n % 3}" for n, r in enumerate(roles)]
+    fm += ["teammate_status:", f"  {roles[-1]}: CONTEXT_LOST", "---", "", "# Plan", ""]
+    table = ["| Name | Role | Status |", "|---|---|---|"] + [
+        f"| {r} | implementer | IN_PROGRESS |" for r in roles
+    ]
+    return "\n".join(fm + table) + "\n"
+
+
+def write_session(root: Path, teammates: int = 50) -> Path:
+    folder = root / ".agent" / "teams" / "bench-session"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "global-context.md").write_text(big_gc(), encoding="utf-8")
+    (folder / "TEAM-MEMORY.md").write_text(big_memory(), encoding="utf-8")
+    (folder / "orchestration-plan.md").write_text(big_plan(teammates), encoding="utf-8")
+    for n in range(teammates):
+        (folder / "phase-6" / f"implementer-{n + 1}").mkdir(parents=True, exist_ok=True)
+    for phase in range(1, 6):
+        (folder / f"phase-{phase}").mkdir(exist_ok=True)
+        (folder / f"phase-{phase}" / "gate-record.yaml").write_text(
+            f"phase: {phase}\nresult: APPROVED\n", encoding="utf-8"
+        )
+    return folder

@@ -1,0 +1,160 @@
+"""Measure Lead Console on a large session and print a table against the targets.
+
+Run with ``.venv/bin/python -m bench``. It generates a session (GC of 20,000 lines and
+2,000 sections, TEAM-MEMORY of 20,000 lines in 40 sections, 50 teammates) in a temp folder,
+opens it in the real window offscreen, edits files from outside and waits for the view.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QEventLoop, QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.controller import Controller
+from app.settings import AppSettings
+from bench.generate import write_session
+from models.tokens import ExactTokenizer
+
+Row = tuple[str, str, str, str]
+
+
+def _wait_for_update(
+    controller: Controller, part: str, action: Callable[[], None], timeout_ms: int = 10_000
+) -> float:
+    """Run ``action`` (an outside write) and return seconds until the window shows ``part``."""
+    loop = QEventLoop()
+    done: list[float] = []
+
+    def seen(parts: set[str]) -> None:
+        if part in parts and not done:
+            done.append(time.perf_counter())
+            loop.quit()
+
+    controller.window.viewUpdated.connect(seen)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    start = time.perf_counter()
+    action()
+    loop.exec()
+    controller.window.viewUpdated.disconnect(seen)
+    if not done:
+        raise RuntimeError(f"the view did not update {part} within {timeout_ms} ms")
+    return done[0] - start
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms"
+
+
+def main() -> int:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        folder = write_session(root / "project")
+        gc_path = folder / "global-context.md"
+        mem_path = folder / "TEAM-MEMORY.md"
+        gc_lines = gc_path.read_text(encoding="utf-8").count("\n")
+        mem_lines = mem_path.read_text(encoding="utf-8").count("\n")
+
+        settings = AppSettings(QSettings(str(root / "settings.ini"), QSettings.Format.IniFormat))
+        start = time.perf_counter()
+        controller = Controller(settings, headless=True)
+        controller.open(folder)
+        controller.window.resize(1440, 900)
+        controller.window.show()
+        app.processEvents()
+        opened = time.perf_counter() - start
+        session = controller.live.session  # type: ignore[union-attr]
+        assert session.gc is not None
+        rows.append(
+            (
+                "open session in the window",
+                f"GC {gc_lines:,} lines / {session.gc.section_count:,} sections, "
+                f"memory {mem_lines:,} lines, {len(session.teammates())} teammates",
+                _ms(opened),
+                "< 1,000 ms",
+            )
+        )
+
+        def append_memory(n: int) -> Callable[[], None]:
+            def write() -> None:
+                text = mem_path.read_text(encoding="utf-8")
+                anchor = "## implementer-20\n"
+                mem_path.write_text(
+                    text.replace(anchor, f"{anchor}- [Finding] bench edit {n}\n"), encoding="utf-8"
+                )
+
+            return write
+
+        def edit_gc(n: int) -> Callable[[], None]:
+            def write() -> None:
+                text = gc_path.read_text(encoding="utf-8")
+                edited = re.sub(r"- item-1000-0: [^\n]*", f"- item-1000-0: edited {n} times", text, count=1)
+                gc_path.write_text(edited, encoding="utf-8")
+
+            return write
+
+        app.processEvents()
+        memory_times = [_wait_for_update(controller, "memory", append_memory(n)) for n in range(5)]
+        gc_times = [_wait_for_update(controller, "gc", edit_gc(n)) for n in range(5)]
+        rows.append(
+            (
+                "external write → view (TEAM-MEMORY)",
+                "median of 5, debounce included",
+                _ms(statistics.median(memory_times)),
+                "< 150 ms",
+            )
+        )
+        rows.append(
+            (
+                "external write → view (GC)",
+                "median of 5, debounce included",
+                _ms(statistics.median(gc_times)),
+                "< 150 ms",
+            )
+        )
+        controller.close()
+        controller.window.close()
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rows.append(("peak memory (RSS)", "whole process", f"{peak:,.0f} MB", "< 300 MB"))
+
+        text = gc_path.read_text(encoding="utf-8")
+        for name in ("o200k_base", "cl100k_base"):
+            tok = ExactTokenizer(name, cache_size=0)
+            tok.count("load the rank tables before timing")
+            start = time.perf_counter()
+            count = tok.count(text)
+            elapsed = time.perf_counter() - start
+            rows.append(
+                (
+                    f"tokenizer {name}",
+                    f"{len(text) / 1e6:.1f} MB, {count:,} tokens",
+                    f"{count / elapsed:,.0f} tok/s",
+                    "—",
+                )
+            )
+
+    widths = [max(len(r[i]) for r in [("measure", "workload", "result", "target"), *rows]) for i in range(4)]
+    header = ("measure", "workload", "result", "target")
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    print("-+-".join("-" * w for w in widths))
+    for row in rows:
+        print(" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
