@@ -45,6 +45,15 @@ def run_window(args: argparse.Namespace) -> int:
         print(NO_QT_LIBS.format(error=exc), file=sys.stderr)
         return EXIT_USAGE
 
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    def quiet_known_noise(kind: QtMsgType, context: object, message: str) -> None:
+        """The offscreen platform cannot size native windows and says so for each one."""
+        if "propagateSizeHints" not in message:
+            print(message, file=sys.stderr)
+
+    qInstallMessageHandler(quiet_known_noise)
+
     from app.controller import Controller
     from app.demo import demo_session
     from app.settings import APPLICATION, ORGANIZATION, AppSettings

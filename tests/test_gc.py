@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CH006, COW, DEMO, SHARED
 from markdown_it import MarkdownIt
 
+from conftest import CH006, COW, DEMO, SHARED
 from models.gc import parse_gc
 from models.textfile import decode
 from models.tokens import EstimateTokenizer, get_tokenizer

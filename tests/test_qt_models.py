@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import COW, DEMO
 from PySide6.QtCore import QPersistentModelIndex
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
+from conftest import COW, DEMO
 from models.gc import parse_gc
 from models.memory import MemoryQuery, parse_memory
 from models.session import open_session

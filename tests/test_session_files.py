@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import CH006, COW, DEMO, snapshot_tree
 
+from conftest import CH006, COW, DEMO, snapshot_tree
 from models.gates import parse_gate
 from models.memory import TAGS, parse_memory
 from models.plan import parse_plan

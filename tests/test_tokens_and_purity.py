@@ -9,8 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import DEMO, ROOT, SHARED
 
+from conftest import DEMO, ROOT, SHARED
 from models.markdown_html import render_markdown
 from models.tokens import EstimateTokenizer, ExactTokenizer, get_tokenizer
 

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import COW, ROOT
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
@@ -15,6 +14,7 @@ from app.controller import Controller
 from app.gui import NO_DISPLAY, display_problem
 from app.settings import AppSettings
 from app.watcher import FolderWatcher
+from conftest import COW, ROOT
 from ui.node_model import PAYLOAD_ROLE
 
 
