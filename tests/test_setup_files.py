@@ -82,3 +82,16 @@ def test_python_dash_m_app_runs_the_same_cli() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["gc"]["version"] == 2
+
+
+def test_demo_is_copied_to_a_writable_place_once(tmp_path: Path) -> None:
+    from app.demo import bundled_session, demo_session
+
+    first = demo_session(base=tmp_path)
+    assert first.is_relative_to(tmp_path) and (first / "global-context.md").is_file()
+    assert snapshot_tree(first) == snapshot_tree(bundled_session())
+    (first / "TEAM-MEMORY.md").write_text("edited by the user\n", encoding="utf-8")
+    assert demo_session(base=tmp_path) == first  # kept between runs
+    assert (first / "TEAM-MEMORY.md").read_text(encoding="utf-8") == "edited by the user\n"
+    fresh = demo_session(reset=True, base=tmp_path)
+    assert (fresh / "TEAM-MEMORY.md").read_bytes() == (bundled_session() / "TEAM-MEMORY.md").read_bytes()
