@@ -1,0 +1,259 @@
+"""GC deltas (ADR-002 §4): the items, and applying them to a GC byte for byte.
+
+A delta item addresses a section by its § reference and, for ADDED/CHANGED/REMOVED of an item,
+the item's key. Values are the item's text after its key (``- **Key:** value``, the cells after
+a table row's first cell) with continuation lines joined by ``\\n``; text is carried with ``\\n``
+line ends and written back in the file's own line-end style.
+
+The message format has no syntax for where a new item goes, so ``apply`` appends it after the
+section's last item, written in that item's format; ``models.delta_diff`` only emits an ADDED
+when that reproduces the new file, and a REPLACED of the section otherwise. New sections say
+where they go (``after §X``, ``first in §P``, ``at the start``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from models.gc import GlobalContext, Item, Section, norm, parse_gc
+from models.tokens import EstimateTokenizer
+
+Op = Literal["ADDED", "CHANGED", "REMOVED", "REPLACED"]
+OPS: tuple[Op, ...] = ("ADDED", "CHANGED", "REMOVED", "REPLACED")
+FRONT_MATTER = "(front matter)"
+PREAMBLE = "(preamble)"
+PSEUDO_REFS = (FRONT_MATTER, PREAMBLE)
+AT_START = "start"
+
+_STRUCTURE = EstimateTokenizer()  # applying needs structure, not token counts
+
+
+@dataclass(frozen=True)
+class DeltaItem:
+    """One line of a [CONTEXT-UPDATE] delta.
+
+    ``ref`` is the section path without ``§`` (``Architecture Decisions``, ``A.B``) or a
+    pseudo-section. ``key`` names an item; without it the item is about the whole section:
+    ADDED (``content`` is the new section, heading included; ``position`` says where),
+    REMOVED, or REPLACED (``content`` is the section's new own text, after its heading line).
+    """
+
+    op: Op
+    ref: str
+    key: str | None = None
+    old: str | None = None
+    new: str | None = None
+    content: str | None = None
+    position: str | None = None  # ADDED section: "after:<ref>", "first-in:<ref>" or "start"
+
+    @property
+    def label(self) -> str:
+        """How the item is named in messages about it: ``CHANGED §Scope: Goal``."""
+        return f"{self.op} §{self.ref}" + (f": {self.key}" if self.key is not None else "")
+
+    @property
+    def top_section(self) -> str:
+        """The top-level section the item touches (for FC-4's share of the GC)."""
+        return self.ref.split(".", 1)[0] if self.ref not in PSEUDO_REFS else self.ref
+
+
+@dataclass(frozen=True)
+class Impact:
+    """ADR-002 §4 Impact Assessment."""
+
+    affected: tuple[str, ...] = ()
+    actions: str = "NONE"  # NONE | PAUSE | re-read §...
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A whole [CONTEXT-UPDATE]: versions, items and impact."""
+
+    old_version: int | None
+    new_version: int | None
+    items: tuple[DeltaItem, ...] = ()
+    impact: Impact = field(default_factory=Impact)
+
+    @property
+    def empty(self) -> bool:
+        return not self.items
+
+
+class ApplyError(Exception):
+    """A delta item that does not fit the GC it is applied to; nothing was written."""
+
+    def __init__(self, item: DeltaItem | None, message: str) -> None:
+        self.item = item
+        super().__init__(f"{item.label}: {message}" if item is not None else message)
+
+
+# -- item text: prefix + value + suffix ---------------------------------------------------
+
+_BOLD_PREFIX = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?\*\*[^*\n]+?(?::\*\*|\*\*[ \t]*:)[ \t]?)")
+_PLAIN_PREFIX = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+[^:`*\n]{1,80}?:[ \t]?)")
+_TABLE_PREFIX = re.compile(r"^([ \t]*\|?[ \t]*(?:\\\||[^|\n])*?[ \t]*\|[ \t]?)")
+_TABLE_SUFFIX = re.compile(r"([ \t]*\|[ \t]*)$")
+
+
+def lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+def item_text(gc: GlobalContext, item: Item) -> str:
+    """The item's lines without their final line end, with ``\\n`` line ends."""
+    return lf(gc.text[item.start : item.end]).removesuffix("\n")
+
+
+def split_item(text: str, kind: str) -> tuple[str, str, str]:
+    """``(prefix, value, suffix)`` of an item's text; the three concatenate to it."""
+    if kind == "table":
+        first, _, _ = text.partition("\n")
+        m = _TABLE_PREFIX.match(first)
+        prefix = m.group(1) if m else ""
+        s = _TABLE_SUFFIX.search(text[len(prefix) :])
+        suffix = s.group(1) if s and "\n" not in text else ""
+        return prefix, text[len(prefix) : len(text) - len(suffix)], suffix
+    m = _BOLD_PREFIX.match(text) or _PLAIN_PREFIX.match(text)
+    prefix = m.group(1) if m else ""
+    return prefix, text[len(prefix) :], ""
+
+
+def item_value(gc: GlobalContext, item: Item) -> str:
+    return split_item(item_text(gc, item), item.kind)[1]
+
+
+# -- applying -------------------------------------------------------------------------------
+
+
+def _newline(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def _native(text: str, newline: str) -> str:
+    return text.replace("\n", newline) if newline != "\n" else text
+
+
+def _section(gc: GlobalContext, ref: str, item: DeltaItem) -> Section:
+    found = gc.resolve(ref)
+    if found is None or found.item is not None:
+        raise ApplyError(item, f"no section §{ref} in this GC")
+    return found.section
+
+
+def _find_item(section: Section, key: str) -> Item | None:
+    return section.find_item(key)
+
+
+def _set_version(text: str, gc: GlobalContext, version: int) -> str:
+    if not gc.front.present or "version" not in gc.front.data:
+        return text
+    start = text.find(gc.front.raw)
+    pattern = re.compile(r"^(version:[ \t]*)(\S[^\r\n]*?)([ \t]*)(?=\r?$)", re.M)
+    raw = pattern.sub(lambda m: f"{m.group(1)}GC-v{version}{m.group(3)}", gc.front.raw, count=1)
+    return text[:start] + raw + text[start + len(gc.front.raw) :]
+
+
+def apply_item(text: str, item: DeltaItem) -> str:
+    """Apply one item to a GC's text; raise ``ApplyError`` naming the item when it does not fit."""
+    gc = parse_gc(text, _STRUCTURE)
+    nl = _newline(text)
+    if item.ref == FRONT_MATTER:
+        if item.op != "REPLACED" or item.content is None or not gc.front.present:
+            raise ApplyError(item, "only REPLACED of the front matter of a GC that has one")
+        start = text.find(gc.front.raw)
+        return text[:start] + _native(item.content, nl) + text[start + len(gc.front.raw) :]
+    if item.ref == PREAMBLE:
+        if item.op != "REPLACED" or item.content is None:
+            raise ApplyError(item, "only REPLACED of the preamble")
+        end = gc.sections[0].start if gc.sections else len(text)
+        return text[: gc.front.body_start] + _native(item.content, nl) + text[end:]
+    if item.key is None:
+        return _apply_section_op(text, gc, item, nl)
+    section = _section(gc, item.ref, item)
+    existing = _find_item(section, item.key)
+    if item.op == "ADDED":
+        if existing is not None:
+            raise ApplyError(item, f"§{item.ref} already has {item.key}")
+        return _add_item(text, gc, section, item, nl)
+    if existing is None:
+        raise ApplyError(item, f"§{item.ref} has no item {item.key}")
+    if item.op == "REMOVED":
+        return text[: existing.start] + text[existing.end :]
+    if item.op == "CHANGED":
+        raw = item_text(gc, existing)
+        prefix, value, suffix = split_item(raw, existing.kind)
+        if item.old is not None and value != item.old:
+            raise ApplyError(item, f"expected old value {item.old!r}, the GC has {value!r}")
+        ending = text[existing.start : existing.end][len(_native(raw, nl)) :]
+        replacement = _native(prefix + (item.new or "") + suffix, nl) + ending
+        return text[: existing.start] + replacement + text[existing.end :]
+    raise ApplyError(item, "REPLACED takes a section, not an item")
+
+
+def _add_item(text: str, gc: GlobalContext, section: Section, item: DeltaItem, nl: str) -> str:
+    """Append a new item line after the section's last item, in that item's format."""
+    if section.items:
+        last = max(section.items, key=lambda it: it.start)
+        prefix, _, suffix = split_item(item_text(gc, last), last.kind)
+        key_at = prefix.find(last.key)
+        if key_at >= 0:
+            prefix = prefix[:key_at] + (item.key or "") + prefix[key_at + len(last.key) :]
+        at = last.start + len(text[last.start : last.end].rstrip("\r\n"))
+    else:
+        prefix, suffix = f"- {item.key}: ", ""
+        at = section.start + len(text[section.start : section.own_end].rstrip("\r\n"))
+    return text[:at] + nl + _native(prefix + (item.new or "") + suffix, nl) + text[at:]
+
+
+def _apply_section_op(text: str, gc: GlobalContext, item: DeltaItem, nl: str) -> str:
+    if item.op == "REMOVED":
+        section = _section(gc, item.ref, item)
+        return text[: section.start] + text[section.end :]
+    if item.op == "REPLACED":
+        section = _section(gc, item.ref, item)
+        heading_end = gc.line_starts[section.line + 1]
+        return text[:heading_end] + _native(item.content or "", nl) + text[section.own_end :]
+    if item.op == "ADDED":
+        if item.content is None:
+            raise ApplyError(item, "an ADDED section needs its content")
+        at = _insert_point(gc, item, text)
+        content = _native(item.content, nl)
+        if at > 0 and not text[:at].endswith("\n"):
+            content = nl + content
+        return text[:at] + content + text[at:]
+    raise ApplyError(item, "CHANGED takes an item: §Section: key: old → new")
+
+
+def _insert_point(gc: GlobalContext, item: DeltaItem, text: str) -> int:
+    position = item.position or AT_START
+    title = item.content.split("\n", 1)[0].lstrip("# ").strip() if item.content else ""
+    if position.startswith("after:"):
+        sibling = _section(gc, position[len("after:") :], item)
+        siblings = sibling.parent.children if sibling.parent else gc.sections
+        _refuse_duplicate(siblings, title, item)
+        return sibling.end
+    if position.startswith("first-in:"):
+        parent = _section(gc, position[len("first-in:") :], item)
+        _refuse_duplicate(parent.children, title, item)
+        return parent.own_end
+    _refuse_duplicate(gc.sections, title, item)
+    return gc.sections[0].start if gc.sections else len(text)
+
+
+def _refuse_duplicate(siblings: list[Section], title: str, item: DeltaItem) -> None:
+    if any(norm(s.title) == norm(title) for s in siblings):
+        raise ApplyError(item, f"a section called {title!r} is already there")
+
+
+def apply_delta(text: str, delta: Delta) -> str:
+    """The GC after ``delta``; raises ``ApplyError`` (naming the item) when anything does not fit."""
+    gc = parse_gc(text, _STRUCTURE)
+    if delta.old_version is not None and gc.version is not None and gc.version != delta.old_version:
+        raise ApplyError(None, f"the delta is for GC-v{delta.old_version}, this GC is GC-v{gc.version}")
+    for item in delta.items:
+        text = apply_item(text, item)
+    if delta.new_version is not None:
+        text = _set_version(text, parse_gc(text, _STRUCTURE), delta.new_version)
+    return text
