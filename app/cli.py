@@ -12,9 +12,19 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from app.demo import bundled_session
+from models.atomic import MISSING, FileChangedError, atomic_write
+from models.delta import ApplyError, apply_delta
+from models.delta_diff import diff_gc
+from models.delta_report import delta_data, plan_data, plan_text, savings_data, savings_text
+from models.delta_text import oneline_exact, parse_message, render_message, render_oneline
+from models.gc import parse_gc
 from models.report import session_data, session_summary
+from models.savings import scenario_rows, team_rows
 from models.session import Session, find_sessions, open_session
+from models.textfile import TextFile, read_text, stamp_of
 from models.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES, get_tokenizer
+from models.update_plan import plan_update, render_full
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -68,6 +78,112 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _read(path: str) -> TextFile:
+    """Read a file for a command, turning the usual failures into one clear line."""
+    try:
+        loaded = read_text(Path(path))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder, not a file") from None
+    errors = [p for p in loaded.problems if p.severity == "error"]
+    if errors:
+        raise UsageError(f"{path}: {errors[0].message}")
+    return loaded
+
+
+def cmd_delta(args: argparse.Namespace) -> int:
+    """Print the [CONTEXT-UPDATE] from OLD to NEW (exit 0 also when nothing changed)."""
+    old, new = _read(args.old), _read(args.new)
+    result = diff_gc(old.text, new.text)
+    tokenizer = get_tokenizer(args.tokenizer)
+    message = render_oneline(result.delta) if args.oneline else render_message(result.delta)
+    new_gc = parse_gc(new.text, tokenizer)
+    full = tokenizer.count(render_full(new.text, new_gc.version))
+    cost = tokenizer.count(message)
+    tokens = {
+        "tokenizer": tokenizer.name,
+        "delta": cost,
+        "full": full,
+        "savings_percent": round(100 * (1 - cost / full), 1) if full else 0.0,
+    }
+    if args.json:
+        print(json.dumps(delta_data(result.delta, result.exact, message, tokens), ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if result.delta.empty:
+        print("no change")
+        return EXIT_OK
+    print(message, end="" if message.endswith("\n") else "\n")
+    if not result.exact:
+        print(f"lead-console: warning: {result.problem}; send the full GC instead", file=sys.stderr)
+    if args.oneline and not oneline_exact(result.delta):
+        print("lead-console: warning: the one-line form leaves out section content", file=sys.stderr)
+    print(
+        f"-- {cost:,} tokens vs {full:,} for the full GC ({tokens['savings_percent']}% saved, {tokenizer.name})",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def cmd_apply(args: argparse.Namespace) -> int:
+    """Apply a [CONTEXT-UPDATE] to a GC; exit 1 naming the item that does not fit."""
+    gc_file = _read(args.gc)
+    message = sys.stdin.read() if args.delta == "-" else _read(args.delta).text
+    gc = parse_gc(gc_file.text, get_tokenizer("estimate"))
+    parsed = parse_message(message, gc)
+    blocking = [u for u in parsed.unreadable if "prose" not in u.reason]
+    if blocking:
+        for u in blocking:
+            print(f"lead-console: line {u.line}: {u.reason}: {u.text.strip()}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        result = apply_delta(gc_file.text, parsed.delta)
+    except ApplyError as exc:
+        print(f"lead-console: {exc}; nothing was written", file=sys.stderr)
+        return EXIT_FAILED
+    if not args.output:
+        sys.stdout.write(result)
+        return EXIT_OK
+    out = Path(args.output)
+    expected = gc_file.stamp if out.resolve() == Path(args.gc).resolve() else stamp_of(out) or MISSING
+    try:
+        atomic_write(out, result.encode("utf-8"), expected)
+    except (FileChangedError, OSError) as exc:
+        print(f"lead-console: {out}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"wrote {out} ({len(parsed.delta.items)} items applied)", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Per teammate: delta, full or frozen, why, and what it costs."""
+    session = _load(args)
+    new_text = _read(args.new).text if args.new else None
+    plan = plan_update(session, new_text)
+    if args.json:
+        print(json.dumps(plan_data(plan), ensure_ascii=False, indent=2))
+    else:
+        print(plan_text(plan))
+    return EXIT_OK
+
+
+def cmd_savings(args: argparse.Namespace) -> int:
+    """ADR-002 §7's tables recomputed on a session's GC (the demo by default)."""
+    folder = resolve_session(args.folder, args.session) if args.folder else bundled_session()
+    gc_path = folder / "global-context.md"
+    tokenizer = get_tokenizer(args.tokenizer)
+    try:
+        rows = scenario_rows(_read(str(gc_path)).text, tokenizer)
+    except ValueError as exc:
+        raise UsageError(f"{gc_path}: {exc} (the scenarios need a GC shaped like the demo's)") from None
+    team = team_rows(rows)
+    if args.json:
+        print(json.dumps(savings_data(rows, team, tokenizer.name), ensure_ascii=False, indent=2))
+    else:
+        print(savings_text(rows, team, tokenizer.name))
+    return EXIT_OK
+
+
 def _build_commands() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lead-console",
@@ -80,6 +196,35 @@ def _build_commands() -> argparse.ArgumentParser:
     inspect.add_argument("--json", action="store_true", help="print JSON for scripts")
     _tokenizer_arg(inspect)
     inspect.set_defaults(func=cmd_inspect)
+
+    delta = sub.add_parser("delta", help="compute the [CONTEXT-UPDATE] between two GC versions")
+    delta.add_argument("old", help="the GC the teammates have (e.g. gc-history/GC-v5.md)")
+    delta.add_argument("new", help="the new GC")
+    delta.add_argument("--oneline", action="store_true", help="the one-line form used in practice")
+    delta.add_argument("--json", action="store_true", help="items, tokens and the message as JSON")
+    _tokenizer_arg(delta)
+    delta.set_defaults(func=cmd_delta)
+
+    apply = sub.add_parser("apply", help="apply a [CONTEXT-UPDATE] to a GC")
+    apply.add_argument("gc", help="the GC to update")
+    apply.add_argument("delta", help="the message (a file, or - for standard input)")
+    apply.add_argument("-o", "--output", help="write the result here (atomically) instead of printing it")
+    apply.set_defaults(func=cmd_apply)
+
+    plan = sub.add_parser("plan", help="per teammate: delta, full or frozen, and the token cost")
+    plan.add_argument("folder", help="a session folder, or a project holding .agent/teams/")
+    plan.add_argument("--session", help="session id, when the folder holds several")
+    plan.add_argument("--new", help="the next GC version (default: the session's GC as it is)")
+    plan.add_argument("--json", action="store_true", help="print JSON for scripts")
+    _tokenizer_arg(plan)
+    plan.set_defaults(func=cmd_plan)
+
+    savings = sub.add_parser("savings", help="ADR-002 §7's token tables from real counts")
+    savings.add_argument("folder", nargs="?", help="a session (default: the bundled demo)")
+    savings.add_argument("--session", help="session id, when the folder holds several")
+    savings.add_argument("--json", action="store_true", help="print JSON for scripts")
+    _tokenizer_arg(savings)
+    savings.set_defaults(func=cmd_savings)
     return parser
 
 
@@ -87,7 +232,7 @@ def _build_window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lead-console",
         description="Lead Console: see and steer a team of LLM coding agents. "
-        "Commands: inspect (see 'lead-console inspect --help').",
+        "Commands: inspect, delta, apply, plan, savings (see 'lead-console COMMAND --help').",
     )
     parser.add_argument("folder", nargs="?", help="session or project folder (default: the demo)")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG and exit")
@@ -97,7 +242,7 @@ def _build_window_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = ("inspect",)
+COMMANDS = ("inspect", "delta", "apply", "plan", "savings")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,9 +34,7 @@ class Controller(QObject):
         sessions = find_sessions(folder)
         if len(sessions) > 1 and session_id is None and not self.headless:
             names = [s.name for s in sessions]
-            name, ok = QInputDialog.getItem(
-                self.window, "Choose a session", f"Sessions in {folder}:", names, 0, False
-            )
+            name, ok = QInputDialog.getItem(self.window, "Choose a session", f"Sessions in {folder}:", names, 0, False)
             if not ok:
                 return None
             session_id = name

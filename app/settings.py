@@ -22,9 +22,7 @@ class AppSettings:
     def recent_sessions(self) -> list[Path]:
         value = self.q.value("recent", [])
         # INI files give back a plain string for a one-element list.
-        items: list[object] = (
-            [value] if isinstance(value, str) else list(value) if isinstance(value, list) else []
-        )
+        items: list[object] = [value] if isinstance(value, str) else list(value) if isinstance(value, list) else []
         return [Path(str(p)) for p in items if p]
 
     def add_recent(self, folder: Path) -> None:

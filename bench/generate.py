@@ -37,9 +37,7 @@ def big_plan(teammates: int = 50, version: int = 40) -> str:
     fm = ["---", f"gc_version: GC-v{version}", "teammate_gc_versions:"]
     fm += [f"  {r}: {version - n % 3}" for n, r in enumerate(roles)]
     fm += ["teammate_status:", f"  {roles[-1]}: CONTEXT_LOST", "---", "", "# Plan", ""]
-    table = ["| Name | Role | Status |", "|---|---|---|"] + [
-        f"| {r} | implementer | IN_PROGRESS |" for r in roles
-    ]
+    table = ["| Name | Role | Status |", "|---|---|---|"] + [f"| {r} | implementer | IN_PROGRESS |" for r in roles]
     return "\n".join(fm + table) + "\n"
 
 

@@ -49,10 +49,7 @@ MISSING = _Missing()
 def is_temp_file(name: str) -> bool:
     """Temp files of ours and of other writers (``x.md.tmp.33393.177...``) are not content."""
     return (
-        TEMP_MARKER in name
-        or ".tmp." in name
-        or name.endswith((".tmp", "~", ".swp", ".swx"))
-        or name.startswith(".#")
+        TEMP_MARKER in name or ".tmp." in name or name.endswith((".tmp", "~", ".swp", ".swx")) or name.startswith(".#")
     )
 
 

@@ -13,12 +13,15 @@ where they go (``after §X``, ``first in §P``, ``at the start``).
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from models.frontmatter import split_front_matter
 from models.gc import GlobalContext, Item, Section, norm, parse_gc
 from models.tokens import EstimateTokenizer
+from models.versions import parse_version
 
 Op = Literal["ADDED", "CHANGED", "REMOVED", "REPLACED"]
 OPS: tuple[Op, ...] = ("ADDED", "CHANGED", "REMOVED", "REPLACED")
@@ -28,6 +31,13 @@ PSEUDO_REFS = (FRONT_MATTER, PREAMBLE)
 AT_START = "start"
 
 _STRUCTURE = EstimateTokenizer()  # applying needs structure, not token counts
+
+
+@functools.lru_cache(maxsize=16)
+def structure(text: str) -> GlobalContext:
+    """A GC parsed for its structure only; memoised because a diff, its proof and the apply
+    that follows parse the same texts again (the result is never modified)."""
+    return parse_gc(text, _STRUCTURE)
 
 
 @dataclass(frozen=True)
@@ -84,9 +94,10 @@ class Delta:
 class ApplyError(Exception):
     """A delta item that does not fit the GC it is applied to; nothing was written."""
 
-    def __init__(self, item: DeltaItem | None, message: str) -> None:
+    def __init__(self, item: DeltaItem | None, reason: str) -> None:
         self.item = item
-        super().__init__(f"{item.label}: {message}" if item is not None else message)
+        self.reason = reason
+        super().__init__(f"{item.label}: {reason}" if item is not None else reason)
 
 
 # -- item text: prefix + value + suffix ---------------------------------------------------
@@ -146,18 +157,19 @@ def _find_item(section: Section, key: str) -> Item | None:
     return section.find_item(key)
 
 
-def _set_version(text: str, gc: GlobalContext, version: int) -> str:
-    if not gc.front.present or "version" not in gc.front.data:
+def _set_version(text: str, version: int) -> str:
+    front, _ = split_front_matter(text, "global-context.md")
+    if not front.present or "version" not in front.data:
         return text
-    start = text.find(gc.front.raw)
+    start = text.find(front.raw)
     pattern = re.compile(r"^(version:[ \t]*)(\S[^\r\n]*?)([ \t]*)(?=\r?$)", re.M)
-    raw = pattern.sub(lambda m: f"{m.group(1)}GC-v{version}{m.group(3)}", gc.front.raw, count=1)
-    return text[:start] + raw + text[start + len(gc.front.raw) :]
+    raw = pattern.sub(lambda m: f"{m.group(1)}GC-v{version}{m.group(3)}", front.raw, count=1)
+    return text[:start] + raw + text[start + len(front.raw) :]
 
 
 def apply_item(text: str, item: DeltaItem) -> str:
     """Apply one item to a GC's text; raise ``ApplyError`` naming the item when it does not fit."""
-    gc = parse_gc(text, _STRUCTURE)
+    gc = structure(text)
     nl = _newline(text)
     if item.ref == FRONT_MATTER:
         if item.op != "REPLACED" or item.content is None or not gc.front.present:
@@ -175,10 +187,10 @@ def apply_item(text: str, item: DeltaItem) -> str:
     existing = _find_item(section, item.key)
     if item.op == "ADDED":
         if existing is not None:
-            raise ApplyError(item, f"§{item.ref} already has {item.key}")
+            raise ApplyError(item, f"the section already has {item.key}")
         return _add_item(text, gc, section, item, nl)
     if existing is None:
-        raise ApplyError(item, f"§{item.ref} has no item {item.key}")
+        raise ApplyError(item, f"the section has no item {item.key}")
     if item.op == "REMOVED":
         return text[: existing.start] + text[existing.end :]
     if item.op == "CHANGED":
@@ -247,13 +259,54 @@ def _refuse_duplicate(siblings: list[Section], title: str, item: DeltaItem) -> N
         raise ApplyError(item, f"a section called {title!r} is already there")
 
 
+def _keyed(item: DeltaItem) -> bool:
+    return item.key is not None and item.ref not in PSEUDO_REFS
+
+
+def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
+    """Apply item-level ops to one section's own text, as a one-section document."""
+    title = structure(own_text).sections[0].title
+    for item in items:
+        try:
+            own_text = apply_item(own_text, replace(item, ref=title))
+        except ApplyError as exc:
+            raise ApplyError(item, exc.reason) from None
+    return own_text
+
+
+def _apply_item_run(text: str, items: list[DeltaItem]) -> str:
+    """Item-level ops change no section boundaries: one parse serves them all, and each
+    section's ops run on that section alone, spliced back from the end of the file first."""
+    gc = structure(text)
+    groups: dict[int, tuple[Section, list[DeltaItem]]] = {}
+    for item in items:
+        section = _section(gc, item.ref, item)
+        groups.setdefault(section.start, (section, []))[1].append(item)
+    for start in sorted(groups, reverse=True):
+        section, ops = groups[start]
+        own = apply_to_section(text[section.start : section.own_end], ops)
+        text = text[: section.start] + own + text[section.own_end :]
+    return text
+
+
 def apply_delta(text: str, delta: Delta) -> str:
     """The GC after ``delta``; raises ``ApplyError`` (naming the item) when anything does not fit."""
-    gc = parse_gc(text, _STRUCTURE)
-    if delta.old_version is not None and gc.version is not None and gc.version != delta.old_version:
-        raise ApplyError(None, f"the delta is for GC-v{delta.old_version}, this GC is GC-v{gc.version}")
-    for item in delta.items:
-        text = apply_item(text, item)
+    front, _ = split_front_matter(text, "global-context.md")
+    version = parse_version(front.data.get("version"))
+    if delta.old_version is not None and version is not None and version != delta.old_version:
+        raise ApplyError(None, f"the delta is for GC-v{delta.old_version}, this GC is GC-v{version}")
+    items = list(delta.items)
+    i = 0
+    while i < len(items):
+        if not _keyed(items[i]):
+            text = apply_item(text, items[i])
+            i += 1
+            continue
+        j = i
+        while j < len(items) and _keyed(items[j]):
+            j += 1
+        text = _apply_item_run(text, items[i:j])
+        i = j
     if delta.new_version is not None:
-        text = _set_version(text, parse_gc(text, _STRUCTURE), delta.new_version)
+        text = _set_version(text, delta.new_version)
     return text

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from models.delta import (
@@ -23,12 +23,13 @@ from models.delta import (
     Delta,
     DeltaItem,
     apply_delta,
-    apply_item,
+    apply_to_section,
     item_text,
     item_value,
     lf,
+    structure,
 )
-from models.gc import GlobalContext, Section, norm, parse_gc
+from models.gc import GlobalContext, Section, norm
 from models.tokens import EstimateTokenizer
 
 _STRUCTURE = EstimateTokenizer()
@@ -87,14 +88,6 @@ def _item_ops(old: GlobalContext, o: Section, new: GlobalContext, n: Section) ->
     return ops
 
 
-def apply_to_section(own_text: str, ops: list[DeltaItem]) -> str:
-    """Apply item ops to one section's own text, as a one-section document."""
-    title = parse_gc(own_text, _STRUCTURE).sections[0].title
-    for op in ops:
-        own_text = apply_item(own_text, replace(op, ref=title))
-    return own_text
-
-
 class _Differ:
     def __init__(self, old: GlobalContext, new: GlobalContext) -> None:
         self.old = old
@@ -129,6 +122,8 @@ class _Differ:
             self.items.append(DeltaItem("ADDED", _ref(section), content=content, position=position))
 
     def section(self, o: Section, n: Section) -> None:
+        # Subsections first: the section's new text may open a fence that hides their headings.
+        self.children(o.children, n.children, n)
         old_own, new_own = _own_text(self.old, o), _own_text(self.new, n)
         if old_own != new_own:
             ops = _item_ops(self.old, o, self.new, n)
@@ -136,7 +131,6 @@ class _Differ:
                 self.items += ops
             else:
                 self.items.append(DeltaItem("REPLACED", _ref(n), content=_body(self.new, n)))
-        self.children(o.children, n.children, n)
 
 
 def _reproduces(old_own: str, ops: list[DeltaItem], new_own: str) -> bool:
@@ -148,13 +142,14 @@ def _reproduces(old_own: str, ops: list[DeltaItem], new_own: str) -> bool:
 
 def diff_gc(old_text: str, new_text: str) -> DiffResult:
     """The delta from ``old_text`` to ``new_text``, proven by applying it."""
-    old, new = parse_gc(old_text, _STRUCTURE), parse_gc(new_text, _STRUCTURE)
+    old, new = structure(old_text), structure(new_text)
     differ = _Differ(old, new)
     if _VERSION_LINE.sub("", lf(old.front.raw)) != _VERSION_LINE.sub("", lf(new.front.raw)):
         differ.items.append(DeltaItem("REPLACED", FRONT_MATTER, content=lf(new.front.raw)))
+    differ.children(old.sections, new.sections, None)
+    # Last: a new preamble may open a fence that would hide the old sections' headings.
     if _preamble(old) != _preamble(new):
         differ.items.append(DeltaItem("REPLACED", PREAMBLE, content=_preamble(new)))
-    differ.children(old.sections, new.sections, None)
     delta = Delta(old.version, new.version, tuple(differ.items))
     try:
         result = apply_delta(old_text, delta)
@@ -166,9 +161,7 @@ def diff_gc(old_text: str, new_text: str) -> DiffResult:
 
 
 def _first_difference(got: str, want: str) -> str:
-    at = next(
-        (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want))
-    )
+    at = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
     line = want.count("\n", 0, at) + 1
     return f"applying the delta does not reproduce the new GC (first difference on line {line})"
 

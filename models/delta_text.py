@@ -25,13 +25,10 @@ from models.delta import AT_START, OPS, Delta, DeltaItem, Impact
 from models.gc import GlobalContext
 
 ARROW = "→"
+CHANGED_FORMS = "CHANGED needs 'key: old → new', or old: and new: lines below it"
 _ARROWS = re.compile(r"\s+(?:→|->)\s+")
-_HEADER = re.compile(
-    r"\[CONTEXT-UPDATE\]\**\s*(?:GC-v(?P<old>\d+)\s*(?:→|->)\s*)?GC-v(?P<new>\d+)", re.IGNORECASE
-)
-_ITEM = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?P<op>ADDED|CHANGED|REMOVED|REPLACED)(?:\*\*)?:?\s+(?P<rest>.*?)\s*$"
-)
+_HEADER = re.compile(r"\[CONTEXT-UPDATE\]\**\s*(?:GC-v(?P<old>\d+)\s*(?:→|->)\s*)?GC-v(?P<new>\d+)", re.IGNORECASE)
+_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?P<op>ADDED|CHANGED|REMOVED|REPLACED)(?:\*\*)?:?\s+(?P<rest>.*?)\s*$")
 _POSITION = re.compile(r"\s*\((?:(?P<kind>after|first in)\s+(?P<ref>§.+?)|(?P<start>at the start))\)\s*$")
 _INDENT = "  "
 
@@ -40,11 +37,13 @@ _INDENT = "  "
 
 
 def _ref_text(ref: str) -> str:
-    return f"§[{ref}]" if (": " in ref or ref.endswith(":") or "]" in ref) else f"§{ref}"
+    plain = ": " not in ref and not ref.endswith(":") and "]" not in ref and "**" not in ref
+    return f"§{ref}" if plain else f"§[{ref}]"
 
 
 def _key_text(key: str) -> str:
-    return f"[{key}]" if (": " in key or key.startswith("[") or _ARROWS.search(f" {key} ")) else key
+    plain = ": " not in key and not key.startswith("[") and "**" not in key and not _ARROWS.search(f" {key} ")
+    return key if plain else f"[{key}]"
 
 
 def _body(text: str, extra: str = "") -> list[str]:
@@ -162,7 +161,7 @@ def _take_ref(rest: str, gc: GlobalContext | None) -> tuple[str, str]:
     if rest.startswith("["):
         close = rest.find("]")
         if close > 0:
-            return rest[1:close], rest[close + 1 :].lstrip("*").strip()
+            return rest[1:close], rest[close + 1 :].lstrip("*").removeprefix(":").strip()
     cuts = [m.start() for m in re.finditer(r"\*{0,2}:\s", rest + " ")]
     if gc is not None:  # a hand-written reference may contain ": "; prefer one the GC knows
         for cut in reversed(cuts):
@@ -219,11 +218,13 @@ def _item_from(op: str, rest: str, body: list[str], gc: GlobalContext | None) ->
         return _changed_block(ref, key, body)
     halves = _ARROWS.split(value, maxsplit=1)
     if len(halves) != 2:
-        raise ValueError("CHANGED needs old → new")
+        raise ValueError(CHANGED_FORMS)
     return DeltaItem("CHANGED", ref, key, halves[0].strip(), halves[1].strip())
 
 
 def _changed_block(ref: str, key: str, body: list[str]) -> DeltaItem:
+    if not body:
+        raise ValueError(CHANGED_FORMS)
     values: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in body:
@@ -244,9 +245,7 @@ def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
     lines = text.split("\n")
     header_at = next((i for i, line in enumerate(lines) if _HEADER.search(line)), None)
     if header_at is None:
-        return ParsedUpdate(
-            Delta(None, None), "full", [Unreadable(1, lines[0][:200], "no [CONTEXT-UPDATE] header")]
-        )
+        return ParsedUpdate(Delta(None, None), "full", [Unreadable(1, lines[0][:200], "no [CONTEXT-UPDATE] header")])
     header = _HEADER.search(lines[header_at])
     assert header is not None
     old = int(header.group("old")) if header.group("old") else None
@@ -269,13 +268,7 @@ def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
         stripped = _unbold(line.strip().lstrip("#").strip())
         if line.lstrip().startswith("#"):
             lowered = stripped.lower()
-            section = (
-                "delta"
-                if lowered.startswith("delta")
-                else "impact"
-                if lowered.startswith("impact")
-                else "other"
-            )
+            section = "delta" if lowered.startswith("delta") else "impact" if lowered.startswith("impact") else "other"
             i += 1
             continue
         if not line.strip():
@@ -295,7 +288,8 @@ def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
         match = _ITEM.match(line)
         if section != "delta" or not match:
             reason = "not a delta item" if section == "delta" else "outside the Delta section"
-            if not (section == "delta" and stripped.lower() in ("(no change)", "none", "no change")):
+            bare = re.sub(r"^[-*+]\s*", "", stripped).lower()
+            if not (section == "delta" and bare in ("(no change)", "none", "no change")):
                 unreadable.append(Unreadable(i + 1, line, reason))
             i += 1
             continue

@@ -139,13 +139,7 @@ class GlobalContext:
         found = _resolve_in(self.sections, wanted)
         if found is not None:
             return found
-        matches = [
-            r
-            for s in self.walk()
-            if s.parent is not None
-            for r in [_resolve_in([s], wanted)]
-            if r is not None
-        ]
+        matches = [r for s in self.walk() if s.parent is not None for r in [_resolve_in([s], wanted)] if r is not None]
         return matches[0] if len(matches) == 1 else None
 
 
@@ -244,8 +238,7 @@ def _finish(section: Section, text: str, line_starts: list[int]) -> None:
     rel_items, duplicates = _section_body(own_text)
     line, start = section.line, section.start
     section.items = [
-        Item(key, value, kind, line + a, line + b, start + c, start + d)
-        for key, value, kind, a, b, c, d in rel_items
+        Item(key, value, kind, line + a, line + b, start + c, start + d) for key, value, kind, a, b, c, d in rel_items
     ]
     section.duplicate_keys = list(duplicates)
     for child in section.children:
@@ -283,9 +276,7 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-def parse_items(
-    lines: list[str], start: int, end: int, in_code: list[bool], line_starts: list[int]
-) -> list[Item]:
+def parse_items(lines: list[str], start: int, end: int, in_code: list[bool], line_starts: list[int]) -> list[Item]:
     """Keyed lines of one section body: bullets, bold-key paragraphs and table rows."""
     items: list[Item] = []
 

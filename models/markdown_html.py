@@ -38,12 +38,7 @@ def _separate_lists(text: str) -> str:
     for i, line in enumerate(lines):
         if i and not in_code[i] and _LIST_ITEM.match(line):
             before = lines[i - 1]
-            if (
-                before.strip()
-                and not before[0].isspace()
-                and not _LIST_ITEM.match(before)
-                and not in_code[i - 1]
-            ):
+            if before.strip() and not before[0].isspace() and not _LIST_ITEM.match(before) and not in_code[i - 1]:
                 out.append("\n")
         out.append(line)
     return "".join(out)

@@ -88,9 +88,7 @@ def parse_plan(text: str, file: str = "orchestration-plan.md") -> Plan:
     for role, value in _mapping(data, "teammate_gc_versions", file, problems).items():
         version = parse_version(value)
         if version is None:
-            problems.append(
-                Problem("warning", file, f"teammate_gc_versions.{role}: {value!r} is not a version")
-            )
+            problems.append(Problem("warning", file, f"teammate_gc_versions.{role}: {value!r} is not a version"))
         else:
             plan.teammate_gc_versions[role] = version
     for role, value in _mapping(data, "teammate_gc_last_delta", file, problems).items():
@@ -121,11 +119,7 @@ def _teammate_rows(text: str, body_start: int, file: str, problems: list[Problem
     i = first
     while i + 1 < len(lines):
         local = i - first
-        if (
-            not scan.in_code[local]
-            and mdblocks.is_table_row(lines[i])
-            and mdblocks.TABLE_DELIMITER.match(lines[i + 1])
-        ):
+        if not scan.in_code[local] and mdblocks.is_table_row(lines[i]) and mdblocks.TABLE_DELIMITER.match(lines[i + 1]):
             headers = [h.strip("* ").lower() for h in mdblocks.split_table_row(lines[i])]
             j = i + 2
             teammate_table = bool(headers) and headers[0] in _NAME_HEADERS

@@ -94,9 +94,7 @@ def read_text(path: Path, display_name: str | None = None) -> TextFile:
         mtime = os.fstat(fh.fileno()).st_mtime_ns
     text, problems = decode(raw, name)
     if len(raw) > LARGE_FILE_BYTES:
-        problems.append(
-            Problem("warning", name, f"unusually large ({len(raw) / 1e6:.1f} MB); reading may be slow")
-        )
+        problems.append(Problem("warning", name, f"unusually large ({len(raw) / 1e6:.1f} MB); reading may be slow"))
     crlf = "\r\n" in text
     return TextFile(path, raw, text, Stamp.of_bytes(raw, mtime), problems, crlf)
 

@@ -69,9 +69,7 @@ def test_touch_without_change_is_not_a_conflict(tmp_path: Path) -> None:
     assert target.read_bytes() == b"next"
 
 
-def test_change_between_temp_write_and_rename_is_caught(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_change_between_temp_write_and_rename_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "a.md"
     target.write_text("base", encoding="utf-8")
     read = read_text(target)

@@ -58,9 +58,7 @@ def _filled(kind: str, session_path: Path) -> NodeTreeModel:
 
 @pytest.mark.parametrize("kind", ["gc", "teammates", "memory", "gates"])
 @pytest.mark.parametrize("session_path", [DEMO, COW], ids=lambda p: p.name)
-def test_every_model_passes_qt_model_tester(
-    qtmodeltester: ModelTester, session_path: Path, kind: str
-) -> None:
+def test_every_model_passes_qt_model_tester(qtmodeltester: ModelTester, session_path: Path, kind: str) -> None:
     model = _filled(kind, session_path)
     assert model.rowCount() > 0
     qtmodeltester.check(model, force_py=True)
@@ -79,9 +77,7 @@ def test_memory_filtering_keeps_the_model_consistent(qtmodeltester: ModelTester)
     assert memory.rowCount() == 8
 
 
-def test_sync_inserts_and_removes_rows_and_keeps_persistent_indexes(
-    qtbot: QtBot, qtmodeltester: ModelTester
-) -> None:
+def test_sync_inserts_and_removes_rows_and_keeps_persistent_indexes(qtbot: QtBot, qtmodeltester: ModelTester) -> None:
     model = _Names()
     model.sync([Spec(k, k, [Spec(k + ".1", k + ".1")]) for k in "abcd"])
     keep = QPersistentModelIndex(model.index(3, 0))

@@ -179,9 +179,7 @@ def test_broken_file_keeps_the_last_good_reading(demo_copy: Path) -> None:
     (demo_copy / "global-context.md").write_bytes(b"")
     session.reload(["gc"])
     assert any("empty" in p.message for p in session.problems["gc"])
-    (demo_copy / "global-context.md").write_text(
-        "---\nversion: GC-v7\n---\n# New\n## Only\n", encoding="utf-8"
-    )
+    (demo_copy / "global-context.md").write_text("---\nversion: GC-v7\n---\n# New\n## Only\n", encoding="utf-8")
     session.reload(["gc"])
     assert session.gc_version == 7 and session.problems["gc"] == []
 

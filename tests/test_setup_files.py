@@ -58,9 +58,7 @@ def test_inspect_summary_and_errors(capsys: pytest.CaptureFixture[str], tmp_path
     assert main(["inspect", str(tmp_path / "missing")]) == 2
 
 
-def test_inspect_reports_broken_files_instead_of_failing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_inspect_reports_broken_files_instead_of_failing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "global-context.md").write_bytes(b"---\nversion: [GC-v2\n---\n## A\n\xff\xfe")
     (tmp_path / "TEAM-MEMORY.md").write_bytes(b"\x00\x01\x02binary")
     (tmp_path / "orchestration-plan.md").write_text("---\ngc_version: GC-v2\n---\n", encoding="utf-8")

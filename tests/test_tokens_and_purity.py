@@ -15,9 +15,7 @@ from models.markdown_html import render_markdown
 from models.tokens import EstimateTokenizer, ExactTokenizer, get_tokenizer
 
 ALL_TEXT_FILES = sorted(
-    p
-    for p in [*SHARED.rglob("*"), *DEMO.rglob("*")]
-    if p.is_file() and p.suffix in (".md", ".txt", ".yaml", ".json")
+    p for p in [*SHARED.rglob("*"), *DEMO.rglob("*")] if p.is_file() and p.suffix in (".md", ".txt", ".yaml", ".json")
 )
 
 
@@ -76,9 +74,7 @@ def test_counting_never_touches_the_network() -> None:
             print(get_tokenizer(name).count("hello world"))
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["2", "2"]
 
@@ -107,9 +103,7 @@ def test_importing_every_model_and_the_cli_loads_no_qt() -> None:
         + "".join(f"import {m}\n" for m in [*modules, "app.cli"])
         + f"print([m for m in sys.modules if m.split('.')[0] in {QT_MODULES!r}])"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 

@@ -64,9 +64,7 @@ def test_selecting_a_section_previews_it(controller: Controller, demo_copy: Path
     assert "D-8" in w.preview.toPlainText() and "Risks" not in w.preview.toPlainText()
 
 
-def test_agent_edit_of_team_memory_shows_up_live(
-    qtbot: QtBot, controller: Controller, demo_copy: Path
-) -> None:
+def test_agent_edit_of_team_memory_shows_up_live(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     controller.open(demo_copy)
     path = demo_copy / "TEAM-MEMORY.md"
     text = path.read_text(encoding="utf-8")
@@ -113,9 +111,7 @@ def test_half_written_file_warns_and_keeps_the_last_good_view(
     assert "warnings" in w.status_problems.text()
 
 
-def test_broken_plan_yaml_is_shown_in_the_teammates_pane(
-    qtbot: QtBot, controller: Controller, demo_copy: Path
-) -> None:
+def test_broken_plan_yaml_is_shown_in_the_teammates_pane(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     controller.open(demo_copy)
     w = controller.window
     path = demo_copy / "orchestration-plan.md"
@@ -128,16 +124,12 @@ def test_broken_plan_yaml_is_shown_in_the_teammates_pane(
     assert w.teammate_model.rowCount() == 5
 
 
-def test_new_gate_record_and_teammate_folder_appear(
-    qtbot: QtBot, controller: Controller, demo_copy: Path
-) -> None:
+def test_new_gate_record_and_teammate_folder_appear(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     controller.open(demo_copy)
     w = controller.window
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gates" in parts):
         (demo_copy / "phase-7" / "tester-1").mkdir(parents=True)
-        (demo_copy / "phase-7" / "gate-record.yaml").write_text(
-            "phase: 7\nresult: APPROVED\n", encoding="utf-8"
-        )
+        (demo_copy / "phase-7" / "gate-record.yaml").write_text("phase: 7\nresult: APPROVED\n", encoding="utf-8")
     qtbot.waitUntil(lambda: w.gate_model.rowCount() == 6, timeout=3000)
     qtbot.waitUntil(lambda: w.teammate_model.rowCount() == 6, timeout=3000)
 

@@ -119,12 +119,7 @@ class TeammateModel(NodeTreeModel):
                 return QBrush(_STATUS_COLOURS[mate.status])
             if column == 1 and self._behind(mate):
                 return QBrush(WARN_BG)
-        if (
-            role == FOREGROUND
-            and column == 1
-            and mate.confirmed is not None
-            and mate.confirmed == self.current
-        ):
+        if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
             return QBrush(GOOD_FG)
         if role == TOOLTIP:
             if column == 1 and self._behind(mate):
@@ -198,9 +193,7 @@ class MemoryModel(NodeTreeModel):
                 font.setStrikeOut(payload.replaced)
                 return font
             if role == TOOLTIP:
-                return f"Lines {payload.line + 1}–{payload.end_line}" + (
-                    " · replaced" if payload.replaced else ""
-                )
+                return f"Lines {payload.line + 1}–{payload.end_line}" + (" · replaced" if payload.replaced else "")
             return None
         entry: MemoryEntry = payload
         if role == DISPLAY:

@@ -256,9 +256,7 @@ class MainWindow(QMainWindow):
         token_menu = self.menuBar().addMenu("&Tokens")
         self.tokenizer_group = QActionGroup(self)
         for name in TOKENIZER_NAMES:
-            action = QAction(
-                name if name != "estimate" else "estimate (4 chars a token)", self, checkable=True
-            )
+            action = QAction(name if name != "estimate" else "estimate (4 chars a token)", self, checkable=True)
             action.setData(name)
             self.tokenizer_group.addAction(action)
             token_menu.addAction(action)
@@ -346,9 +344,7 @@ class MainWindow(QMainWindow):
         gc = session.gc
         section: Section | None = self.gc_model.data(index, PAYLOAD_ROLE) if index.isValid() else None
         if section is None:
-            self.preview_title.setText(
-                f"{gc.title or 'Global context'} — {label(gc.version)} · {gc.tokens:,} tokens"
-            )
+            self.preview_title.setText(f"{gc.title or 'Global context'} — {label(gc.version)} · {gc.tokens:,} tokens")
             self.preview.show_markdown(gc.text[gc.front.body_start :])
             return
         self.preview_title.setText(f"{section.ref} · {section.tokens:,} tokens · line {section.line + 1}")
@@ -363,9 +359,7 @@ class MainWindow(QMainWindow):
         over = memory.line_count > LINE_LIMIT
         self.line_count.setText(f"{memory.line_count} / {LINE_LIMIT} lines")
         self.line_count.setStyleSheet("color:#b42318; font-weight:bold" if over else "")
-        self.line_count.setToolTip(
-            "Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else ""
-        )
+        self.line_count.setToolTip("Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else "")
         present = sorted({e.tag for s in memory.sections for e in s.entries if e.tag and e.tag not in TAGS})
         wanted = [ALL_TAGS, *TAGS, *present]
         if [self.tag_box.itemText(i) for i in range(self.tag_box.count())] != wanted:
@@ -395,9 +389,7 @@ class MainWindow(QMainWindow):
 
     def _apply_memory_filter(self) -> None:
         tag = self.tag_box.currentText()
-        query = MemoryQuery(
-            None if tag == ALL_TAGS else tag, self.search_box.text(), self.archived_box.isChecked()
-        )
+        query = MemoryQuery(None if tag == ALL_TAGS else tag, self.search_box.text(), self.archived_box.isChecked())
         self.memory_model.set_query(query)
 
     def _expand_memory_sections(self) -> None:

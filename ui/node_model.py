@@ -129,9 +129,7 @@ class NodeTreeModel(QAbstractItemModel):
             return node.payload
         return self.display(node.payload, index.column(), role)
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Column titles for horizontal headers."""
         if (
             orientation == Qt.Orientation.Horizontal
@@ -199,9 +197,7 @@ class NodeTreeModel(QAbstractItemModel):
                 self._sync_children(child, self.index(row, 0, index), spec.children)
         if changed:
             last_column = len(self.headers) - 1
-            self.dataChanged.emit(
-                self.index(changed[0], 0, index), self.index(changed[-1], last_column, index)
-            )
+            self.dataChanged.emit(self.index(changed[0], 0, index), self.index(changed[-1], last_column, index))
 
     def _build(self, spec: Spec, parent: Node) -> Node:
         node = Node(spec.key, spec.payload, parent, signature=self.signature(spec.payload))

@@ -1,0 +1,179 @@
+"""ADR-002 §6: every fallback condition, their precedence, the gate freeze, and the costs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from models.savings import scenario_rows, team_rows
+from models.session import open_session
+from models.tokens import get_tokenizer
+from models.update_plan import plan_update, snapshot_versions
+
+TOK = get_tokenizer("o200k_base")
+
+
+def _set_front(folder: Path, block: str) -> None:
+    """Replace the plan's tracking keys with ``block`` (YAML lines)."""
+    path = folder / "orchestration-plan.md"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("teammate_gc_versions:")
+    end = text.index("---", start)
+    path.write_text(text[:start] + block + text[end:], encoding="utf-8")
+
+
+def _decisions(folder: Path, new_text: str | None = None) -> dict[str, tuple[str, list[str]]]:
+    plan = plan_update(open_session(folder, TOK), new_text)
+    return {d.role: (d.mode, [c.code for c in d.conditions]) for d in plan.decisions}
+
+
+def test_demo_session_decisions(demo_copy: Path) -> None:
+    plan = plan_update(open_session(demo_copy, TOK))
+    got = {d.role: (d.mode, [c.code for c in d.conditions], d.base_version) for d in plan.decisions}
+    assert got == {
+        "implementer-1": ("current", [], None),
+        "implementer-2": ("current", [], None),
+        "implementer-3": ("delta", [], 5),
+        "implementer-4": ("full", ["FC-2"], 5),
+        "researcher-1": ("full", ["FC-1"], 4),
+    }
+    delta = next(d for d in plan.decisions if d.mode == "delta")
+    assert delta.tokens < 250 < delta.full_tokens == plan.full_tokens
+    assert plan.sent_tokens == delta.tokens + 2 * plan.full_tokens
+    assert plan.all_full_tokens == 3 * plan.full_tokens
+    assert 0 < plan.savings_percent < 100
+
+
+def test_every_condition_in_the_tree_order(demo_copy: Path) -> None:
+    """FC-2 first, then FC-3, FC-1, FC-4, FC-5; every condition that fires is listed."""
+    _set_front(
+        demo_copy,
+        "teammate_gc_versions:\n  implementer-1: 5\n  implementer-2: 3\n  implementer-4: 5\n  researcher-1: 5\n"
+        "teammate_status:\n  implementer-1: CONTEXT_LOST\n  implementer-2: NEED_CLARIFICATION\n"
+        "  implementer-3: CONTEXT_LOST\n  researcher-1: NEED_CLARIFICATION\n",
+    )
+    got = _decisions(demo_copy)
+    assert got["implementer-1"] == ("full", ["FC-2"])
+    assert got["implementer-2"] == ("full", ["FC-1", "FC-5"])
+    assert got["implementer-3"] == ("full", ["FC-2", "FC-3"])  # CONTEXT_LOST before initial spawn
+    assert got["implementer-4"] == ("delta", [])
+    assert got["researcher-1"] == ("full", ["FC-5"])
+
+
+def test_lost_context_needs_full_even_when_current(demo_copy: Path) -> None:
+    _set_front(
+        demo_copy, "teammate_gc_versions:\n  implementer-1: 6\nteammate_status:\n  implementer-1: CONTEXT_LOST\n"
+    )
+    assert _decisions(demo_copy)["implementer-1"] == ("full", ["FC-2"])
+
+
+def test_rapid_sequential_updates_use_the_confirmed_not_the_sent_version(demo_copy: Path) -> None:
+    """v5 → v6 → v7: a teammate that confirmed v5 (and was sent v6) gets the full v7."""
+    _set_front(
+        demo_copy,
+        "teammate_gc_versions:\n  implementer-1: 5\n  implementer-2: 6\n"
+        "teammate_gc_last_delta:\n  implementer-1: {sent_version: 6, delta_size: 187, timestamp: 2026-11-21T14:02:10Z}\n",
+    )
+    v7 = (demo_copy / "global-context.md").read_text(encoding="utf-8").replace("GC-v6", "GC-v7")
+    v7 = v7.replace("- Q-2:", "- Q-3: new question\n- Q-2:")
+    got = _decisions(demo_copy, v7)
+    assert got["implementer-1"] == ("full", ["FC-1"])
+    assert got["implementer-2"] == ("delta", [])
+
+
+def test_major_restructure_falls_back_to_full(demo_copy: Path) -> None:
+    _set_front(demo_copy, "teammate_gc_versions:\n  implementer-1: 6\n")
+    gc = (demo_copy / "global-context.md").read_text(encoding="utf-8").replace("GC-v6", "GC-v7")
+    restructured = re.sub(r"^(## .+)$", r"\1\n- Note: rewritten for phase 7", gc, flags=re.M)
+    mode, codes = _decisions(demo_copy, restructured)["implementer-1"]
+    assert (mode, codes) == ("full", ["FC-4"])
+
+
+def test_a_delta_costing_more_than_the_full_gc_is_refused(demo_copy: Path) -> None:
+    _set_front(demo_copy, "teammate_gc_versions:\n  implementer-1: 6\n")
+    tiny = "---\nversion: GC-v7\n---\n# Tiny\n## Scope\n- Goal: all new\n"
+    plan = plan_update(open_session(demo_copy, TOK), tiny)
+    decision = next(d for d in plan.decisions if d.role == "implementer-1")
+    assert decision.mode == "full"
+    assert any(c.code == "FC-4" and "costs no less than the full GC" in c.reason for c in decision.conditions)
+
+
+def test_missing_snapshot_means_full(demo_copy: Path) -> None:
+    (demo_copy / "gc-history" / "GC-v5.md").unlink()
+    assert 5 not in snapshot_versions(demo_copy)
+    mode, codes = _decisions(demo_copy)["implementer-3"]
+    assert (mode, codes) == ("full", ["NO-BASE"])
+
+
+def test_an_unbumped_edit_is_planned_as_the_next_version(demo_copy: Path) -> None:
+    """--new with the same version number: the Lead's working GC, to be published as v7."""
+    gc = (demo_copy / "global-context.md").read_text(encoding="utf-8")
+    edited = gc.replace("| P6 |\n", "| P6 |\n| D-9 | zstd snapshots | smaller | P6 |\n")
+    plan = plan_update(open_session(demo_copy, TOK), edited)
+    assert plan.current_version == 7
+    decisions = {d.role: d for d in plan.decisions}
+    assert decisions["implementer-1"].mode == "delta" and decisions["implementer-1"].base_version == 6
+    assert decisions["implementer-1"].delta is not None
+    assert [i.key for i in decisions["implementer-1"].delta.items] == ["D-9"]
+    assert decisions["implementer-3"].mode == "full"  # confirmed v5 is now two behind
+
+
+def test_gate_evaluation_freezes_every_update(demo_copy: Path) -> None:
+    path = demo_copy / "orchestration-plan.md"
+    text = path.read_text(encoding="utf-8").replace(
+        "---\n\n# Orchestration",
+        "gate_evaluation: {phase: 6, started: 2026-11-21T15:00:00Z}\n---\n\n# Orchestration",
+        1,
+    )
+    path.write_text(text, encoding="utf-8")
+    plan = plan_update(open_session(demo_copy, TOK))
+    assert plan.frozen is not None and "phase 6" in plan.frozen
+    modes = {d.role: d.mode for d in plan.decisions}
+    assert modes == {
+        "implementer-1": "current",
+        "implementer-2": "current",
+        "implementer-3": "frozen",
+        "implementer-4": "frozen",
+        "researcher-1": "frozen",
+    }
+    assert plan.sent_tokens == 0
+    four = next(d for d in plan.decisions if d.role == "implementer-4")
+    assert [c.code for c in four.conditions] == ["FC-2", "GATE"]
+
+
+def test_explicit_full_request(demo_copy: Path) -> None:
+    plan = plan_update(open_session(demo_copy, TOK), requested_full=frozenset({"implementer-3"}))
+    decision = next(d for d in plan.decisions if d.role == "implementer-3")
+    assert decision.mode == "full" and [c.code for c in decision.conditions] == ["FC-5"]
+
+
+@pytest.fixture(scope="module")
+def adr_rows() -> list:  # type: ignore[type-arg]
+    from conftest import DEMO
+
+    return scenario_rows((DEMO / "global-context.md").read_text(encoding="utf-8"), TOK)
+
+
+def test_savings_scenarios_stay_within_the_adr_table(adr_rows: list) -> None:  # type: ignore[type-arg]
+    rows = {r.scenario: r for r in adr_rows}
+    assert rows["1 decision added"].delta is not None and rows["1 decision added"].delta <= 250
+    assert rows["1 decision added"].items == 1
+    assert rows["Status update only"].delta is not None and rows["Status update only"].delta <= 100
+    assert rows["2-3 sections changed"].delta is not None and rows["2-3 sections changed"].delta <= 500
+    assert rows["Phase transition"].delta is not None and rows["Phase transition"].delta <= 800
+    assert rows["Major restructure (>50%)"].delta is None and "FC-4" in rows["Major restructure (>50%)"].note
+    for row in adr_rows:
+        assert 2000 < row.full < 3200  # the demo GC is about the ADR's 2,600 tokens
+
+
+def test_team_table_is_computed_from_the_scenarios(adr_rows: list) -> None:  # type: ignore[type-arg]
+    single, three, fallback = team_rows(adr_rows)
+    rows = {r.scenario: r for r in adr_rows}
+    assert single.delta == 4 * rows["2-3 sections changed"].delta
+    assert three.delta == 4 * sum(
+        rows[s].delta for s in ("1 decision added", "2-3 sections changed", "Status update only")
+    )
+    assert three.full == fallback.full and three.delta < fallback.delta < fallback.full
+    assert single.savings > 85 and three.savings > 85 and fallback.savings > 50
