@@ -39,11 +39,11 @@ class FileChangedError(RuntimeError):
         super().__init__(f"{path.name} {what} since it was read; nothing was written")
 
 
-class _Missing:
+class Missing:
     """Sentinel: the caller read no file and expects none (a create)."""
 
 
-MISSING = _Missing()
+MISSING = Missing()
 
 
 def is_temp_file(name: str) -> bool:
@@ -53,18 +53,18 @@ def is_temp_file(name: str) -> bool:
     )
 
 
-def _check(path: Path, expected: Stamp | _Missing | None) -> None:
+def _check(path: Path, expected: Stamp | Missing | None) -> None:
     if expected is None:
         return  # caller opted out of the check (app-owned files it alone writes)
     found = stamp_of(path)
-    if isinstance(expected, _Missing):
+    if isinstance(expected, Missing):
         if found is not None:
             raise FileChangedError(path, None, found)
     elif not expected.same_content(found):
         raise FileChangedError(path, expected, found)
 
 
-def atomic_write(path: Path, data: bytes, expected: Stamp | _Missing | None) -> Stamp:
+def atomic_write(path: Path, data: bytes, expected: Stamp | Missing | None) -> Stamp:
     """Replace ``path`` with ``data`` atomically; return the new file's stamp.
 
     ``expected`` is the stamp of the file as the caller read it, ``MISSING`` when the caller

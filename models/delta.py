@@ -157,7 +157,7 @@ def _find_item(section: Section, key: str) -> Item | None:
     return section.find_item(key)
 
 
-def _set_version(text: str, version: int) -> str:
+def set_version(text: str, version: int) -> str:
     front, _ = split_front_matter(text, "global-context.md")
     if not front.present or "version" not in front.data:
         return text
@@ -308,5 +308,5 @@ def apply_delta(text: str, delta: Delta) -> str:
         text = _apply_item_run(text, items[i:j])
         i = j
     if delta.new_version is not None:
-        text = _set_version(text, delta.new_version)
+        text = set_version(text, delta.new_version)
     return text

@@ -19,11 +19,12 @@ While ``gate_evaluation`` is set nothing is sent: the GC is frozen until the gat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from models.delta import Delta, Impact
+from models.delta import ApplyError, Delta, Impact, apply_delta
 from models.delta_diff import DiffResult, diff_gc
 from models.gc import parse_gc
 from models.session import Session
@@ -156,11 +157,16 @@ def plan_update(
     *,
     requested_full: frozenset[str] = frozenset(),
     impact: Impact | None = None,
+    delta_override: Delta | None = None,
+    forced_full: Mapping[str, str] | None = None,
 ) -> UpdatePlan:
     """Decide, for every teammate, delta or full (or frozen, or nothing due) for an update.
 
     Without ``new_text`` the update is the session's GC as it is; with it, ``new_text`` is
     the next version (its version is taken from its front matter, or the session's + 1).
+    ``delta_override`` replaces the computed delta from its ``old_version`` (the Lead edited
+    the items; it is proven against ``new_text`` like a computed one), and ``forced_full``
+    maps teammates the Lead sends the full GC to, to the reason the Lead gave.
     """
     tokenizer = session.tokenizer
     gc = session.gc
@@ -173,6 +179,8 @@ def plan_update(
     full_tokens = tokenizer.count(render_full(text, current))
     plan = UpdatePlan(current, tokenizer.name, full_tokens)
     bases = _Bases(session, text, current, previous_text)
+    if delta_override is not None and delta_override.old_version is not None:
+        bases.cache[delta_override.old_version] = _proven(bases, delta_override)
     gate = session.plan.gate_evaluation if session.plan is not None else None
     if gate:
         phase = gate.get("phase", "?")
@@ -185,11 +193,27 @@ def plan_update(
     for mate in mates:
         wants_full = mate.role in requested_full or (mate.status or "").upper() in FULL_REQUEST_STATUSES
         decision = _decide(mate.role, mate.confirmed, mate.status, wants_full, current, bases, plan, tokenizer)
+        reason = (forced_full or {}).get(mate.role)
+        if reason is not None and decision.mode == "delta":
+            forced = (*decision.conditions, Condition("FORCED", f"the Lead chose the full GC: {reason}"))
+            decision = replace(decision, mode="full", conditions=forced, delta=None, tokens=plan.full_tokens)
         if decision.delta is not None:
             delta = replace(decision.delta, impact=impact or Impact(affected))
             decision = replace(decision, delta=delta, tokens=_message_tokens(delta, tokenizer))
         plan.decisions.append(decision)
     return plan
+
+
+def _proven(bases: _Bases, delta: Delta) -> DiffResult | None:
+    """A hand-edited delta, checked like a computed one: does it reproduce the new GC?"""
+    base = bases.text_of(delta.old_version) if delta.old_version is not None else None
+    if base is None:
+        return None
+    try:
+        exact = apply_delta(base, delta) == bases.new_text
+    except ApplyError as exc:
+        return DiffResult(delta, False, str(exc))
+    return DiffResult(delta, exact, None if exact else "the edited delta does not reproduce the working GC")
 
 
 def _message_tokens(delta: Delta, tokenizer: Tokenizer) -> int:
