@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 from app.cli import UsageError, resolve_session
 from app.live_session import LiveSession
 from app.settings import AppSettings
+from models.composer import Composer
 from models.session import Part, find_sessions
 from models.tokens import get_tokenizer
 from ui.main_window import MainWindow
@@ -27,6 +28,7 @@ class Controller(QObject):
         self.window.openRequested.connect(lambda path: self.open(Path(path)))
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
+        self.window.composer.published.connect(lambda _: self._changed({"gc", "plan", "memory"}))
         self.window.set_tokenizer(settings.tokenizer)
         self.window.set_recent(settings.recent_sessions())
 
@@ -57,6 +59,7 @@ class Controller(QObject):
         self.live = live
         live.changed.connect(self._changed)
         self.window.show_session(live.session)
+        self.window.composer.set_composer(Composer.open(live.session))
         self.settings.add_recent(live.session.folder)
         self.window.set_recent(self.settings.recent_sessions())
         return True
@@ -64,6 +67,7 @@ class Controller(QObject):
     def _changed(self, parts: set[Part]) -> None:
         if self.live is not None:
             self.window.show_session(self.live.session, parts)
+            self.window.composer.on_session_changed()
 
     def reload(self) -> None:
         if self.live is not None:

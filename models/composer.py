@@ -92,10 +92,15 @@ class Composer:
 
     @property
     def dirty(self) -> bool:
-        """Unpublished work: the working GC differs from the base, or the items were edited."""
-        if self.hand_items is not None or self.forced_full or self.impact is not None:
-            return True
-        return self.base_text is None or set_version(self.working_text, 0) != set_version(self.base_text, 0)
+        """The Lead's own unsaved work: the GC edited here, items, impact or forced fulls."""
+        return self.edited_in_app or self.hand_items is not None or bool(self.forced_full) or self.impact is not None
+
+    @property
+    def has_update(self) -> bool:
+        """Something to publish: the working GC is not the last published one (or none was)."""
+        if self.base_text is None:
+            return bool(self.working_text.strip())
+        return self.dirty or set_version(self.working_text, 0) != set_version(self.base_text, 0)
 
     def items(self) -> tuple[DeltaItem, ...]:
         if self.hand_items is not None:

@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMenu,
+    QMessageBox,
     QTableView,
+    QTabWidget,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -35,6 +37,7 @@ from models.problems import Problem
 from models.session import ALL_PARTS, Part, Session
 from models.tokens import TOKENIZER_NAMES
 from models.versions import label
+from ui.composer_pane import ComposerPane
 from ui.item_models import (
     SORT_ROLE,
     GateModel,
@@ -93,7 +96,8 @@ class MainWindow(QMainWindow):
     openRequested = Signal(str)
     reloadRequested = Signal()
     tokenizerRequested = Signal(str)
-    viewUpdated = Signal(set)
+    viewUpdated = Signal(set)  # parts shown anew, after the models synced
+    sectionSelected = Signal(str)  # the § reference (without §), "" for none
 
     def __init__(self, settings: QSettings) -> None:
         super().__init__()
@@ -132,7 +136,11 @@ class MainWindow(QMainWindow):
         font.setBold(True)
         self.preview_title.setFont(font)
         self.preview = MarkdownView()
-        self.setCentralWidget(_pane(self.preview_title, self.preview))
+        self.composer = ComposerPane()
+        self.central_tabs = QTabWidget()
+        self.central_tabs.addTab(_pane(self.preview_title, self.preview), "Section")
+        self.central_tabs.addTab(self.composer, "Compose update")
+        self.setCentralWidget(self.central_tabs)
 
     def _build_sections(self) -> None:
         self.gc_banner = ProblemBanner()
@@ -226,6 +234,9 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
+        edit_menu = self.menuBar().addMenu("&Edit")
+        edit_menu.addAction(self.composer.undo_action)
+        edit_menu.addAction(self.composer.redo_action)
         open_action = QAction("&Open Session…", self, shortcut=QKeySequence(QKeySequence.StandardKey.Open))
         open_action.triggered.connect(self._ask_open)
         file_menu.addAction(open_action)
@@ -249,6 +260,9 @@ class MainWindow(QMainWindow):
         find = QAction("Find in TEAM-MEMORY", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
         find.triggered.connect(self._focus_search)
         view_menu.addAction(find)
+        compose = QAction("&Compose Update", self, shortcut=QKeySequence("Ctrl+Shift+U"))
+        compose.triggered.connect(lambda: self.central_tabs.setCurrentWidget(self.composer))
+        view_menu.addAction(compose)
         reset = QAction("Reset &Layout", self)
         reset.triggered.connect(self._default_layout)
         view_menu.addAction(reset)
@@ -288,12 +302,27 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Keep the layout and filters for the next run."""
+        """Ask before dropping unpublished composer edits; keep the layout for the next run."""
+        composer = self.composer.composer
+        if composer is not None and composer.dirty and not self.confirm_discard():
+            event.ignore()
+            return
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.setValue("memory/show_archived", "true" if self.archived_box.isChecked() else "false")
         self.settings.sync()
         super().closeEvent(event)
+
+    def confirm_discard(self) -> bool:
+        """Whether unpublished edits may be dropped (tests replace this)."""
+        answer = QMessageBox.question(
+            self,
+            "Unpublished update",
+            "The composer has an unpublished update. Close and discard it?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Discard
 
     def set_recent(self, folders: list[Path]) -> None:
         self.recent_menu.clear()
@@ -343,6 +372,8 @@ class MainWindow(QMainWindow):
             return
         gc = session.gc
         section: Section | None = self.gc_model.data(index, PAYLOAD_ROLE) if index.isValid() else None
+        self.composer.show_section(section.ref[1:] if section is not None else None)
+        self.sectionSelected.emit(section.ref[1:] if section is not None else "")
         if section is None:
             self.preview_title.setText(f"{gc.title or 'Global context'} — {label(gc.version)} · {gc.tokens:,} tokens")
             self.preview.show_markdown(gc.text[gc.front.body_start :])

@@ -1,0 +1,64 @@
+"""Render the README's screenshots from a fresh copy of the demo session (offscreen).
+
+Run: .venv/bin/python scripts/screenshots.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
+
+from app.controller import Controller  # noqa: E402
+from app.demo import bundled_session  # noqa: E402
+from app.settings import AppSettings  # noqa: E402
+
+OUT = ROOT / "resources" / "screenshots"
+
+
+def main() -> int:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "project" / ".agent" / "teams" / bundled_session().name
+        shutil.copytree(bundled_session(), folder)
+        settings = AppSettings(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
+        ctl = Controller(settings, headless=True)
+        w = ctl.window
+        w.resize(1440, 900)
+        ctl.open(folder)
+        w.show()
+        app.processEvents()
+        w.grab().save(str(OUT / "main-window.png"))
+
+        pane = w.composer
+        w.central_tabs.setCurrentWidget(pane)
+        w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions"))
+        row = "| D-9 | Snapshots compressed with zstd | Halves snapshot storage | P6 |\n"
+        pane.editor.setPlainText(pane.editor.toPlainText().replace("| P6 |\n", "| P6 |\n" + row))
+        pane._commit_section_edit()
+        pane.force_full_for("implementer-2", "rejoined after a long break")
+        pane.preview_tabs.setCurrentIndex(1)
+        app.processEvents()
+        w.grab().save(str(OUT / "composer-before-publish.png"))
+
+        pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
+        pane.publish()
+        pane.preview_tabs.setCurrentIndex(0)
+        app.processEvents()
+        w.grab().save(str(OUT / "composer-after-publish.png"))
+        ctl.close()
+    print("\n".join(str(p) for p in sorted(OUT.glob("*.png"))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,285 @@
+"""The composer in the window: edit, preview, force full, undo, publish, and refusals."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.settings import AppSettings
+from models.delta import set_version
+from models.frontmatter import split_front_matter
+from ui.composer_pane import ComposerPane
+from ui.node_model import PAYLOAD_ROLE
+
+Q2_END = "(owner: Lead)\n"  # the end of the last item of §Open Questions
+NOW_ROW = "| D-9 | Snapshots compressed with zstd | halves storage | P6 |\n"
+
+
+@pytest.fixture
+def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
+    settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    ctl = Controller(settings, headless=True)
+    qtbot.addWidget(ctl.window)
+    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
+    assert ctl.open(demo_copy)
+    yield ctl
+    ctl.close()
+
+
+def _pane(ctl: Controller) -> ComposerPane:
+    return ctl.window.composer
+
+
+def _select(ctl: Controller, title: str) -> None:
+    w = ctl.window
+    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == title))
+
+
+def _type_into_section(qtbot: QtBot, pane: ComposerPane, old: str, new: str) -> None:
+    """Edit the section in the editor the way a user does, and wait for the edit to settle."""
+    text = pane.editor.toPlainText()
+    assert old in text
+    with qtbot.waitSignal(pane.changed, timeout=3000):
+        pane.editor.setPlainText(text.replace(old, new))
+
+
+def _items(pane: ComposerPane) -> list[tuple[str, str, str | None]]:
+    model = pane.items_model
+    return [(i.op, i.ref, i.key) for i, _ in (model.index(r, 0).data(PAYLOAD_ROLE) for r in range(model.rowCount()))]
+
+
+def _modes(pane: ComposerPane) -> dict[str, str]:
+    model = pane.decisions_model
+    return {d.role: d.mode for d in (model.index(r, 0).data(PAYLOAD_ROLE) for r in range(model.rowCount()))}
+
+
+def test_opens_on_the_published_version_with_nothing_to_send(controller: Controller) -> None:
+    pane = _pane(controller)
+    assert "GC-v6 is published" in pane.header.text()
+    assert _items(pane) == []
+    assert not pane.publish_button.isEnabled()
+    assert controller.window.central_tabs.count() == 2
+
+
+def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    pane = _pane(controller)
+    _select(controller, "Architecture Decisions")
+    assert pane.editor_label.text() == "Editing §Architecture Decisions"
+    before_gc = (demo_copy / "global-context.md").read_bytes()
+
+    _type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
+    assert _items(pane) == [("ADDED", "Architecture Decisions", "D-9")]
+    assert "- ADDED §Architecture Decisions: D-9: Snapshots compressed with zstd" in pane.message.toPlainText()
+    assert "composing GC-v7 · 1 item ·" in pane.header.text() and "% saved" in pane.header.text()
+    assert _modes(pane) == {
+        "implementer-1": "delta",
+        "implementer-2": "delta",
+        "implementer-3": "full",
+        "implementer-4": "full",
+        "researcher-1": "full",
+    }
+    assert (demo_copy / "global-context.md").read_bytes() == before_gc  # nothing on disk before Publish
+
+    pane.force_full_for("implementer-2", "rejoined after a long break")
+    assert _modes(pane)["implementer-2"] == "full"
+    pane.undo_stack.undo()
+    assert _modes(pane)["implementer-2"] == "delta"
+    pane.undo_stack.redo()
+    assert _modes(pane)["implementer-2"] == "full"
+    assert pane.publish_button.isEnabled()
+
+    expected_gc = set_version(pane.composer.working_text, 7)  # type: ignore[union-attr]
+    delta_message = pane.composer.message_for("implementer-1")  # type: ignore[union-attr]
+    plan_before = split_front_matter((demo_copy / "orchestration-plan.md").read_text(encoding="utf-8"), "p")[0].data
+    pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
+    with qtbot.waitSignal(pane.published, timeout=5000) as published:
+        pane.publish()
+    written = {p.relative_to(demo_copy).as_posix() for p in published.args[0]}
+
+    assert (demo_copy / "global-context.md").read_text(encoding="utf-8") == expected_gc
+    assert (demo_copy / "gc-history" / "GC-v7.md").read_text(encoding="utf-8") == expected_gc
+    plan = split_front_matter((demo_copy / "orchestration-plan.md").read_text(encoding="utf-8"), "p")[0].data
+    assert plan["gc_version"] == "GC-v7"
+    assert plan["teammate_gc_versions"] == plan_before["teammate_gc_versions"]  # confirmed only by ACKs
+    assert {role: entry["sent_version"] for role, entry in plan["teammate_gc_last_delta"].items()} == {
+        "implementer-1": 7,
+        "implementer-2": 7,
+        "implementer-3": 7,
+        "implementer-4": 7,
+        "researcher-1": 7,
+    }
+    assert "- GC Version: GC-v7" in (demo_copy / "TEAM-MEMORY.md").read_text(encoding="utf-8")
+    outbox = {p.name.split("-2026")[0].split("-20")[0]: p for p in (demo_copy / "messages" / "outbox").iterdir()}
+    assert len(outbox) == 5
+    one = next(p for p in (demo_copy / "messages" / "outbox").iterdir() if "implementer-1" in p.name)
+    assert one.read_text(encoding="utf-8") == delta_message
+    two = next(p for p in (demo_copy / "messages" / "outbox").iterdir() if "implementer-2" in p.name)
+    assert two.read_text(encoding="utf-8").startswith("[CONTEXT-UPDATE] GC-v7 (full injection)\n\n---\nversion: GC-v7")
+    ledger = [json.loads(line) for line in (demo_copy / "messages" / "ledger.jsonl").read_text().splitlines()]
+    assert {e["to"]: e["mode"] for e in ledger} == {
+        "implementer-1": "delta",
+        "implementer-2": "full",
+        "implementer-3": "full",
+        "implementer-4": "full",
+        "researcher-1": "full",
+    }
+    assert next(e for e in ledger if e["to"] == "implementer-2")["forced_reason"] == "rejoined after a long break"
+    assert {"global-context.md", "gc-history/GC-v7.md", "orchestration-plan.md", "TEAM-MEMORY.md"} <= written
+
+    assert "GC-v7 is published" in pane.header.text()  # the composer starts over on the new version
+    assert pane.undo_stack.count() == 0 and not pane.composer.dirty  # type: ignore[union-attr]
+    assert controller.window.status_version.text() == "GC-v7"
+
+
+def test_publishing_is_refused_when_the_gc_changed_on_disk(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    pane = _pane(controller)
+    _select(controller, "Architecture Decisions")
+    _type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
+    working = pane.composer.working_text  # type: ignore[union-attr]
+
+    gc = demo_copy / "global-context.md"
+    agent_text = gc.read_text(encoding="utf-8").replace("- Q-2:", "- Q-3: added by an agent\n- Q-2:")
+    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
+        gc.write_text(agent_text, encoding="utf-8")
+    assert "changed on disk while you were editing" in pane.banner.text()
+    assert pane.composer.working_text == working  # type: ignore[union-attr]  # the Lead's edit is kept
+
+    pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
+    pane.publish()
+    assert pane.last_error is not None and "Nothing was published" in pane.last_error
+    assert "global-context.md changed on disk since the preview" in pane.last_error
+    assert gc.read_text(encoding="utf-8") == agent_text  # the agent's change is not overwritten
+    assert not (demo_copy / "gc-history" / "GC-v7.md").exists()
+    assert not (demo_copy / "messages").exists()
+
+
+def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    pane = _pane(controller)
+    _select(controller, "Open Questions")
+    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    assert pane.publish_button.isEnabled()
+    assert pane.set_gate(demo_copy / "orchestration-plan.md", {"phase": 6, "started": "2026-11-22T03:00:00Z"})
+    assert not pane.publish_button.isEnabled()
+    assert "publishing is frozen until the gate concludes" in pane.banner.text()
+    assert pane.gate_button.text() == "Conclude gate"
+    assert set(_modes(pane).values()) == {"frozen"}
+    text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
+    assert "gate_evaluation: {phase: 6, started: 2026-11-22T03:00:00Z}" in text
+    assert pane.set_gate(demo_copy / "orchestration-plan.md", None)
+    assert (
+        pane.publish_button.isEnabled() and "gate_evaluation" not in (demo_copy / "orchestration-plan.md").read_text()
+    )
+
+
+def test_item_edits_flags_and_undo(qtbot: QtBot, controller: Controller) -> None:
+    pane = _pane(controller)
+    _select(controller, "Architecture Decisions")
+    _type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
+    _select(controller, "Open Questions")
+    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    assert len(_items(pane)) == 2
+    pane.items_view.setCurrentIndex(pane.items_model.index(0, 0))
+    pane.replace_section()
+    assert _items(pane)[0] == ("REPLACED", "Architecture Decisions", None)
+    assert pane.composer.exact  # type: ignore[union-attr]
+    pane.items_view.setCurrentIndex(pane.items_model.index(1, 0))
+    pane.remove_item()
+    assert _items(pane) == [("REPLACED", "Architecture Decisions", None)]
+    assert not pane.composer.exact  # type: ignore[union-attr]  # Q-3 is in the GC but not in the delta
+    assert "do not reproduce the working GC" in pane.banner.text()
+    assert _modes(pane)["implementer-1"] == "full"  # an unproven delta is never sent
+    pane.undo_stack.undo()
+    pane.undo_stack.undo()
+    assert _items(pane) == [("ADDED", "Architecture Decisions", "D-9"), ("ADDED", "Open Questions", "Q-3")]
+    pane.undo_stack.undo()
+    pane.undo_stack.undo()
+    assert _items(pane) == [] and not pane.composer.dirty  # type: ignore[union-attr]
+
+
+def test_typing_pauses_merge_into_one_undo_step(qtbot: QtBot, controller: Controller) -> None:
+    pane = _pane(controller)
+    _select(controller, "Open Questions")
+    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: a\n")
+    _type_into_section(qtbot, pane, "- Q-3: a", "- Q-3: ab")
+    assert pane.undo_stack.count() == 1
+    pane.undo_stack.undo()
+    assert "Q-3" not in pane.editor.toPlainText()
+
+
+def test_copy_message_and_close_prompt(qtbot: QtBot, controller: Controller) -> None:
+    pane = _pane(controller)
+    _select(controller, "Open Questions")
+    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    text = pane.copy_message("implementer-1")
+    assert text is not None and text.startswith("[CONTEXT-UPDATE] GC-v6 → GC-v7")
+    assert QGuiApplication.clipboard().text() == text
+    assert pane.copy_message("implementer-9") is None
+    asked: list[bool] = []
+    controller.window.confirm_discard = lambda: asked.append(True) or False  # type: ignore[method-assign]
+    controller.window.show()
+    controller.window.close()
+    assert asked == [True] and controller.window.isVisible()
+    controller.window.confirm_discard = lambda: True  # type: ignore[method-assign]
+    controller.window.close()
+    assert not controller.window.isVisible()
+
+
+def test_composer_models_pass_the_model_tester(
+    qtbot: QtBot, controller: Controller, qtmodeltester: ModelTester
+) -> None:
+    pane = _pane(controller)
+    _select(controller, "Open Questions")
+    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    qtmodeltester.check(pane.items_model, force_py=True)
+    qtmodeltester.check(pane.decisions_model, force_py=True)
+
+
+def test_every_composer_action_has_a_shortcut(controller: Controller) -> None:
+    shortcuts = {a.shortcut().toString() for a in _pane(controller).actions()}
+    for keys in (
+        "Ctrl+I",
+        "Ctrl+Shift+E",
+        "Del",
+        "Ctrl+R",
+        "Ctrl+Shift+R",
+        "Ctrl+Shift+F",
+        "Ctrl+Shift+C",
+        "Ctrl+G",
+        "Ctrl+Shift+P",
+    ):
+        assert keys in shortcuts, keys
+    assert _pane(controller).undo_action.shortcut().toString() == "Ctrl+Z"
+
+
+def test_plan_front_matter_stays_parseable_after_publish(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    pane = _pane(controller)
+    _select(controller, "Open Questions")
+    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
+    pane.publish()
+    text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
+    data = yaml.safe_load(text.split("---")[1])
+    assert data["teammate_status"] == {"implementer-4": "CONTEXT_LOST"}
+    assert (
+        text.split("---", 2)[2]
+        == (
+            (
+                Path(__file__).parent.parent
+                / "resources/demo-project/.agent/teams/payments-ledger-v2/orchestration-plan.md"
+            )
+            .read_text(encoding="utf-8")
+            .split("---", 2)[2]
+        )
+    )  # the Markdown body is untouched

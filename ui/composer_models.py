@@ -1,0 +1,84 @@
+"""Item models of the composer: the delta items and the per-teammate decisions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QBrush
+
+from models.delta import DeltaItem
+from models.update_plan import Decision
+from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
+from ui.node_model import NodeTreeModel, Spec
+
+BACKGROUND = Qt.ItemDataRole.BackgroundRole
+
+
+def _short(text: str | None, limit: int = 80) -> str:
+    if text is None:
+        return ""
+    first = text.split("\n", 1)[0]
+    more = "…" if len(first) > limit or "\n" in text else ""
+    return first[:limit] + more
+
+
+class DeltaItemsModel(NodeTreeModel):
+    """The delta items in send order, with a flag when one disagrees with the working GC."""
+
+    headers = ("Op", "Section", "Key", "Old", "New / content", "Check")
+
+    def set_items(self, items: tuple[DeltaItem, ...], flags: list[str | None]) -> None:
+        # Rows are keyed by position: the same item may appear twice while the Lead edits.
+        self.sync([Spec(n, (item, flag)) for n, (item, flag) in enumerate(zip(items, flags, strict=True))])
+
+    def signature(self, payload: Any) -> tuple[object, ...]:
+        """The item and its flag."""
+        item, flag = payload
+        return (item, flag)
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """One column per field; the content of REPLACED/ADDED sections is cut to its first line."""
+        item, flag = payload
+        if role == DISPLAY:
+            new = item.new if item.key is not None else item.content
+            values = (item.op, "§" + item.ref, item.key or "", _short(item.old), _short(new), flag or "ok")
+            return values[column]
+        if role == TOOLTIP:
+            return flag or (item.content or item.new or item.old or item.label)
+        if role == BACKGROUND and flag:
+            return QBrush(WARN_BG)
+        return None
+
+
+_MODE_BG = {"full": WARN_BG, "frozen": BAD_BG}
+
+
+class DecisionsModel(NodeTreeModel):
+    """What each teammate gets, why, and what it costs."""
+
+    headers = ("Teammate", "Sends", "Tokens", "Why")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+
+    def set_decisions(self, decisions: list[Decision]) -> None:
+        self.sync([Spec(d.role, d) for d in decisions])
+
+    def signature(self, payload: Any) -> tuple[object, ...]:
+        """Mode, tokens and the conditions that fired."""
+        d: Decision = payload
+        return (d.mode, d.tokens, d.conditions)
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """The conditions are listed by code; their reasons are in the tooltip."""
+        d: Decision = payload
+        if role == DISPLAY:
+            what = {"delta": "delta", "full": "full GC", "frozen": "frozen", "current": "nothing due"}[d.mode]
+            tokens = f"{d.tokens:,}" if d.tokens else "—"
+            return (d.role, what, tokens, ", ".join(c.code for c in d.conditions))[column]
+        if role == TOOLTIP:
+            return "\n".join(f"{c.code}: {c.reason}" for c in d.conditions) or "one version behind: the delta"
+        if role == BACKGROUND and column == 1 and d.mode in _MODE_BG:
+            return QBrush(_MODE_BG[d.mode])
+        return None

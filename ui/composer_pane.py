@@ -1,0 +1,589 @@
+"""The delta composer: edit the working GC, shape the delta, preview it, publish it.
+
+Every change the Lead makes here (a section edit, an item added or removed, the impact, a
+teammate forced to full) is one QUndoCommand holding the composer's state before and after, so
+undo and redo restore exactly what was there. Nothing touches the disk until Publish, which
+shows every file it will write and refuses when any of them changed since.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from models.atomic import MISSING, FileChangedError, Missing, atomic_write
+from models.composer import Composer
+from models.delta import OPS, DeltaItem, Impact
+from models.delta_text import render_message
+from models.problems import Problem
+from models.publish import PublishPlan, PublishRefused, execute_publish, utc_now
+from models.surgical import EditError, set_front_key
+from models.textfile import Stamp, read_text
+from models.update_plan import UpdatePlan
+from models.versions import label
+from ui.composer_models import DecisionsModel, DeltaItemsModel
+from ui.markdown_highlighter import MarkdownHighlighter
+from ui.node_model import PAYLOAD_ROLE
+from ui.widgets import ProblemBanner
+
+EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
+ACTIONS = ("NONE", "PAUSE")
+
+
+@dataclass(frozen=True)
+class _State:
+    working_text: str
+    hand_items: tuple[DeltaItem, ...] | None
+    impact: Impact | None
+    forced_full: tuple[tuple[str, str], ...]
+
+
+class _Change(QUndoCommand):
+    """One composer edit; consecutive edits of the same section merge into one step."""
+
+    def __init__(self, pane: ComposerPane, text: str, before: _State, after: _State, merge_key: str | None) -> None:
+        super().__init__(text)
+        self.pane, self.before, self.after, self.merge_key = pane, before, after, merge_key
+
+    def id(self) -> int:
+        """Section edits share an id so that QUndoStack offers them to mergeWith."""
+        return 1 if self.merge_key else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        """Typing in one section is one undo step, however many pauses it took."""
+        if not isinstance(other, _Change) or other.merge_key != self.merge_key or self.merge_key is None:
+            return False
+        self.after = other.after
+        return True
+
+    def redo(self) -> None:
+        """Apply the state after the edit."""
+        self.pane.apply_state(self.after)
+
+    def undo(self) -> None:
+        """Restore the state before the edit."""
+        self.pane.apply_state(self.before)
+
+
+class ItemDialog(QDialog):
+    """Add or edit one delta item by hand."""
+
+    def __init__(self, parent: QWidget, item: DeltaItem | None, refs: list[str]) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Delta item")
+        self.op = QComboBox()
+        self.op.addItems(OPS)
+        self.ref = QComboBox()
+        self.ref.setEditable(True)
+        self.ref.addItems(refs)
+        self.key = QLineEdit()
+        self.old = QLineEdit()
+        self.new = QPlainTextEdit()
+        form = QFormLayout(self)
+        for name, widget in (("Operation", self.op), ("§ Section", self.ref), ("Key", self.key)):
+            form.addRow(name, widget)
+        form.addRow("Old value", self.old)
+        form.addRow("New value / content", self.new)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        if item is not None:
+            self.op.setCurrentText(item.op)
+            self.ref.setCurrentText(item.ref)
+            self.key.setText(item.key or "")
+            self.old.setText(item.old or "")
+            self.new.setPlainText((item.new if item.key is not None else item.content) or "")
+            self._position = item.position
+        else:
+            self._position = None
+
+    def item(self) -> DeltaItem:
+        key = self.key.text().strip() or None
+        text = self.new.toPlainText()
+        op = self.op.currentText()
+        if key is None:
+            return DeltaItem(op, self.ref.currentText().strip(), content=text, position=self._position)  # type: ignore[arg-type]
+        return DeltaItem(op, self.ref.currentText().strip(), key, self.old.text() or None, text or None)  # type: ignore[arg-type]
+
+
+class ComposerPane(QWidget):
+    """Compose, preview and publish the next GC version."""
+
+    published = Signal(list)
+    changed = Signal()  # after every state change and refresh
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.last_error: str | None = None
+        self.composer: Composer | None = None
+        self.plan: UpdatePlan | None = None
+        self.section_ref: str | None = None
+        self.undo_stack = QUndoStack(self)
+        self._applying = False
+        self._edit_timer = QTimer(self)
+        self._edit_timer.setSingleShot(True)
+        self._edit_timer.setInterval(EDIT_DELAY_MS)
+        self._edit_timer.timeout.connect(self._commit_section_edit)
+        self._build()
+
+    # -- layout -------------------------------------------------------------------------------------
+
+    def _button(self, text: str, slot: object, shortcut: str | None = None, tip: str = "") -> QPushButton:
+        button = QPushButton(text)
+        button.clicked.connect(slot)
+        if shortcut:
+            action = QAction(self)
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+            tip = f"{tip} ({QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)})".strip()
+        button.setToolTip(tip)
+        return button
+
+    def _build(self) -> None:
+        self.header = QLabel("No session")
+        self.header.setWordWrap(True)
+        font = self.header.font()
+        font.setBold(True)
+        self.header.setFont(font)
+        self.banner = ProblemBanner()
+
+        self.editor_label = QLabel("Select a section in the GC tree to edit it")
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(QFont("Monospace"))
+        self.editor.setPlaceholderText("The selected section of the working GC")
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # tables and code read unwrapped
+        self.highlighter = MarkdownHighlighter(self.editor.document())
+        self.editor.textChanged.connect(self._on_typing)
+        editor_box = _column(self.editor_label, self.editor)
+
+        self.items_model = DeltaItemsModel(self)
+        self.items_view = _table(self.items_model)
+        self.items_view.doubleClicked.connect(lambda _: self.edit_item())
+        item_buttons = _row(
+            self._button("Add…", self.add_item, "Ctrl+I", "Add an item by hand"),
+            self._button("Edit…", self.edit_item, "Ctrl+Shift+E", "Edit the selected item"),
+            self._button("Remove", self.remove_item, "Delete", "Remove the selected item"),
+            self._button("As REPLACED", self.replace_section, "Ctrl+R", "Send the selected item's section whole"),
+            self._button("Reset", self.reset_items, "Ctrl+Shift+R", "Back to the computed items"),
+        )
+        self.affected = QLineEdit()
+        self.affected.setPlaceholderText("affected teammates, comma-separated")
+        self.affected.editingFinished.connect(self._impact_edited)
+        self.actions_box = QComboBox()
+        self.actions_box.setEditable(True)
+        self.actions_box.addItems(ACTIONS)
+        self.actions_box.setToolTip("Required actions: NONE, PAUSE or re-read §Section")
+        self.actions_box.activated.connect(lambda _: self._impact_edited())
+        actions_edit = self.actions_box.lineEdit()
+        assert actions_edit is not None
+        actions_edit.editingFinished.connect(self._impact_edited)
+        impact = QFormLayout()
+        impact.addRow("Affected teammates", self.affected)
+        impact.addRow("Required actions", self.actions_box)
+        impact_box = QWidget()
+        impact_box.setLayout(impact)
+
+        self.message = QPlainTextEdit()
+        self.message.setReadOnly(True)
+        self.message.setFont(QFont("Monospace"))
+        self.decisions_model = DecisionsModel(self)
+        self.decisions_view = _table(self.decisions_model)
+        decision_buttons = _row(
+            self._button("Force full…", self.force_full, "Ctrl+Shift+F", "Send this teammate the full GC"),
+            self._button("Clear force", self.clear_force, None, "Back to the decision tree"),
+            self._button("Copy message", self.copy_message, "Ctrl+Shift+C", "Copy this teammate's message"),
+        )
+        tabs = QTabWidget()
+        tabs.addTab(self.message, "Message")
+        tabs.addTab(_column(self.decisions_view, decision_buttons), "Teammates")
+        self.preview_tabs = tabs
+
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(_column(QLabel("Delta items"), self.items_view, item_buttons, impact_box))
+        right.addWidget(tabs)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(editor_box)
+        split.addWidget(right)
+        split.setSizes([420, 620])
+
+        undo = self.undo_stack.createUndoAction(self, "Undo")
+        undo.setShortcut(QKeySequence.StandardKey.Undo)
+        redo = self.undo_stack.createRedoAction(self, "Redo")
+        redo.setShortcut(QKeySequence.StandardKey.Redo)
+        self.undo_action, self.redo_action = undo, redo
+        self.gate_button = self._button(
+            "Start gate…", self.toggle_gate, "Ctrl+G", "Freeze updates while a gate is evaluated"
+        )
+        self.publish_button = self._button("Publish…", self.publish, "Ctrl+Shift+P", "Write the update to the session")
+        bottom = _row(self.gate_button, self.publish_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.header)
+        layout.addWidget(self.banner)
+        layout.addWidget(split, 1)
+        layout.addWidget(bottom)
+
+    # -- state --------------------------------------------------------------------------------------
+
+    def set_composer(self, composer: Composer) -> None:
+        """A new session (or the one just published): a fresh composer and an empty undo stack."""
+        self.composer = composer
+        self.undo_stack.clear()
+        self.refresh()
+
+    def state(self) -> _State:
+        c = self.composer
+        assert c is not None
+        return _State(c.working_text, c.hand_items, c.impact, tuple(sorted(c.forced_full.items())))
+
+    def apply_state(self, state: _State) -> None:
+        c = self.composer
+        if c is None:
+            return
+        c.working_text, c.hand_items, c.impact = state.working_text, state.hand_items, state.impact
+        c.forced_full = dict(state.forced_full)
+        self.refresh()
+
+    def _push(self, text: str, after: _State, merge_key: str | None = None) -> None:
+        before = self.state()
+        if after != before:
+            self.undo_stack.push(_Change(self, text, before, after, merge_key))
+
+    def on_session_changed(self) -> None:
+        """Files changed on disk: follow the GC unless the Lead is editing it here."""
+        if self.composer is not None:
+            self.composer.follow_disk()
+            self.refresh()
+
+    # -- refreshing the views -----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        c = self.composer
+        if c is None:
+            return
+        items = c.items()
+        self.items_model.set_items(items, c.flags())
+        self.plan = c.plan()
+        self.decisions_model.set_decisions(self.plan.decisions)
+        for view in (self.items_view, self.decisions_view):
+            view.resizeColumnsToContents()
+        delta = c.delta()
+        message = render_message(delta)
+        self.message.setPlainText(message)
+        impact = c.impact or c.default_impact()
+        if not self.affected.hasFocus():
+            self.affected.setText(", ".join(impact.affected))
+        if not self.actions_box.hasFocus():
+            self.actions_box.setCurrentText(impact.actions)
+        self._show_section_text()
+        self._update_header(message)
+        self.changed.emit()
+
+    def _update_header(self, message: str) -> None:
+        c, plan = self.composer, self.plan
+        assert c is not None and plan is not None
+        tokenizer = c.session.tokenizer
+        problems: list[str] = []
+        if c.base_version is None:
+            head = "No gc-history snapshot yet: the first publish sends the full GC to everyone"
+        elif not c.has_update:
+            head = f"{label(c.base_version)} is published; edit the GC to compose {label(c.new_version)}"
+        else:
+            cost = tokenizer.count(message)
+            head = (
+                f"{label(c.base_version)} published → composing {label(c.new_version)} · "
+                f"{_count(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
+                f"team {plan.sent_tokens:,} tok, {plan.savings_percent:.0f}% saved ({tokenizer.name})"
+            )
+        if plan.frozen:
+            problems.append(f"{plan.frozen}: publishing is frozen until the gate concludes")
+        if c.disk_changed_under_edit:
+            problems.append(
+                "global-context.md changed on disk while you were editing it here: publishing will be refused. "
+                "Undo your edits to take the disk version."
+            )
+        if c.hand_items is not None and not c.exact:
+            problems.append("the edited items do not reproduce the working GC: delta recipients will get the full GC")
+        self.header.setText(head)
+        self.banner.show_problems([Problem("warning", "composer", p) for p in problems])
+        gate = c.session.plan.gate_evaluation if c.session.plan else None
+        self.gate_button.setText("Conclude gate" if gate else "Start gate…")
+        self.publish_button.setEnabled(c.has_update and not plan.frozen)
+
+    # -- the section editor -------------------------------------------------------------------------
+
+    def show_section(self, ref: str | None) -> None:
+        """Edit section ``ref`` of the working GC (follows the GC tree's selection)."""
+        self._commit_section_edit()
+        self.section_ref = ref
+        self._show_section_text()
+
+    def _show_section_text(self) -> None:
+        c = self.composer
+        text = c.section_text(self.section_ref) if (c is not None and self.section_ref) else None
+        self.editor_label.setText(
+            f"Editing §{self.section_ref}" if text is not None else "Select a section in the GC tree to edit it"
+        )
+        self.editor.setReadOnly(text is None)
+        if text is not None and text != self.editor.toPlainText() and not self._edit_timer.isActive():
+            self._applying = True
+            cursor = self.editor.textCursor().position()
+            self.editor.setPlainText(text)
+            cursor_to = self.editor.textCursor()
+            cursor_to.setPosition(min(cursor, len(text)))
+            self.editor.setTextCursor(cursor_to)
+            self._applying = False
+        elif text is None:
+            self._applying = True
+            self.editor.clear()
+            self._applying = False
+
+    def _on_typing(self) -> None:
+        if not self._applying and self.section_ref:
+            self._edit_timer.start()
+
+    def _commit_section_edit(self) -> None:
+        self._edit_timer.stop()
+        c = self.composer
+        if c is None or not self.section_ref or self.editor.isReadOnly():
+            return
+        text = self.editor.toPlainText()
+        if c.section_text(self.section_ref) in (None, text):
+            return
+        try:
+            working = c.with_section_text(self.section_ref, text)
+        except KeyError:
+            return
+        state = replace(self.state(), working_text=working)
+        self._push(f"Edit §{self.section_ref}", state, merge_key=self.section_ref)
+
+    # -- items, impact, forced full -----------------------------------------------------------------
+
+    def _selected(self, view: QTableView) -> object | None:
+        index = view.currentIndex()
+        return index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
+
+    def _refs(self) -> list[str]:
+        c = self.composer
+        gc = c.session.gc if c is not None else None
+        return [s.ref[1:] for s in gc.walk()] if gc is not None else []
+
+    def _set_items(self, text: str, items: tuple[DeltaItem, ...]) -> None:
+        self._push(text, replace(self.state(), hand_items=items))
+
+    def add_item(self) -> None:
+        dialog = ItemDialog(self, None, self._refs())
+        if dialog.exec() == QDialog.DialogCode.Accepted and self.composer is not None:
+            self._set_items("Add item", (*self.composer.items(), dialog.item()))
+
+    def edit_item(self) -> None:
+        payload = self._selected(self.items_view)
+        if payload is None or self.composer is None:
+            return
+        row = self.items_view.currentIndex().row()
+        item = payload[0]  # type: ignore[index]
+        dialog = ItemDialog(self, item, self._refs())
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            items = list(self.composer.items())
+            items[row] = dialog.item()
+            self._set_items("Edit item", tuple(items))
+
+    def remove_item(self) -> None:
+        if self.composer is None or not self.items_view.currentIndex().isValid():
+            return
+        row = self.items_view.currentIndex().row()
+        items = list(self.composer.items())
+        del items[row]
+        self._set_items("Remove item", tuple(items))
+
+    def replace_section(self) -> None:
+        payload = self._selected(self.items_view)
+        if payload is None or self.composer is None:
+            return
+        ref = payload[0].ref  # type: ignore[index]
+        self._set_items(f"Send §{ref} whole", self.composer.as_replaced(ref))
+
+    def reset_items(self) -> None:
+        self._push("Reset items", replace(self.state(), hand_items=None, impact=None))
+
+    def _impact_edited(self) -> None:
+        c = self.composer
+        if c is None:
+            return
+        names = tuple(n.strip() for n in self.affected.text().split(",") if n.strip())
+        impact = Impact(names, self.actions_box.currentText().strip() or "NONE")
+        if impact != (c.impact or c.default_impact()):
+            self._push("Edit impact", replace(self.state(), impact=impact))
+
+    def force_full(self) -> None:
+        decision = self._selected(self.decisions_view)
+        if decision is None or self.composer is None:
+            return
+        role = decision.role  # type: ignore[attr-defined]
+        reason, ok = QInputDialog.getText(self, "Force full GC", f"Why does {role} get the full GC?")
+        if ok and reason.strip():
+            self.force_full_for(role, reason.strip())
+
+    def force_full_for(self, role: str, reason: str) -> None:
+        forced = dict(self.state().forced_full)
+        forced[role] = reason
+        self._push(f"Full GC for {role}", replace(self.state(), forced_full=tuple(sorted(forced.items()))))
+
+    def clear_force(self) -> None:
+        decision = self._selected(self.decisions_view)
+        if decision is None:
+            return
+        forced = {k: v for k, v in self.state().forced_full if k != decision.role}  # type: ignore[attr-defined]
+        self._push("Clear forced full", replace(self.state(), forced_full=tuple(sorted(forced.items()))))
+
+    def copy_message(self, role: str | None = None) -> str | None:
+        """Copy a teammate's message (the selected one by default) to the clipboard."""
+        if role is None:
+            decision = self._selected(self.decisions_view)
+            role = decision.role if decision is not None else None  # type: ignore[attr-defined]
+        if role is None or self.composer is None:
+            return None
+        text = self.composer.message_for(role, self.plan)
+        if text is not None:
+            QGuiApplication.clipboard().setText(text)
+        return text
+
+    # -- gate and publish ---------------------------------------------------------------------------
+
+    def toggle_gate(self) -> None:
+        """Start a gate evaluation (freezes updates) or conclude it, in the plan's front matter."""
+        c = self.composer
+        if c is None:
+            return
+        path = c.session.folder / "orchestration-plan.md"
+        started = c.session.plan.gate_evaluation if c.session.plan else None
+        if started:
+            value = None
+        else:
+            phase, ok = QInputDialog.getInt(self, "Start gate", "Phase being evaluated:", 1, 0, 99)
+            if not ok:
+                return
+            value = {"phase": phase, "started": utc_now()}
+        self.set_gate(path, value)
+
+    def set_gate(self, target: Path, value: dict[str, object] | None) -> bool:
+        expected: Stamp | Missing
+        try:
+            loaded = read_text(target)
+            text, expected = loaded.text, loaded.stamp
+        except FileNotFoundError:
+            text, expected = "", MISSING
+        try:
+            atomic_write(target, set_front_key(text, "gate_evaluation", value).encode("utf-8"), expected)
+        except (EditError, FileChangedError, OSError) as exc:
+            self._error(f"The gate could not be set: {exc}")
+            return False
+        assert self.composer is not None
+        self.composer.session.reload({"plan"})
+        self.refresh()
+        return True
+
+    def publish(self) -> None:
+        """Show every file publishing writes, ask, then write them (or refuse, writing nothing)."""
+        c = self.composer
+        if c is None:
+            return
+        self._commit_section_edit()
+        plan = c.publish_plan()
+        text = plan.dry_run(c.session.folder)
+        if plan.blocked:
+            self._error("Publishing is not possible:\n" + "\n".join(plan.blocked))
+            return
+        box = QMessageBox(self)
+        box.setWindowTitle(f"Publish {label(plan.version)}")
+        box.setText(f"Publish {label(plan.version)} to {len(self.plan.recipients) if self.plan else 0} teammates?")
+        box.setDetailedText(text)
+        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+        if self.confirm(box) != QMessageBox.StandardButton.Ok:
+            return
+        self.do_publish(plan)
+
+    def confirm(self, box: QMessageBox) -> QMessageBox.StandardButton:
+        """Asks the Lead (tests replace this)."""
+        return QMessageBox.StandardButton(box.exec())
+
+    def do_publish(self, plan: PublishPlan) -> bool:
+        c = self.composer
+        assert c is not None
+        try:
+            written = execute_publish(plan)
+        except PublishRefused as exc:
+            self._error("Nothing was published:\n" + "\n".join(exc.reasons))
+            return False
+        except OSError as exc:
+            self._error(f"Publishing stopped: {exc}")
+            return False
+        c.session.reload()
+        self.set_composer(Composer.open(c.session))
+        self.published.emit(written)
+        return True
+
+    def _error(self, message: str) -> None:
+        self.last_error = message
+        self.banner.show_problems([Problem("error", "composer", message)])
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _column(*widgets: QWidget) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for w in widgets:
+        layout.addWidget(w)
+    return box
+
+
+def _row(*widgets: QWidget) -> QWidget:
+    box = QWidget()
+    layout = QHBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for w in widgets:
+        layout.addWidget(w)
+    layout.addStretch(1)
+    return box
+
+
+def _table(model: DeltaItemsModel | DecisionsModel) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return view
