@@ -283,3 +283,29 @@ def test_plan_front_matter_stays_parseable_after_publish(qtbot: QtBot, controlle
             .split("---", 2)[2]
         )
     )  # the Markdown body is untouched
+
+
+def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, controller: Controller) -> None:
+    pane = _pane(controller)
+    _select(controller, "Open Questions")
+    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: rendered <b>safely</b>\n")
+    rendered = pane.rendered.toPlainText()
+    assert "Q-3: rendered <b>safely</b>" in rendered  # raw HTML shown as text
+    w = controller.window
+    row = next(r for r in range(w.teammate_proxy.rowCount()) if w.teammate_proxy.index(r, 0).data() == "implementer-1")
+    w.teammate_view.setCurrentIndex(w.teammate_proxy.index(row, 0))
+    text = w._copy_teammate_message()
+    assert text is not None and "- ADDED §Open Questions: Q-3" in text
+    assert QGuiApplication.clipboard().text() == text
+    row = next(r for r in range(w.teammate_proxy.rowCount()) if w.teammate_proxy.index(r, 0).data() == "researcher-1")
+    w.teammate_view.setCurrentIndex(w.teammate_proxy.index(row, 0))
+    assert w._copy_teammate_message().startswith("[CONTEXT-UPDATE] GC-v7 (full injection)")  # type: ignore[union-attr]
+
+
+def test_focus_shortcuts_for_keyboard_only_use(controller: Controller) -> None:
+    pane_keys = {a.shortcut().toString() for a in _pane(controller).actions()}
+    assert {"Ctrl+E", "Ctrl+L"} <= pane_keys
+    window_keys = {
+        a.shortcut().toString() for m in controller.window.menuBar().actions() if m.menu() for a in m.menu().actions()
+    }
+    assert {"Ctrl+1", "Ctrl+2", "Ctrl+3", "Ctrl+4", "Ctrl+Shift+U", "Ctrl+Z", "Ctrl+O", "F5"} <= window_keys

@@ -47,7 +47,7 @@ from models.versions import label
 from ui.composer_models import DecisionsModel, DeltaItemsModel
 from ui.markdown_highlighter import MarkdownHighlighter
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import ProblemBanner
+from ui.widgets import MarkdownView, ProblemBanner
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
@@ -180,7 +180,21 @@ class ComposerPane(QWidget):
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # tables and code read unwrapped
         self.highlighter = MarkdownHighlighter(self.editor.document())
         self.editor.textChanged.connect(self._on_typing)
-        editor_box = _column(self.editor_label, self.editor)
+        self.rendered = MarkdownView()
+        self.rendered.setToolTip("The working section as it will read")
+        editor_split = QSplitter(Qt.Orientation.Vertical)
+        editor_split.addWidget(self.editor)
+        editor_split.addWidget(self.rendered)
+        editor_split.setSizes([360, 200])
+        editor_box = _column(self.editor_label, editor_split)
+        focus_editor = QAction(self)
+        focus_editor.setShortcut(QKeySequence("Ctrl+E"))
+        focus_editor.triggered.connect(self.editor.setFocus)
+        self.addAction(focus_editor)
+        focus_items = QAction(self)
+        focus_items.setShortcut(QKeySequence("Ctrl+L"))
+        focus_items.triggered.connect(self.items_view_focus)
+        self.addAction(focus_items)
 
         self.items_model = DeltaItemsModel(self)
         self.items_view = _table(self.items_model)
@@ -351,6 +365,10 @@ class ComposerPane(QWidget):
             f"Editing §{self.section_ref}" if text is not None else "Select a section in the GC tree to edit it"
         )
         self.editor.setReadOnly(text is None)
+        if text is not None:
+            self.rendered.show_markdown(text)
+        else:
+            self.rendered.show_message("No section selected.")
         if text is not None and text != self.editor.toPlainText() and not self._edit_timer.isActive():
             self._applying = True
             cursor = self.editor.textCursor().position()
@@ -363,6 +381,11 @@ class ComposerPane(QWidget):
             self._applying = True
             self.editor.clear()
             self._applying = False
+
+    def items_view_focus(self) -> None:
+        self.items_view.setFocus()
+        if not self.items_view.currentIndex().isValid() and self.items_model.rowCount():
+            self.items_view.setCurrentIndex(self.items_model.index(0, 0))
 
     def _on_typing(self) -> None:
         if not self._applying and self.section_ref:

@@ -165,6 +165,12 @@ class MainWindow(QMainWindow):
         self.teammate_view = _table(self.teammate_proxy)
         self.teammate_view.setSortingEnabled(True)
         self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        copy = QAction("Copy this teammate's update message", self.teammate_view)
+        copy.setShortcut(QKeySequence("Ctrl+Shift+M"))
+        copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy.triggered.connect(self._copy_teammate_message)
+        self.teammate_view.addAction(copy)
+        self.teammate_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.teammates_dock = self._dock(
             "Teammates",
             "teammates",
@@ -257,6 +263,15 @@ class MainWindow(QMainWindow):
             action.setShortcut(QKeySequence(f"Alt+{number}"))
             view_menu.addAction(action)
         view_menu.addSeparator()
+        for keys, label_text, widget in (
+            ("Ctrl+1", "Focus GC Sections", self.gc_view),
+            ("Ctrl+2", "Focus Teammates", self.teammate_view),
+            ("Ctrl+3", "Focus TEAM-MEMORY", self.memory_view),
+            ("Ctrl+4", "Focus Gates", self.gate_view),
+        ):
+            focus = QAction(label_text, self, shortcut=QKeySequence(keys))
+            focus.triggered.connect(widget.setFocus)
+            view_menu.addAction(focus)
         find = QAction("Find in TEAM-MEMORY", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
         find.triggered.connect(self._focus_search)
         view_menu.addAction(find)
@@ -441,6 +456,14 @@ class MainWindow(QMainWindow):
             return
         for row in range(first, last + 1):
             self.memory_view.expand(model.index(row, 0))
+
+    def _copy_teammate_message(self) -> str | None:
+        """Copy the composed update for the teammate selected in the table (nothing if none is due)."""
+        index = self.teammate_view.currentIndex()
+        mate = index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
+        text = self.composer.copy_message(mate.role) if mate is not None else None
+        self.statusBar().showMessage("Message copied" if text else "No update is due for this teammate", 3000)
+        return text
 
     def _focus_search(self) -> None:
         self.memory_dock.show()
