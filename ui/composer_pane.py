@@ -14,13 +14,10 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -47,7 +44,7 @@ from models.versions import label
 from ui.composer_models import DecisionsModel, DeltaItemsModel
 from ui.markdown_highlighter import MarkdownHighlighter
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import MarkdownView, ProblemBanner
+from ui.widgets import MarkdownView, ProblemBanner, column, row, table_view
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
@@ -186,7 +183,7 @@ class ComposerPane(QWidget):
         editor_split.addWidget(self.editor)
         editor_split.addWidget(self.rendered)
         editor_split.setSizes([360, 200])
-        editor_box = _column(self.editor_label, editor_split)
+        editor_box = column(self.editor_label, editor_split)
         focus_editor = QAction(self)
         focus_editor.setShortcut(QKeySequence("Ctrl+E"))
         focus_editor.triggered.connect(self.editor.setFocus)
@@ -197,9 +194,9 @@ class ComposerPane(QWidget):
         self.addAction(focus_items)
 
         self.items_model = DeltaItemsModel(self)
-        self.items_view = _table(self.items_model)
+        self.items_view = table_view(self.items_model)
         self.items_view.doubleClicked.connect(lambda _: self.edit_item())
-        item_buttons = _row(
+        item_buttons = row(
             self._button("Add…", self.add_item, "Ctrl+I", "Add an item by hand"),
             self._button("Edit…", self.edit_item, "Ctrl+Shift+E", "Edit the selected item"),
             self._button("Remove", self.remove_item, "Delete", "Remove the selected item"),
@@ -227,19 +224,19 @@ class ComposerPane(QWidget):
         self.message.setReadOnly(True)
         self.message.setFont(QFont("Monospace"))
         self.decisions_model = DecisionsModel(self)
-        self.decisions_view = _table(self.decisions_model)
-        decision_buttons = _row(
+        self.decisions_view = table_view(self.decisions_model)
+        decision_buttons = row(
             self._button("Force full…", self.force_full, "Ctrl+Shift+F", "Send this teammate the full GC"),
             self._button("Clear force", self.clear_force, None, "Back to the decision tree"),
             self._button("Copy message", self.copy_message, "Ctrl+Shift+C", "Copy this teammate's message"),
         )
         tabs = QTabWidget()
         tabs.addTab(self.message, "Message")
-        tabs.addTab(_column(self.decisions_view, decision_buttons), "Teammates")
+        tabs.addTab(column(self.decisions_view, decision_buttons), "Teammates")
         self.preview_tabs = tabs
 
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(_column(QLabel("Delta items"), self.items_view, item_buttons, impact_box))
+        right.addWidget(column(QLabel("Delta items"), self.items_view, item_buttons, impact_box))
         right.addWidget(tabs)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(editor_box)
@@ -255,7 +252,7 @@ class ComposerPane(QWidget):
             "Start gate…", self.toggle_gate, "Ctrl+G", "Freeze updates while a gate is evaluated"
         )
         self.publish_button = self._button("Publish…", self.publish, "Ctrl+Shift+P", "Write the update to the session")
-        bottom = _row(self.gate_button, self.publish_button)
+        bottom = row(self.gate_button, self.publish_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
@@ -579,34 +576,3 @@ class ComposerPane(QWidget):
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _column(*widgets: QWidget) -> QWidget:
-    box = QWidget()
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(0, 0, 0, 0)
-    for w in widgets:
-        layout.addWidget(w)
-    return box
-
-
-def _row(*widgets: QWidget) -> QWidget:
-    box = QWidget()
-    layout = QHBoxLayout(box)
-    layout.setContentsMargins(0, 0, 0, 0)
-    for w in widgets:
-        layout.addWidget(w)
-    layout.addStretch(1)
-    return box
-
-
-def _table(model: DeltaItemsModel | DecisionsModel) -> QTableView:
-    view = QTableView()
-    view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.verticalHeader().hide()
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
-    view.horizontalHeader().setStretchLastSection(True)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    return view

@@ -12,7 +12,6 @@ from pathlib import Path
 from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDockWidget,
@@ -24,10 +23,8 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QTableView,
     QTabWidget,
     QTreeView,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -46,34 +43,10 @@ from ui.item_models import (
     TeammateModel,
 )
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import MarkdownView, ProblemBanner
+from ui.widgets import MarkdownView, ProblemBanner, column, table_view
 
 ALL_TAGS = "All tags"
 EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
-
-
-def _pane(*widgets: QWidget) -> QWidget:
-    box = QWidget()
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(2, 2, 2, 2)
-    layout.setSpacing(3)
-    for w in widgets:
-        layout.addWidget(w)
-    return box
-
-
-def _table(model: QSortFilterProxyModel | GateModel) -> QTableView:
-    view = QTableView()
-    view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.verticalHeader().hide()
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    view.horizontalHeader().setStretchLastSection(True)
-    view.setAlternatingRowColors(True)
-    view.setWordWrap(False)
-    return view
 
 
 def _number_columns(view: QTreeView, samples: dict[int, str]) -> None:
@@ -85,9 +58,9 @@ def _number_columns(view: QTreeView, samples: dict[int, str]) -> None:
     header = view.header()
     header.setStretchLastSection(False)
     header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    for column, sample in samples.items():
-        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(column, view.fontMetrics().horizontalAdvance(sample) + 24)
+    for number, sample in samples.items():
+        header.setSectionResizeMode(number, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(number, view.fontMetrics().horizontalAdvance(sample) + 24)
 
 
 class MainWindow(QMainWindow):
@@ -138,7 +111,7 @@ class MainWindow(QMainWindow):
         self.preview = MarkdownView()
         self.composer = ComposerPane()
         self.central_tabs = QTabWidget()
-        self.central_tabs.addTab(_pane(self.preview_title, self.preview), "Section")
+        self.central_tabs.addTab(column(self.preview_title, self.preview), "Section")
         self.central_tabs.addTab(self.composer, "Compose update")
         self.setCentralWidget(self.central_tabs)
 
@@ -153,7 +126,7 @@ class MainWindow(QMainWindow):
         self.sections_dock = self._dock(
             "GC sections",
             "sections",
-            _pane(self.gc_banner, self.gc_view),
+            column(self.gc_banner, self.gc_view),
             Qt.DockWidgetArea.LeftDockWidgetArea,
         )
 
@@ -162,7 +135,7 @@ class MainWindow(QMainWindow):
         self.teammate_proxy = QSortFilterProxyModel(self)
         self.teammate_proxy.setSourceModel(self.teammate_model)
         self.teammate_proxy.setSortRole(SORT_ROLE)
-        self.teammate_view = _table(self.teammate_proxy)
+        self.teammate_view = table_view(self.teammate_proxy, fit_columns=True)
         self.teammate_view.setSortingEnabled(True)
         self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         copy = QAction("Copy this teammate's update message", self.teammate_view)
@@ -174,7 +147,7 @@ class MainWindow(QMainWindow):
         self.teammates_dock = self._dock(
             "Teammates",
             "teammates",
-            _pane(self.plan_banner, self.teammate_view),
+            column(self.plan_banner, self.teammate_view),
             Qt.DockWidgetArea.BottomDockWidgetArea,
         )
 
@@ -208,18 +181,18 @@ class MainWindow(QMainWindow):
         self.memory_dock = self._dock(
             "TEAM-MEMORY",
             "memory",
-            _pane(bar, self.memory_banner, self.memory_view),
+            column(bar, self.memory_banner, self.memory_view),
             Qt.DockWidgetArea.RightDockWidgetArea,
         )
         self._apply_memory_filter()
 
     def _build_gates(self) -> None:
         self.gates_banner = ProblemBanner()
-        self.gate_view = _table(self.gate_model)
+        self.gate_view = table_view(self.gate_model, fit_columns=True)
         self.gates_dock = self._dock(
             "Gates",
             "gates",
-            _pane(self.gates_banner, self.gate_view),
+            column(self.gates_banner, self.gate_view),
             Qt.DockWidgetArea.BottomDockWidgetArea,
         )
 

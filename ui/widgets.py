@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QLabel, QTextBrowser, QWidget
+from PySide6.QtCore import QAbstractItemModel, QUrl
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from models.markdown_html import render_markdown
 from models.problems import Problem
@@ -76,3 +85,41 @@ class MarkdownView(QTextBrowser):
     def loadResource(self, type: int, name: QUrl | str) -> object:
         """Never load images or style sheets named by the document (local or remote)."""
         return None
+
+
+def column(*widgets: QWidget, margin: int = 0) -> QWidget:
+    """Widgets stacked vertically in a plain container."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(margin, margin, margin, margin)
+    layout.setSpacing(3)
+    for w in widgets:
+        layout.addWidget(w)
+    return box
+
+
+def row(*widgets: QWidget) -> QWidget:
+    """Widgets side by side, packed to the left."""
+    box = QWidget()
+    layout = QHBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for w in widgets:
+        layout.addWidget(w)
+    layout.addStretch(1)
+    return box
+
+
+def table_view(model: QAbstractItemModel, fit_columns: bool = False) -> QTableView:
+    """A compact, row-selecting table; ``fit_columns`` for small tables only (it measures all rows)."""
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    mode = QHeaderView.ResizeMode.ResizeToContents if fit_columns else QHeaderView.ResizeMode.Interactive
+    view.horizontalHeader().setSectionResizeMode(mode)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    return view
