@@ -19,6 +19,8 @@ from models.delta_diff import diff_gc
 from models.delta_report import delta_data, plan_data, plan_text, savings_data, savings_text
 from models.delta_text import oneline_exact, parse_message, render_message, render_oneline
 from models.gc import parse_gc
+from models.memory import TAGS, parse_memory
+from models.memory_edit import MemoryEditError, add_entry, memory_check_data, memory_check_text, utc_now_minutes
 from models.report import session_data, session_summary
 from models.savings import scenario_rows, team_rows
 from models.session import Session, find_sessions, open_session
@@ -184,6 +186,32 @@ def cmd_savings(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_memory_add(args: argparse.Namespace) -> int:
+    """Add an entry to a role's TEAM-MEMORY section with a section-anchored, checked edit."""
+    folder = resolve_session(args.folder, args.session)
+    path = folder / "TEAM-MEMORY.md"
+    try:
+        result = add_entry(path, args.role, args.tag, " ".join(args.text), timestamp=utc_now_minutes())
+    except MemoryEditError as exc:
+        print(f"lead-console: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    note = f" (merged with a concurrent change to {', '.join(result.merged)})" if result.merged else ""
+    print(f"added to ## {args.role} in {path}{note}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_memory_check(args: argparse.Namespace) -> int:
+    """TEAM-MEMORY's structure, line count, tags per section and protocol problems."""
+    folder = resolve_session(args.folder, args.session)
+    memory_file = _read(str(folder / "TEAM-MEMORY.md"))
+    data = memory_check_data(parse_memory(memory_file.text), memory_file.problems)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(memory_check_text(data))
+    return EXIT_OK if not data["problems"] else EXIT_FAILED
+
+
 def _build_commands() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lead-console",
@@ -225,6 +253,21 @@ def _build_commands() -> argparse.ArgumentParser:
     savings.add_argument("--json", action="store_true", help="print JSON for scripts")
     _tokenizer_arg(savings)
     savings.set_defaults(func=cmd_savings)
+
+    memory = sub.add_parser("memory", help="TEAM-MEMORY: add an entry safely, or check the file")
+    memory_sub = memory.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
+    add = memory_sub.add_parser("add", help="add an entry to a role's section (section-anchored, checked)")
+    add.add_argument("folder", help="a session folder, or a project holding .agent/teams/")
+    add.add_argument("--session", help="session id, when the folder holds several")
+    add.add_argument("--role", required=True, help="the section: Lead or a role id (relay roles are marked)")
+    add.add_argument("--tag", choices=TAGS, help="one of ADR-001's seven tags")
+    add.add_argument("text", nargs="+", help="the entry")
+    add.set_defaults(func=cmd_memory_add)
+    check = memory_sub.add_parser("check", help="structure, line count, tags and protocol problems")
+    check.add_argument("folder", help="a session folder, or a project holding .agent/teams/")
+    check.add_argument("--session", help="session id, when the folder holds several")
+    check.add_argument("--json", action="store_true", help="print JSON for scripts")
+    check.set_defaults(func=cmd_memory_check)
     return parser
 
 
@@ -242,7 +285,7 @@ def _build_window_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = ("inspect", "delta", "apply", "plan", "savings")
+COMMANDS = ("inspect", "delta", "apply", "plan", "savings", "memory")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

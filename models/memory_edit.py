@@ -1,0 +1,465 @@
+"""Safe edits of TEAM-MEMORY.md, which agents edit while the app is open (ADR-001).
+
+Every edit is anchored on a section header and applied to the file as it is on disk at that
+moment: re-read, replace that one section, check that every other section is byte-identical,
+write atomically, and start again if someone wrote in between. An edit carries the section
+as the Lead last saw it; if the section changed on disk since, the two changes are merged when
+they touch different lines, and the edit stops with both versions when they overlap.
+
+Our own writers (the window, the CLI, other app processes) also hold a lock file while they
+read, edit and replace, so that two of them never race between the check and the rename.
+Agents' Edit tool does not take it; the check-and-retry covers them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import fcntl
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models.atomic import FileChangedError, atomic_write
+from models.memory import LINE_LIMIT, TAGS, MemoryEntry, MemorySection, TeamMemory, parse_memory
+from models.textfile import read_text, split_lines
+
+LOCK_NAME = ".lead-console-memory.lock"
+MAX_ATTEMPTS = 20
+
+# ADR-001 §5: who may write a TEAM-MEMORY section, by agent type.
+DIRECT = "direct Edit (own section)"
+RELAY = "Lead relay"
+READ_ONLY = "read-only"
+LEAD = "Lead (full access)"
+_ACCESS = {
+    "implementer": DIRECT,
+    "integrator": DIRECT,
+    "architect": RELAY,
+    "tester": RELAY,
+    "researcher": RELAY,
+    "devils-advocate": READ_ONLY,
+}
+
+
+def access_of(role: str) -> str:
+    """ADR-001 §5's access for a role id (``researcher-1`` → Lead relay)."""
+    if role.lower() == "lead":
+        return LEAD
+    if role.lower() == "meta":
+        return LEAD
+    return _ACCESS.get(re.sub(r"-\d+$", "", role), RELAY)
+
+
+class MemoryEditError(RuntimeError):
+    """An edit that cannot be made safely; nothing was written."""
+
+
+@dataclass
+class Conflict(MemoryEditError):
+    """The section changed on disk in the same lines as the Lead's edit."""
+
+    header: str
+    theirs: str
+    ours: str
+
+    def __str__(self) -> str:
+        return f"## {self.header} changed on disk where you edited it; nothing was written"
+
+
+@dataclass(frozen=True)
+class SectionEdit:
+    """Replace one section (found by its exact header) from ``before`` to ``after``.
+
+    ``before`` is the section as the Lead last saw it (None: take whatever is there now, for
+    appends that do not depend on it); a ``header`` absent from the file is created at the end
+    with ``after`` as its whole text.
+    """
+
+    header: str
+    before: str | None
+    after: str | Callable[[str], str]
+
+
+@dataclass
+class EditResult:
+    text: str
+    merged: list[str] = field(default_factory=list)  # headers merged with a concurrent change
+    attempts: int = 1
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def section_span(memory: TeamMemory, header: str) -> tuple[int, int] | None:
+    """Line range (header line included) of the section with exactly this header."""
+    for section in memory.sections:
+        if section.header == header:
+            return section.line, section.end_line
+    return None
+
+
+def section_text(text: str, header: str) -> str | None:
+    span = section_span(parse_memory(text), header)
+    if span is None:
+        return None
+    lines = split_lines(text)
+    return "".join(lines[span[0] : span[1]])
+
+
+def _merge(base: str, theirs: str, ours: str) -> str | None:
+    """Three-way line merge of one section; None when both sides changed the same lines.
+
+    Two insertions at the same place are not a conflict (two appends): theirs come first.
+    """
+    b = split_lines(base)
+
+    def hunks(other: str) -> list[tuple[int, int, tuple[str, ...]]]:
+        o = split_lines(other)
+        sm = difflib.SequenceMatcher(None, b, o, autojunk=False)
+        return [(i1, i2, tuple(o[j1:j2])) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
+
+    mine, other = hunks(ours), hunks(theirs)
+    for a1, a2, a_lines in other:
+        for c1, c2, c_lines in mine:
+            if (a1, a2, a_lines) == (c1, c2, c_lines):
+                continue  # the same change on both sides
+            overlapping = a1 < c2 and c1 < a2  # both changed some of the same base lines
+            inside = (a1 == a2 and c1 < a1 < c2) or (c1 == c2 and a1 < c1 < a2)  # an insert within a change
+            if overlapping or inside:
+                return None
+    ordered = sorted(set(other) | set(mine), key=lambda h: (h[0], h[1], h not in other))
+    out: list[str] = []
+    at = 0
+    for i1, i2, lines in ordered:
+        out += b[at:i1]
+        out += lines
+        at = max(at, i2)
+    out += b[at:]
+    return "".join(out)
+
+
+def _apply(text: str, edits: list[SectionEdit], merged: list[str]) -> str:
+    memory = parse_memory(text)
+    lines = split_lines(text)
+    nl = "\r\n" if "\r\n" in text else "\n"
+    replacements: list[tuple[int, int, str]] = []
+    appended: list[str] = []
+    for edit in edits:
+        span = section_span(memory, edit.header)
+        if span is None:
+            if edit.before is not None:
+                raise MemoryEditError(f"## {edit.header} is no longer in TEAM-MEMORY.md; nothing was written")
+            new = edit.after("") if callable(edit.after) else edit.after
+            appended.append(new)
+            continue
+        current = "".join(lines[span[0] : span[1]])
+        new = edit.after(current) if callable(edit.after) else edit.after
+        if edit.before is not None and current != edit.before:
+            result = _merge(edit.before, current, new)
+            if result is None:
+                raise Conflict(edit.header, current, new)
+            merged.append(edit.header)
+            new = result
+        replacements.append((span[0], span[1], new))
+    for start, end, new in sorted(replacements, reverse=True):
+        lines[start:end] = split_lines(new)
+    out = "".join(lines)
+    for block in appended:
+        if out and not out.endswith(("\n", "\r")):
+            out += nl
+        if out and not out.endswith(nl * 2):
+            out += nl
+        out += block
+    produced = {h.header for block in [*(r[2] for r in replacements), *appended] for h in parse_memory(block).sections}
+    _verify(text, out, {e.header for e in edits} | produced, bool(appended))
+    return out
+
+
+def _verify(before: str, after: str, touched: set[str], appended: bool) -> None:
+    """Every section not edited must be byte-identical, in the same order.
+
+    When a section is appended at the end, the section before it may gain the blank line
+    that separates them: only its trailing line ends may differ then.
+    """
+
+    def untouched(text: str) -> list[tuple[str, str]]:
+        lines = split_lines(text)
+        return [
+            (s.header, "".join(lines[s.line : s.end_line]))
+            for s in parse_memory(text).sections
+            if s.header not in touched
+        ]
+
+    was, now = untouched(before), untouched(after)
+    same_last = appended and was and len(now) == len(was) and was[-1][0] == now[-1][0]
+    if same_last and was[-1][1].rstrip("\r\n") == now[-1][1].rstrip("\r\n"):
+        now[-1] = was[-1]
+    if was != now:
+        raise MemoryEditError("the edit would change other sections; nothing was written")
+
+
+def edit_memory(path: Path, edits: list[SectionEdit]) -> EditResult:
+    """Apply section edits to the file as it is now; retry when someone writes in between."""
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        with _locked(path.parent):
+            try:
+                loaded = read_text(path)
+            except FileNotFoundError:
+                raise MemoryEditError(f"{path.name} does not exist") from None
+            if any(p.severity == "error" for p in loaded.problems):
+                raise MemoryEditError(f"{path.name}: {loaded.problems[0].message}; nothing was written")
+            merged: list[str] = []
+            new = _apply(loaded.text, edits, merged)
+            if new == loaded.text:
+                return EditResult(new, merged, attempt)
+            try:
+                atomic_write(path, new.encode("utf-8"), loaded.stamp)
+            except FileChangedError:
+                continue  # an agent wrote between our read and our write: start again
+            return EditResult(new, merged, attempt)
+    raise MemoryEditError(f"{path.name} kept changing; gave up after {MAX_ATTEMPTS} attempts")
+
+
+# -- the edits ADR-001 asks for -------------------------------------------------------------------
+
+
+def entry_line(tag: str | None, text: str, timestamp: str | None = None, relayed: bool = False) -> str:
+    if tag is not None and tag not in TAGS:
+        raise MemoryEditError(f"unknown tag {tag!r}; use one of {', '.join(TAGS)}")
+    parts = ["-"]
+    if tag:
+        parts.append(f"[{tag}]")
+    if timestamp:
+        parts.append(timestamp)
+    if relayed:
+        parts.append("(relayed by Lead)")
+    parts.append(" ".join(text.split()))
+    return " ".join(parts)
+
+
+def append_entry(section: str, line: str) -> str:
+    """The section with ``line`` after its last entry (before trailing blank lines)."""
+    nl = "\r\n" if "\r\n" in section else "\n"
+    body = section.rstrip("\r\n")
+    tail = section[len(body) :]
+    return body + nl + line + (tail if tail else nl)
+
+
+def header_of(memory: TeamMemory, role: str) -> MemorySection | None:
+    """The active (not replaced) section of ``role``; for Lead and Meta, by name."""
+    matches = [s for s in memory.sections if s.role.lower() == role.lower() and not s.replaced]
+    return matches[-1] if matches else None
+
+
+def add_entry(path: Path, role: str, tag: str | None, text: str, timestamp: str | None = None) -> EditResult:
+    """Add an entry to ``role``'s section (Lead: with a timestamp; relay roles: marked relayed)."""
+    memory = parse_memory(read_text(path).text)
+    section = header_of(memory, role)
+    access = access_of(role)
+    if access == READ_ONLY:
+        raise MemoryEditError(f"{role} is read-only on TEAM-MEMORY (ADR-001 §5)")
+    line = entry_line(tag, text, timestamp if role.lower() == "lead" or access == RELAY else None, access == RELAY)
+    if section is None:
+        header = role
+        return edit_memory(path, [SectionEdit(header, None, f"## {header}\n{line}\n")])
+    return edit_memory(path, [SectionEdit(section.header, None, lambda current: append_entry(current, line))])
+
+
+def archive_entries(text: str, header: str, entry_lines: set[int]) -> str:
+    """The section with the given entries (their first lines, 0-based in the file) prefixed [ARCHIVED]."""
+    memory = parse_memory(text)
+    span = section_span(memory, header)
+    if span is None:
+        raise MemoryEditError(f"no section ## {header}")
+    lines = split_lines(text)
+    out = []
+    for i in range(span[0], span[1]):
+        line = lines[i]
+        if i in entry_lines and "[ARCHIVED]" not in line.upper():
+            line = re.sub(r"^([-*+][ \t]+)", r"\1[ARCHIVED] ", line, count=1)
+        out.append(line)
+    return "".join(out)
+
+
+def archive_where(section: str, chosen: Callable[[MemoryEntry], bool]) -> str:
+    """A section's text (alone, as a one-section document) with chosen entries archived.
+
+    Meant as a ``SectionEdit.after`` callable: it sees the section as it is when the edit lands.
+    """
+    parsed = parse_memory(section).sections
+    if not parsed:
+        return section
+    picked = {e.line for e in parsed[0].entries if chosen(e)}
+    return archive_entries(section, parsed[0].header, picked)
+
+
+def prune_section(section: str) -> str:
+    """A section's text without its [ARCHIVED] entries (as a ``SectionEdit.after`` callable)."""
+    parsed = parse_memory(section).sections
+    return prune_archived(section, parsed[0].header) if parsed else section
+
+
+def prune_archived(text: str, header: str) -> str:
+    """The section without its [ARCHIVED] entries (ADR-001: above 500 lines)."""
+    memory = parse_memory(text)
+    section = next((s for s in memory.sections if s.header == header), None)
+    if section is None:
+        raise MemoryEditError(f"no section ## {header}")
+    lines = split_lines(text)
+    drop = {i for e in section.entries if e.archived for i in range(e.line, e.end_line)}
+    return "".join(lines[i] for i in range(section.line, section.end_line) if i not in drop)
+
+
+def replaced_section(section_text_: str, header: str) -> str:
+    """The header marked [REPLACED] (never deleted, ADR-001 §5 rule 3)."""
+    first, _, rest = section_text_.partition("\n")
+    return first.replace(f"## {header}", f"## [REPLACED] {header}", 1) + "\n" + rest
+
+
+@dataclass
+class Loss:
+    """What an outside write took away, for the warning and the one-click restore."""
+
+    lost_entries: dict[str, list[str]] = field(default_factory=dict)  # header → entry lines
+    removed_sections: dict[str, str] = field(default_factory=dict)  # header → whole text
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    cross_section: list[str] = field(default_factory=list)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.lost_entries or self.removed_sections or self.renamed or self.cross_section)
+
+    def describe(self) -> list[str]:
+        out = [f"## {h}: {len(v)} entries vanished" for h, v in self.lost_entries.items()]
+        out += [f"## {h} was removed" for h in self.removed_sections]
+        out += [f"## {a} was renamed to ## {b}" for a, b in self.renamed]
+        out += self.cross_section
+        return out
+
+
+def _entry_lines(text: str, memory: TeamMemory) -> dict[str, list[str]]:
+    lines = split_lines(text)
+    return {s.header: ["".join(lines[e.line : e.end_line]) for e in s.entries] for s in memory.sections}
+
+
+def detect_loss(before: str, after: str, expected_gone: set[str] | None = None) -> Loss:
+    """Compare the app's last snapshot with the file now (ADR-001 §5 violations).
+
+    ``expected_gone`` holds entry lines the app itself removed (pruning), which are no loss.
+    """
+    old, new = parse_memory(before), parse_memory(after)
+    old_entries, new_entries = _entry_lines(before, old), _entry_lines(after, new)
+    loss = Loss()
+    gone = expected_gone or set()
+    everywhere = {_strip_archived(e) for entries in new_entries.values() for e in entries}  # moved is not lost
+    new_roles = {s.role: s.header for s in new.sections}
+    for section in old.sections:
+        if section.header not in new_entries:
+            renamed_to = new_roles.get(section.role)
+            if renamed_to is not None:  # the role is still there under another header
+                loss.renamed.append((section.header, renamed_to))
+            else:
+                lines = split_lines(before)
+                loss.removed_sections[section.header] = "".join(lines[section.line : section.end_line])
+            continue
+        vanished = [e for e in old_entries[section.header] if _strip_archived(e) not in everywhere and e not in gone]
+        if vanished:
+            loss.lost_entries[section.header] = vanished
+    grew = [h for h, entries in new_entries.items() if len(entries) > len(old_entries.get(h, []))]
+    roles = {h for h in grew if h.split()[0].lower() not in ("lead", "meta")}
+    if len(roles) > 1:
+        loss.cross_section.append(f"one write added entries to {len(roles)} role sections: {', '.join(sorted(roles))}")
+    return loss
+
+
+def _strip_archived(entry: str) -> str:
+    return re.sub(r"\[ARCHIVED\]\s*", "", entry, flags=re.I)
+
+
+def restore(path: Path, loss: Loss) -> EditResult:
+    """Put vanished entries back at the end of their sections and removed sections at the end."""
+    edits: list[SectionEdit] = []
+    for header, entries in loss.lost_entries.items():
+
+        def add_back(current: str, entries: list[str] = entries) -> str:
+            for entry in entries:
+                current = append_entry(current, entry.rstrip("\r\n"))
+            return current
+
+        edits.append(SectionEdit(header, None, add_back))
+    for header, text in loss.removed_sections.items():
+        edits.append(SectionEdit(header, None, text if text.endswith("\n") else text + "\n"))
+    return edit_memory(path, edits)
+
+
+def over_limit(memory: TeamMemory) -> bool:
+    return memory.line_count > LINE_LIMIT
+
+
+def utc_now_minutes() -> str:
+    """The timestamp form of ADR-001's Lead entries: ``2026-11-21T09:05Z``."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def memory_check_data(memory: TeamMemory, read_problems: Sequence[object]) -> dict[str, object]:
+    """What ``memory check`` reports: structure, size against 500 lines, tags, problems."""
+    problems = [str(p) for p in [*read_problems, *memory.problems]]
+    kinds = [s.kind for s in memory.sections]
+    if "meta" not in kinds:
+        problems.append("no ## Meta section (ADR-001 §4)")
+    if "lead" not in kinds:
+        problems.append("no ## Lead section (ADR-001 §4: always present)")
+    if memory.line_count > LINE_LIMIT:
+        archived = sum(1 for s in memory.sections for e in s.entries if e.archived)
+        problems.append(f"{memory.line_count} lines, over {LINE_LIMIT}: remove [ARCHIVED] entries ({archived} now)")
+    for s in memory.sections:
+        unknown = sorted({e.tag for e in s.entries if e.tag and e.tag not in TAGS})
+        if unknown:
+            problems.append(f"## {s.header}: tags outside the seven: {', '.join(unknown)}")
+        if s.kind == "role" and access_of(s.role) == READ_ONLY and s.entries:
+            problems.append(f"## {s.header}: {s.role} is read-only on TEAM-MEMORY, yet the section has entries")
+    return {
+        "title": memory.title,
+        "lines": memory.line_count,
+        "limit": LINE_LIMIT,
+        "sections": [
+            {
+                "header": s.header,
+                "role": s.role,
+                "access": access_of(s.role),
+                "entries": len(s.entries),
+                "archived": sum(1 for e in s.entries if e.archived),
+                "replaced": s.replaced,
+                "tags": s.tag_counts(),
+            }
+            for s in memory.sections
+        ],
+        "problems": problems,
+    }
+
+
+def memory_check_text(data: dict[str, object]) -> str:
+    out = [f"TEAM-MEMORY: {data['lines']} / {data['limit']} lines"]
+    for s in data["sections"]:  # type: ignore[attr-defined]
+        tags = ", ".join(f"{k} {v}" for k, v in sorted(s["tags"].items()))
+        mark = " [REPLACED]" if s["replaced"] and "[REPLACED]" not in s["header"] else ""
+        out.append(
+            f"  ## {s['header']}{mark}: {s['entries']} entries ({s['archived']} archived), {s['access']}  {tags}"
+        )
+    problems = data["problems"]
+    out.append("Problems:" if problems else "No protocol problems found.")
+    out += [f"  {p}" for p in problems]  # type: ignore[attr-defined]
+    return "\n".join(out)
