@@ -85,9 +85,26 @@ class SectionEdit:
 
 @dataclass
 class EditResult:
-    text: str
+    text: str  # the file as written
     merged: list[str] = field(default_factory=list)  # headers merged with a concurrent change
     attempts: int = 1
+    before: str = ""  # the file the edit was applied to
+
+    def inverse(self, headers: set[str]) -> list[SectionEdit]:
+        """Edits that undo this one on whatever the file holds later (merging as any edit)."""
+        touched = headers | {
+            s.header
+            for s in parse_memory(self.text).sections
+            if section_text(self.before, s.header) != section_text(self.text, s.header)
+        }
+        out = []
+        for header in sorted(touched):
+            was, now = section_text(self.before, header), section_text(self.text, header)
+            if now is not None:
+                out.append(SectionEdit(header, now, was or ""))
+            elif was is not None:
+                out.append(SectionEdit(header, None, was))
+        return out
 
 
 @contextlib.contextmanager
@@ -107,6 +124,12 @@ def section_span(memory: TeamMemory, header: str) -> tuple[int, int] | None:
         if section.header == header:
             return section.line, section.end_line
     return None
+
+
+def preview(path: Path, edits: list[SectionEdit]) -> tuple[str, str]:
+    """(the file now, the file after ``edits``) without writing: for the Lead's preview."""
+    text = read_text(path).text
+    return text, _apply(text, edits, [])
 
 
 def section_text(text: str, header: str) -> str | None:
@@ -222,12 +245,12 @@ def edit_memory(path: Path, edits: list[SectionEdit]) -> EditResult:
             merged: list[str] = []
             new = _apply(loaded.text, edits, merged)
             if new == loaded.text:
-                return EditResult(new, merged, attempt)
+                return EditResult(new, merged, attempt, loaded.text)
             try:
                 atomic_write(path, new.encode("utf-8"), loaded.stamp)
             except FileChangedError:
                 continue  # an agent wrote between our read and our write: start again
-            return EditResult(new, merged, attempt)
+            return EditResult(new, merged, attempt, loaded.text)
     raise MemoryEditError(f"{path.name} kept changing; gave up after {MAX_ATTEMPTS} attempts")
 
 

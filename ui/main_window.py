@@ -7,29 +7,34 @@ rearrange them; their layout is kept in QSettings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QPushButton,
     QTabWidget,
     QTreeView,
     QWidget,
 )
 
 from models.gc import Section
-from models.memory import LINE_LIMIT, TAGS, MemoryQuery
+from models.memory import LINE_LIMIT, TAGS, MemoryEntry, MemoryQuery, MemorySection
+from models.memory_edit import Loss, access_of
 from models.problems import Problem
 from models.session import ALL_PARTS, Part, Session
 from models.tokens import TOKENIZER_NAMES
@@ -42,11 +47,24 @@ from ui.item_models import (
     MemoryModel,
     TeammateModel,
 )
+from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import MarkdownView, ProblemBanner, column, table_view
+from ui.widgets import MarkdownView, ProblemBanner, column, row, table_view
 
 ALL_TAGS = "All tags"
 EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
+
+
+def _tool(text: str, slot: Callable[[], object], shortcut: str | None, owner: QWidget) -> QPushButton:
+    button = QPushButton(text)
+    button.clicked.connect(slot)
+    if shortcut:
+        action = QAction(owner)
+        action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        owner.addAction(action)
+        button.setToolTip(shortcut)
+    return button
 
 
 def _number_columns(view: QTreeView, samples: dict[int, str]) -> None:
@@ -164,24 +182,49 @@ class MainWindow(QMainWindow):
         self.archived_box.setChecked(self.settings.value("memory/show_archived", "true") == "true")
         self.line_count = QLabel()
         bar = QWidget()
-        row = QHBoxLayout(bar)
-        row.setContentsMargins(0, 0, 0, 0)
+        bar_layout = QHBoxLayout(bar)
+        bar_layout.setContentsMargins(0, 0, 0, 0)
         for w in (self.tag_box, self.search_box, self.archived_box, self.line_count):
-            row.addWidget(w)
-        row.setStretch(1, 1)
+            bar_layout.addWidget(w)
+        bar_layout.setStretch(1, 1)
         self.memory_view = QTreeView()
         self.memory_view.setModel(self.memory_model)
         self.memory_view.setAlternatingRowColors(True)
         self.memory_view.setUniformRowHeights(True)
+        self.memory_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         _number_columns(self.memory_view, {1: "Dependency"})
         self.memory_model.rowsInserted.connect(self._expand_inserted_sections)
         self.tag_box.currentTextChanged.connect(self._apply_memory_filter)
         self.search_box.textChanged.connect(self._apply_memory_filter)
         self.archived_box.toggled.connect(self._apply_memory_filter)
+        self.memory_actions = MemoryActions(self)
+        self.memory_actions.confirm = self._confirm_memory_change  # type: ignore[method-assign]
+        self.memory_actions.failed.connect(
+            lambda message: self.memory_banner.show_problems([Problem("error", "TEAM-MEMORY.md", message)])
+        )
+        self.memory_actions.lossFound.connect(self._show_loss)
+        self.access_label = QLabel()
+        self.access_label.setToolTip("ADR-001 §5: who may write the selected section")
+        self.loss_label = QLabel()
+        self.loss_label.setWordWrap(True)
+        self.loss_label.setStyleSheet("QLabel { background:#f8d7da; color:#58151c; padding:4px; }")
+        self.restore_button = QPushButton("Restore lost entries")
+        self.restore_button.clicked.connect(self.memory_actions.restore_lost)
+        self.loss_box = row(self.loss_label, self.restore_button)
+        self.loss_box.hide()
+        actions = row(
+            _tool("Add entry…", self._add_memory_entry, "Ctrl+Shift+A", self),
+            _tool("Archive selected", self._archive_selected, "Ctrl+Shift+X", self),
+            _tool("Archive phase…", self._archive_phase, None, self),
+            _tool("Replace teammate…", self._replace_teammate, None, self),
+            _tool("Prune archived", self.memory_actions.prune, None, self),
+            self.access_label,
+        )
+        self.memory_view.selectionModel().currentChanged.connect(self._show_access)
         self.memory_dock = self._dock(
             "TEAM-MEMORY",
             "memory",
-            column(bar, self.memory_banner, self.memory_view),
+            column(bar, actions, self.memory_banner, self.loss_box, self.memory_view),
             Qt.DockWidgetArea.RightDockWidgetArea,
         )
         self._apply_memory_filter()
@@ -216,6 +259,13 @@ class MainWindow(QMainWindow):
         edit_menu = self.menuBar().addMenu("&Edit")
         edit_menu.addAction(self.composer.undo_action)
         edit_menu.addAction(self.composer.redo_action)
+        edit_menu.addSeparator()
+        memory_undo = self.memory_actions.undo_stack.createUndoAction(self, "Undo TEAM-MEMORY change")
+        memory_undo.setShortcut(QKeySequence("Ctrl+Alt+Z"))
+        memory_redo = self.memory_actions.undo_stack.createRedoAction(self, "Redo TEAM-MEMORY change")
+        memory_redo.setShortcut(QKeySequence("Ctrl+Alt+Shift+Z"))
+        edit_menu.addAction(memory_undo)
+        edit_menu.addAction(memory_redo)
         open_action = QAction("&Open Session…", self, shortcut=QKeySequence(QKeySequence.StandardKey.Open))
         open_action.triggered.connect(self._ask_open)
         file_menu.addAction(open_action)
@@ -341,6 +391,12 @@ class MainWindow(QMainWindow):
             self.teammate_model.set_teammates(session.teammates(), session.gc_version)
             self.plan_banner.show_problems(session.problems.get("plan", []))
         if "memory" in todo:
+            path = session.folder / "TEAM-MEMORY.md"
+            text = session.memory.text if session.memory else None
+            if first or self.memory_actions.path != path:
+                self.memory_actions.set_file(path, text)
+            else:
+                self.memory_actions.check_loss(text)
             self.memory_model.set_memory(session.memory)
             self.memory_banner.show_problems(session.problems.get("memory", []))
             self._update_memory_bar()
@@ -427,8 +483,8 @@ class MainWindow(QMainWindow):
         model = self.memory_model
         if model.entry_count() > EXPAND_LIMIT:
             return
-        for row in range(first, last + 1):
-            self.memory_view.expand(model.index(row, 0))
+        for number in range(first, last + 1):
+            self.memory_view.expand(model.index(number, 0))
 
     def _copy_teammate_message(self) -> str | None:
         """Copy the composed update for the teammate selected in the table (nothing if none is due)."""
@@ -437,6 +493,82 @@ class MainWindow(QMainWindow):
         text = self.composer.copy_message(mate.role) if mate is not None else None
         self.statusBar().showMessage("Message copied" if text else "No update is due for this teammate", 3000)
         return text
+
+    def _confirm_memory_change(self, title: str, diff: str) -> bool:
+        box = QMessageBox(self)
+        box.setWindowTitle(title)
+        box.setText(f"{title}: write this change to TEAM-MEMORY.md?")
+        box.setDetailedText(diff)
+        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+        return box.exec() == QMessageBox.StandardButton.Ok
+
+    def _memory_failed(self, message: str) -> None:
+        self.memory_banner.show_problems([Problem("error", "TEAM-MEMORY.md", message)])
+
+    def _show_loss(self, loss: Loss) -> None:
+        if not loss.any:
+            self.loss_box.hide()
+            return
+        lines = loss.describe()
+        for header, entries in loss.lost_entries.items():
+            lines += [f"  {header}: {e.strip()[:100]}" for e in entries[:5]]
+        self.loss_label.setText(
+            "An outside write to TEAM-MEMORY.md took entries away (ADR-001: Edit, never Write):\n" + "\n".join(lines)
+        )
+        self.restore_button.setEnabled(bool(loss.lost_entries or loss.removed_sections))
+        self.loss_box.show()
+
+    def _memory_roles(self) -> list[str]:
+        memory = self.session.memory if self.session else None
+        roles = ["Lead"] + [s.role for s in memory.roles() if not s.replaced] if memory else ["Lead"]
+        mates = [t.role for t in self.session.teammates()] if self.session else []
+        return list(dict.fromkeys([*roles, *mates]))
+
+    def _add_memory_entry(self) -> None:
+        role, ok = QInputDialog.getItem(
+            self, "Add entry", "Section (relay roles are marked relayed):", self._memory_roles(), 0, False
+        )
+        if not ok:
+            return
+        tag, ok = QInputDialog.getItem(self, "Add entry", "Tag:", list(TAGS), 0, False)
+        if not ok:
+            return
+        text, ok = QInputDialog.getText(self, "Add entry", f"[{tag}] entry for {role}:")
+        if ok and text.strip():
+            self.memory_actions.add_entry(role, tag, text.strip())
+
+    def selected_memory_entries(self) -> list[tuple[str, MemoryEntry]]:
+        chosen = []
+        for index in self.memory_view.selectionModel().selectedRows(0):
+            payload = self.memory_model.data(index, PAYLOAD_ROLE)
+            parent = self.memory_model.data(index.parent(), PAYLOAD_ROLE)
+            if isinstance(payload, MemoryEntry) and isinstance(parent, MemorySection):
+                chosen.append((parent.header, payload))
+        return chosen
+
+    def _archive_selected(self) -> None:
+        chosen = self.selected_memory_entries()
+        if chosen:
+            self.memory_actions.archive(chosen)
+
+    def _archive_phase(self) -> None:
+        phase, ok = QInputDialog.getInt(self, "Archive a phase", "Archive the entries of phase:", 1, 0, 99)
+        if ok:
+            self.memory_actions.archive_phase(phase)
+
+    def _replace_teammate(self) -> None:
+        roles = [r for r in self._memory_roles() if r != "Lead"]
+        role, ok = QInputDialog.getItem(self, "Replace a teammate", "Teammate being replaced:", roles, 0, False)
+        if ok:
+            self.memory_actions.replace_teammate(role)
+
+    def _show_access(self, index: QModelIndex) -> None:
+        payload = self.memory_model.data(index, PAYLOAD_ROLE)
+        parent = self.memory_model.data(index.parent(), PAYLOAD_ROLE)
+        section = payload if isinstance(payload, MemorySection) else parent
+        self.access_label.setText(
+            f"{section.role}: {access_of(section.role)}" if isinstance(section, MemorySection) else ""
+        )
 
     def _focus_search(self) -> None:
         self.memory_dock.show()

@@ -1,0 +1,116 @@
+"""The TEAM-MEMORY pane's actions: preview, write, undo; loss warnings and one-click restore."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.settings import AppSettings
+from models.memory import parse_memory
+from ui.node_model import PAYLOAD_ROLE
+
+
+@pytest.fixture
+def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
+    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(ctl.window)
+    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
+    ctl.window.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
+    assert ctl.open(demo_copy)
+    yield ctl
+    ctl.close()
+
+
+def _memory(demo_copy: Path) -> str:
+    return (demo_copy / "TEAM-MEMORY.md").read_text(encoding="utf-8")
+
+
+def _wait_memory(qtbot: QtBot, ctl: Controller) -> object:
+    return qtbot.waitSignal(ctl.window.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts)
+
+
+def test_write_tool_overwrite_shows_the_loss_and_restores_it(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    w = controller.window
+    before = _memory(demo_copy)
+    stale = re.sub(r"## implementer-1\n.*?\n\n", "## implementer-1\n\n", before, flags=re.S)
+    with _wait_memory(qtbot, controller):
+        (demo_copy / "TEAM-MEMORY.md").write_text(stale, encoding="utf-8")
+    assert w.loss_box.isVisibleTo(w)
+    assert "implementer-1: 4 entries vanished" in w.loss_label.text()
+    assert "Posting batches: lock account heads" in w.loss_label.text()
+    with _wait_memory(qtbot, controller):
+        qtbot.mouseClick(w.restore_button, Qt.MouseButton.LeftButton)
+    assert not w.loss_box.isVisibleTo(w)
+    restored = parse_memory(_memory(demo_copy))
+    one = next(s for s in restored.sections if s.header == "implementer-1")
+    assert len(one.entries) == 4
+
+
+def test_own_writes_are_no_loss_and_undo_restores(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    w, actions = controller.window, controller.window.memory_actions
+    before = _memory(demo_copy)
+    with _wait_memory(qtbot, controller):
+        assert actions.prune()
+    assert "[ARCHIVED]" not in _memory(demo_copy)
+    assert "-[ARCHIVED]" not in actions.last_preview and "-- [ARCHIVED] [Decision]" in actions.last_preview
+    assert not w.loss_box.isVisibleTo(w)  # pruning is ours: no warning
+    with _wait_memory(qtbot, controller):
+        actions.undo_stack.undo()
+    assert _memory(demo_copy) == before
+
+
+def test_add_relay_and_refuse(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    actions = controller.window.memory_actions
+    assert actions.add_entry("Lead", "Decision", "ship behind a flag")
+    assert actions.add_entry("researcher-1", "Finding", "Adyen sandbox lags")
+    assert not actions.add_entry("devils-advocate-1", "Warning", "no")
+    text = _memory(demo_copy)
+    assert re.search(r"- \[Decision\] \d{4}-\d\d-\d\dT\d\d:\d\dZ ship behind a flag\n", text)
+    assert re.search(r"- \[Finding\] \S+ \(relayed by Lead\) Adyen sandbox lags\n", text)
+    # an agent appends meanwhile; undoing the relay keeps the agent's line
+    with _wait_memory(qtbot, controller):
+        (demo_copy / "TEAM-MEMORY.md").write_text(
+            text.replace("## implementer-3\n", "## implementer-3\n- [Finding] agent\n"), encoding="utf-8"
+        )
+    actions.undo_stack.undo()
+    after = _memory(demo_copy)
+    assert "Adyen sandbox lags" not in after and "- [Finding] agent\n" in after and "ship behind a flag" in after
+
+
+def test_archive_selected_entries_and_replace_a_teammate(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    w = controller.window
+    model = w.memory_model
+    section = next(r for r in range(model.rowCount()) if model.index(r, 0).data(PAYLOAD_ROLE).header == "implementer-2")
+    parent = model.index(section, 0)
+    selection = w.memory_view.selectionModel()
+    for r in (0, 2):
+        selection.select(
+            model.index(r, 0, parent), QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        )
+    assert len(w.selected_memory_entries()) == 2
+    with _wait_memory(qtbot, controller):
+        w._archive_selected()
+    two = next(s for s in parse_memory(_memory(demo_copy)).sections if s.header == "implementer-2")
+    assert [e.archived for e in two.entries] == [True, False, True]
+    with _wait_memory(qtbot, controller):
+        assert w.memory_actions.replace_teammate("implementer-3")
+    headers = [s.header for s in parse_memory(_memory(demo_copy)).sections]
+    assert headers[-4:] == ["[REPLACED] implementer-3", "implementer-3", "[REPLACED] implementer-4", "implementer-4"]
+    assert not w.loss_box.isVisibleTo(w)
+
+
+def test_access_matrix_is_shown_for_the_selected_section(controller: Controller) -> None:
+    w = controller.window
+    model = w.memory_model
+    for header, access in (("researcher-1", "Lead relay"), ("implementer-1", "direct Edit"), ("Lead", "full access")):
+        row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(PAYLOAD_ROLE).header == header)
+        w.memory_view.setCurrentIndex(model.index(row, 0))
+        assert access in w.access_label.text()

@@ -1,0 +1,210 @@
+"""The Lead's TEAM-MEMORY actions: entries, relays, curation, loss warnings and restore.
+
+Each action is previewed (a diff of the file) and, once confirmed, is one undo step whose
+undo applies the inverse section edits through the same safe path, so it too merges with
+whatever agents wrote since. Our own writes move the loss-detection snapshot forward; any other
+write is compared with it, and vanished entries are offered for a one-click restore.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from models.memory import MemoryEntry, parse_memory
+from models.memory_edit import (
+    Loss,
+    MemoryEditError,
+    SectionEdit,
+    access_of,
+    append_entry,
+    archive_where,
+    detect_loss,
+    edit_memory,
+    entry_line,
+    header_of,
+    preview,
+    prune_section,
+    replaced_section,
+    restore,
+    utc_now_minutes,
+)
+
+
+class _MemoryCommand(QUndoCommand):
+    """One confirmed TEAM-MEMORY change; the first redo is the write itself."""
+
+    def __init__(self, actions: MemoryActions, text: str, edits: list[SectionEdit]) -> None:
+        super().__init__(text)
+        self.actions, self.edits, self.undo_edits = actions, edits, list[SectionEdit]()
+
+    def redo(self) -> None:
+        """Write the edits (again, after an undo)."""
+        headers = {e.header for e in self.edits}
+        result = self.actions.write(self.edits)
+        if result is not None:
+            self.undo_edits = result.inverse(headers)
+
+    def undo(self) -> None:
+        """Write the inverse edits, merged with what agents wrote since."""
+        result = self.actions.write(self.undo_edits)
+        if result is not None:
+            self.edits = result.inverse({e.header for e in self.undo_edits})
+
+
+class MemoryActions(QObject):
+    """Writes to one session's TEAM-MEMORY.md on the Lead's behalf."""
+
+    lossFound = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.path: Path | None = None
+        self.snapshot: str | None = None
+        self.loss: Loss | None = None
+        self.undo_stack = QUndoStack(self)
+        self.last_preview = ""
+
+    def set_file(self, path: Path, text: str | None) -> None:
+        if path != self.path:
+            self.undo_stack.clear()
+            self.loss = None
+        self.path, self.snapshot = path, text
+
+    # -- the change pipeline: preview, confirm, write ----------------------------------------------
+
+    def confirm(self, title: str, diff: str) -> bool:
+        """Asks the Lead (the window shows a dialog; tests replace this)."""
+        return True
+
+    def _run(self, title: str, edits: list[SectionEdit]) -> bool:
+        if self.path is None:
+            return False
+        try:
+            before, after = preview(self.path, edits)
+        except MemoryEditError as exc:
+            self.failed.emit(str(exc))
+            return False
+        diff = "".join(
+            difflib.unified_diff(before.splitlines(True), after.splitlines(True), "TEAM-MEMORY.md", "after", n=1)
+        )
+        self.last_preview = diff
+        if not diff or not self.confirm(title, diff):
+            return False
+        self.undo_stack.push(_MemoryCommand(self, title, edits))
+        return True
+
+    def write(self, edits: list[SectionEdit]):  # type: ignore[no-untyped-def]
+        assert self.path is not None
+        try:
+            result = edit_memory(self.path, edits)
+        except MemoryEditError as exc:
+            self.failed.emit(str(exc))
+            return None
+        self.snapshot = result.text  # our own write is no loss
+        return result
+
+    # -- what the Lead can do -------------------------------------------------------------------------
+
+    def add_entry(self, role: str, tag: str | None, text: str) -> bool:
+        """A Lead entry, or one relayed into a teammate's section (ADR-001 IP-010)."""
+        access = access_of(role)
+        if access == "read-only":
+            self.failed.emit(f"{role} is read-only on TEAM-MEMORY (ADR-001 §5)")
+            return False
+        stamp = utc_now_minutes() if role.lower() == "lead" or access == "Lead relay" else None
+        try:
+            line = entry_line(tag, text, stamp, relayed=access == "Lead relay")
+        except MemoryEditError as exc:
+            self.failed.emit(str(exc))
+            return False
+        header = self._header(role)
+        if header is None:
+            return self._run(f"New section {role}", [SectionEdit(role, None, f"## {role}\n{line}\n")])
+        verb = "Relay to" if access == "Lead relay" else "Add to"
+        return self._run(f"{verb} {header}", [SectionEdit(header, None, lambda cur: append_entry(cur, line))])
+
+    def archive(self, chosen: list[tuple[str, MemoryEntry]]) -> bool:
+        """Prefix the chosen entries with [ARCHIVED] (at a gate: stale information)."""
+        by_header: dict[str, set[str]] = {}
+        for header, entry in chosen:
+            by_header.setdefault(header, set()).add(entry.text)
+
+        def archive_these(section: str, texts: set[str]) -> str:
+            return archive_where(section, lambda entry: entry.text in texts)
+
+        edits = [SectionEdit(h, None, functools.partial(archive_these, texts=texts)) for h, texts in by_header.items()]
+        return self._run(f"Archive {len(chosen)} entries", edits)
+
+    def archive_phase(self, phase: int) -> bool:
+        """Archive every entry that names the phase, and sections whose header names it."""
+        pattern = re.compile(rf"\bphase[ -]?{phase}\b", re.I)
+
+        def archive_in(section: str, whole: bool) -> str:
+            return archive_where(section, lambda entry: whole or bool(pattern.search(entry.text)))
+
+        edits = []
+        for s in parse_memory(self._text()).sections:
+            whole = bool(pattern.search(s.header))
+            if s.kind != "meta" and (whole or any(pattern.search(e.text) for e in s.entries)):
+                edits.append(SectionEdit(s.header, None, functools.partial(archive_in, whole=whole)))
+        return self._run(f"Archive phase {phase}", edits)
+
+    def replace_teammate(self, role: str) -> bool:
+        """Mark the teammate's section [REPLACED] and start a new one for its successor."""
+        header = self._header(role)
+        if header is None:
+            self.failed.emit(f"no section for {role}")
+            return False
+        return self._run(
+            f"Replace {role}",
+            [SectionEdit(header, None, lambda cur: replaced_section(cur, header).rstrip("\n") + f"\n\n## {role}\n")],
+        )
+
+    def prune(self) -> bool:
+        """Remove [ARCHIVED] entries (ADR-001: when the file is over 500 lines)."""
+        text = self._text()
+        headers = [s.header for s in parse_memory(text).sections if any(e.archived for e in s.entries)]
+        return self._run("Prune archived entries", [SectionEdit(h, None, prune_section) for h in headers])
+
+    def restore_lost(self) -> bool:
+        """Put back what the last outside write took away."""
+        if self.path is None or self.loss is None or not self.loss.any:
+            return False
+        try:
+            result = restore(self.path, self.loss)
+        except MemoryEditError as exc:
+            self.failed.emit(str(exc))
+            return False
+        self.snapshot = result.text
+        self.loss = None
+        self.lossFound.emit(Loss())
+        return True
+
+    # -- following the file -----------------------------------------------------------------------------
+
+    def check_loss(self, text: str | None) -> Loss:
+        """Compare an outside write with the last snapshot; report (and remember) what vanished."""
+        loss = Loss()
+        if self.snapshot is not None and text is not None and text != self.snapshot:
+            loss = detect_loss(self.snapshot, text)
+        if text is not None:
+            self.snapshot = text
+        if loss.any:
+            self.loss = loss
+            self.lossFound.emit(loss)
+        return loss
+
+    def _text(self) -> str:
+        assert self.path is not None
+        return self.path.read_text(encoding="utf-8")
+
+    def _header(self, role: str) -> str | None:
+        section = header_of(parse_memory(self._text()), role)
+        return section.header if section is not None else None
