@@ -114,3 +114,20 @@ def test_access_matrix_is_shown_for_the_selected_section(controller: Controller)
         row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(PAYLOAD_ROLE).header == header)
         w.memory_view.setCurrentIndex(model.index(row, 0))
         assert access in w.access_label.text()
+
+
+def test_a_conflicting_edit_shows_both_versions(controller: Controller, demo_copy: Path) -> None:
+    from models.memory_edit import SectionEdit, section_text
+
+    actions = controller.window.memory_actions
+    text = _memory(demo_copy)
+    seen = section_text(text, "implementer-2")
+    assert seen is not None
+    (demo_copy / "TEAM-MEMORY.md").write_text(text.replace("treat as UTC", "treat as UTC (agent)"), encoding="utf-8")
+    messages: list[str] = []
+    actions.failed.connect(messages.append)
+    assert (
+        actions.write([SectionEdit("implementer-2", seen, seen.replace("treat as UTC", "treat as UTC (Lead)"))]) is None
+    )
+    assert "on disk now:" in messages[0] and "(agent)" in messages[0] and "(Lead)" in messages[0]
+    assert "(agent)" in _memory(demo_copy)

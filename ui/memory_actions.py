@@ -18,6 +18,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from models.memory import MemoryEntry, parse_memory
 from models.memory_edit import (
+    Conflict,
     Loss,
     MemoryEditError,
     SectionEdit,
@@ -104,6 +105,9 @@ class MemoryActions(QObject):
         assert self.path is not None
         try:
             result = edit_memory(self.path, edits)
+        except Conflict as exc:
+            self.failed.emit(f"{exc}\n--- on disk now:\n{exc.theirs}--- your edit:\n{exc.ours}")
+            return None
         except MemoryEditError as exc:
             self.failed.emit(str(exc))
             return None
