@@ -21,7 +21,9 @@ from models.delta_text import oneline_exact, parse_message, render_message, rend
 from models.gc import parse_gc
 from models.memory import TAGS, parse_memory
 from models.memory_edit import MemoryEditError, add_entry, memory_check_data, memory_check_text, utc_now_minutes
-from models.report import session_data, session_summary
+from models.messages import parse_ack, parse_delta_report, parse_status
+from models.report import review_data, review_text, session_data, session_summary
+from models.review import Message, Review, review, sender_from
 from models.savings import scenario_rows, team_rows
 from models.session import Session, find_sessions, open_session
 from models.textfile import TextFile, read_text, stamp_of
@@ -212,6 +214,38 @@ def cmd_memory_check(args: argparse.Namespace) -> int:
     return EXIT_OK if not data["problems"] else EXIT_FAILED
 
 
+def cmd_ack(args: argparse.Namespace) -> int:
+    """Parse a teammate's message (ACK, STATUS or DELTA report); with a session, validate it."""
+    text = sys.stdin.read() if args.file == "-" else _read(args.file).text
+    sender = args.sender
+    if args.folder:
+        session = open_session(resolve_session(args.folder, args.session), get_tokenizer("estimate"))
+        roles = [t.role for t in session.teammates()]
+        message = Message("pasted", sender or sender_from("", text, roles), text, None)
+        result = review(message, session)
+    else:
+        message = Message("pasted", sender, text, None)
+        result = Review(message)
+        kind = message.kind
+        if kind == "ack":
+            result.ack = parse_ack(text)
+            result.problems += result.ack.unreadable
+        elif kind == "status":
+            result.status = parse_status(text)
+            result.problems += result.status.unreadable
+        elif kind == "delta_report":
+            result.report = parse_delta_report(text)
+            result.problems += result.report.unreadable
+        else:
+            result.problems.append("not a protocol message ([ACK-UPDATE], [STATUS], DELTA:)")
+    data = review_data(result)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(review_text(data))
+    return EXIT_OK if data["kind"] != "unknown" else EXIT_FAILED
+
+
 def _build_commands() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lead-console",
@@ -254,6 +288,14 @@ def _build_commands() -> argparse.ArgumentParser:
     _tokenizer_arg(savings)
     savings.set_defaults(func=cmd_savings)
 
+    ack = sub.add_parser("ack", help="parse a teammate's ACK, STATUS or DELTA report; validate it with --session")
+    ack.add_argument("file", help="the message (a file, or - for standard input)")
+    ack.add_argument("--session", dest="folder", metavar="SESSION", help="validate against this session")
+    ack.add_argument("--session-id", dest="session", help="session id, when the folder holds several")
+    ack.add_argument("--from", dest="sender", help="the sender's role id (else a 'From:' line)")
+    ack.add_argument("--json", action="store_true", help="print JSON for scripts")
+    ack.set_defaults(func=cmd_ack)
+
     memory = sub.add_parser("memory", help="TEAM-MEMORY: add an entry safely, or check the file")
     memory_sub = memory.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
     add = memory_sub.add_parser("add", help="add an entry to a role's section (section-anchored, checked)")
@@ -285,7 +327,7 @@ def _build_window_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = ("inspect", "delta", "apply", "plan", "savings", "memory")
+COMMANDS = ("inspect", "delta", "apply", "plan", "savings", "memory", "ack")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from models.gc import Section
+from models.review import Review
 from models.session import Session
 from models.versions import label
 
@@ -99,4 +100,51 @@ def session_summary(session: Session) -> str:
     if problems:
         out.append(f"Warnings ({len(problems)})")
         out.extend(f"  {p}" for p in problems)
+    return "\n".join(out)
+
+
+def review_data(result: Review) -> dict[str, Any]:
+    """What ``ack`` prints: the fields read, what could not be read, problems and the action."""
+    fields: dict[str, Any] = {}
+    if result.ack is not None:
+        a = result.ack
+        fields = {
+            "version": a.version,
+            "applied": a.applied,
+            "total": a.total,
+            "impact": a.impact,
+            "action": a.action,
+            "unclear": a.unclear,
+            "form": a.form,
+        }
+    elif result.status is not None:
+        s = result.status
+        fields = {"phase": s.phase, "status": s.status, "version": s.version}
+    elif result.report is not None:
+        r = result.report
+        fields = {
+            "changes": r.changes,
+            "risks": [{"level": k.level, "desc": k.desc} for k in r.risks],
+            "alternatives": r.alternatives,
+            "needs_consult": r.needs_consult,
+            "state": r.state,
+            "attention": r.attention,
+        }
+    return {
+        "kind": result.message.kind,
+        "from": result.message.sender,
+        "fields": fields,
+        "problems": result.problems,
+        "lead_action": result.action,
+        "summary": result.summary,
+        "confirm_version": result.confirm_version,
+    }
+
+
+def review_text(data: dict[str, Any]) -> str:
+    out = [f"{data['kind']} from {data['from'] or 'unknown sender'}"]
+    out += [f"  {k}: {v}" for k, v in data["fields"].items()]
+    out += [f"  problem: {p}" for p in data["problems"]]
+    if data["summary"]:
+        out.append(f"Lead action: {data['lead_action']} — {data['summary']}")
     return "\n".join(out)

@@ -1,0 +1,140 @@
+"""End to end on a copy of the demo: publish, receive ACKs from every inbox, validate, act."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from conftest import CLAUDE_TEAM
+from models.composer import Composer
+from models.publish import execute_publish
+from models.review import (
+    Message,
+    apply_review,
+    due_pings,
+    read_claude_team,
+    read_inbox,
+    read_ledger,
+    record_received,
+    review,
+)
+from models.session import open_session
+from models.tokens import get_tokenizer
+from models.update_plan import plan_update
+
+TOK = get_tokenizer("estimate")
+
+
+def _publish_v7(folder: Path) -> None:
+    session = open_session(folder, TOK)
+    composer = Composer.open(session)
+    composer.working_text = composer.working_text.replace("| P6 |\n", "| P6 |\n| D-9 | zstd | smaller | P6 |\n")
+    execute_publish(composer.publish_plan(now="2026-11-22T03:00:00Z"))
+
+
+@pytest.fixture
+def published(demo_copy: Path) -> Path:
+    _publish_v7(demo_copy)
+    return demo_copy
+
+
+def test_acks_from_the_inbox_confirm_versions_and_shape_the_next_update(published: Path) -> None:
+    inbox = published / "messages" / "inbox"
+    inbox.mkdir(parents=True)
+    (inbox / "implementer-1-ack.md").write_text(
+        "[ACK-UPDATE] GC-v7 received.\n- Delta items applied: 1/1\n- Impact on my work: NONE\n- Action taken: CONTINUE\n- Unclear items: none\n",
+        encoding="utf-8",
+    )
+    (inbox / "implementer-2-ack.md").write_text(
+        "[ACK-UPDATE] GC-v7 received. Items: 0/1. Impact: unsure. Action: NEED_CLARIFICATION\nUnclear items: §Architecture Decisions.D-9\n",
+        encoding="utf-8",
+    )
+    (inbox / "note.md").write_text(
+        "From: implementer-4\n[STATUS] Phase 6 | CONTEXT_RECEIVED | GC-v7\n", encoding="utf-8"
+    )
+    session = open_session(published, TOK)
+    roles = [t.role for t in session.teammates()]
+    messages = read_inbox(published, roles)
+    assert [(m.sender, m.kind) for m in messages] == [
+        ("implementer-1", "ack"),
+        ("implementer-2", "ack"),
+        ("implementer-4", "status"),
+    ]
+    assert len(record_received(published, messages)) == 3
+    assert record_received(published, messages) == []  # recorded once
+    reviews = {m.sender: review(m, session) for m in messages}
+    assert reviews["implementer-1"].action == "confirm" and reviews["implementer-1"].problems == []
+    assert reviews["implementer-2"].action == "full"  # 1 of 1 unclear: more than half
+    assert reviews["implementer-4"].action == "confirm" and reviews["implementer-4"].confirm_version == 7
+    for r in reviews.values():
+        apply_review(session, r)
+    assert session.plan is not None
+    assert session.plan.teammate_gc_versions["implementer-1"] == 7
+    assert session.plan.teammate_gc_versions["implementer-4"] == 7
+    assert session.plan.teammate_gc_versions["implementer-2"] == 6  # not confirmed
+    assert session.plan.teammate_status == {"implementer-4": "CONTEXT_RECEIVED", "implementer-2": "NEED_CLARIFICATION"}
+    v8 = (published / "global-context.md").read_text(encoding="utf-8").replace("version: GC-v7", "version: GC-v8")
+    v8 = v8.replace("- Q-2:", "- Q-3: next\n- Q-2:")
+    modes = {
+        d.role: (d.mode, [c.code for c in d.conditions])
+        for d in plan_update(open_session(published, TOK), v8).decisions
+    }
+    assert modes["implementer-1"] == ("delta", [])
+    assert modes["implementer-4"] == ("delta", [])  # FC-2 is over: the full injection was confirmed
+    assert modes["implementer-2"] == ("full", ["FC-1", "FC-5"])
+
+
+def test_claude_code_team_inbox_is_read_and_never_written(published: Path, tmp_path: Path) -> None:
+    team = tmp_path / "cow-execution"
+    shutil.copytree(CLAUDE_TEAM, team)
+    before = {p: p.read_bytes() for p in team.rglob("*") if p.is_file()}
+    members, messages, problems = read_claude_team(team)
+    assert members == ["team-lead", "implementer-1", "implementer-2", "implementer-3"] and problems == []
+    assert [m.kind for m in messages] == ["status", "protocol", "ack", "ack", "status", "delta_report"]
+    session = open_session(published, TOK)
+    results = [review(m, session) for m in messages]
+    assert results[1].summary.startswith("Claude Code protocol message")
+    ack = results[2]  # implementer-1 ACKs GC-v6, but GC-v7 was sent since
+    assert any(p.startswith("stale ACK: for GC-v6, GC-v7 was sent since") for p in ack.problems)
+    assert ack.action != "confirm"
+    assert results[4].action == "record" and "FC-2" in results[4].summary
+    assert results[5].report is not None and not results[5].report.attention
+    record_received(published, messages)
+    assert sum(1 for e in read_ledger(published) if e["direction"] == "received") == 6
+    assert {p: p.read_bytes() for p in team.rglob("*") if p.is_file()} == before
+
+
+def test_count_mismatch_unknown_refs_and_pings(published: Path) -> None:
+    session = open_session(published, TOK)
+    text = "[ACK-UPDATE] GC-v7 received.\n- Delta items applied: 3/3\n- Impact on my work: NONE\n- Action taken: CONTINUE\n- Unclear items: §Nowhere"
+    result = review(Message("pasted", "implementer-1", text, None), session)
+    assert "says 3 items, 1 were sent" in result.problems and "unknown §refs: §Nowhere" in result.problems
+    assert result.action != "confirm"
+    later = datetime(2026, 11, 22, 3, 0, tzinfo=UTC) + timedelta(minutes=11)
+    assert set(due_pings(session, later)) == {
+        "implementer-1",
+        "implementer-2",
+        "implementer-3",
+        "implementer-4",
+        "researcher-1",
+    }
+    assert due_pings(session, later - timedelta(minutes=2)) == {}
+
+
+def test_cli_ack(published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ack = tmp_path / "ack.txt"
+    ack.write_text("[ACK-UPDATE] GC-v7 received. Items: 1/1. Impact: none. Action: CONTINUE", encoding="utf-8")
+    assert main(["ack", str(ack), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "ack" and data["fields"]["applied"] == 1 and data["lead_action"] == "none"
+    assert main(["ack", str(ack), "--session", str(published), "--from", "implementer-1"]) == 0
+    out = capsys.readouterr().out
+    assert "Lead action: confirm — implementer-1: applied 1/1 — confirm GC-v7" in out
+    ack.write_text("hello there", encoding="utf-8")
+    assert main(["ack", str(ack)]) == 1
+    assert "not a protocol message" in capsys.readouterr().out
