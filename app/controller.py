@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from app.cli import UsageError, resolve_session
 from app.live_session import LiveSession
 from app.settings import AppSettings
+from app.watcher import FolderWatcher
+from models.atomic import MISSING, FileChangedError, atomic_write
 from models.composer import Composer
+from models.review import (
+    Review,
+    apply_review,
+    due_pings,
+    mark_handled,
+    read_claude_team,
+    read_inbox,
+    read_ledger,
+    record_received,
+    review,
+)
 from models.session import Part, find_sessions
+from models.surgical import EditError
 from models.tokens import get_tokenizer
 from ui.main_window import MainWindow
 
@@ -29,6 +44,15 @@ class Controller(QObject):
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
         self.window.composer.published.connect(lambda _: self._changed({"gc", "plan", "memory"}))
+        self.window.review_pane.carryOut.connect(self.carry_out)
+        self.window.review_pane.pasted.connect(self.paste)
+        self.window.review_pane.teamRequested.connect(self._ask_team)
+        self.reviews: list[Review] = []
+        self.team_watcher: FolderWatcher | None = None
+        self._ping_timer = QTimer(self)
+        self._ping_timer.setInterval(60_000)
+        self._ping_timer.timeout.connect(self.refresh_reviews)
+        self._ping_timer.start()
         self.window.set_tokenizer(settings.tokenizer)
         self.window.set_recent(settings.recent_sessions())
 
@@ -60,6 +84,8 @@ class Controller(QObject):
         live.changed.connect(self._changed)
         self.window.show_session(live.session)
         self.window.composer.set_composer(Composer.open(live.session))
+        self._watch_team(self.team_folder())
+        self.refresh_reviews()
         self.settings.add_recent(live.session.folder)
         self.window.set_recent(self.settings.recent_sessions())
         return True
@@ -68,6 +94,8 @@ class Controller(QObject):
         if self.live is not None:
             self.window.show_session(self.live.session, parts)
             self.window.composer.on_session_changed()
+            if parts & {"inbox", "plan", "gc"}:
+                self.refresh_reviews()
 
     def reload(self) -> None:
         if self.live is not None:
@@ -86,7 +114,90 @@ class Controller(QObject):
         else:
             QMessageBox.warning(self.window, "Lead Console", message)
 
+    # -- the inbox ------------------------------------------------------------------------------------
+
+    def team_folder(self) -> Path | None:
+        """The Claude Code team folder the Lead chose for this session (remembered)."""
+        if self.live is None:
+            return None
+        value = self.settings.q.value(f"claude_team/{self.live.session.id}")
+        return Path(str(value)) if value else None
+
+    def set_team_folder(self, folder: Path) -> None:
+        assert self.live is not None
+        self.settings.q.setValue(f"claude_team/{self.live.session.id}", str(folder))
+        self._watch_team(folder)
+        self.refresh_reviews()
+
+    def _ask_team(self) -> None:
+        start = str(Path.home() / ".claude" / "teams")
+        folder = QFileDialog.getExistingDirectory(
+            self.window, "Claude Code team folder (~/.claude/teams/<team>)", start
+        )
+        if folder:
+            self.set_team_folder(Path(folder))
+
+    def _watch_team(self, folder: Path | None) -> None:
+        if self.team_watcher is not None:
+            self.team_watcher.stop()
+            self.team_watcher = None
+        if folder is not None and folder.is_dir():
+            self.team_watcher = FolderWatcher(folder, parent=self)
+            self.team_watcher.pathsChanged.connect(lambda _: self.refresh_reviews())
+
+    def refresh_reviews(self) -> None:
+        """Read every inbox, record new messages in the ledger, review them all."""
+        if self.live is None:
+            return
+        session = self.live.session
+        roles = [t.role for t in session.teammates()]
+        messages = read_inbox(session.folder, roles)
+        team = self.team_folder()
+        if team is not None and team.is_dir():
+            messages += read_claude_team(team)[1]
+        record_received(session.folder, messages)
+        self.reviews = [review(m, session) for m in messages]
+        handled = {
+            (str(e.get("source")), str(e.get("sha256")))
+            for e in read_ledger(session.folder)
+            if e.get("direction") == "handled"
+        }
+        pings = due_pings(session, datetime.now(UTC), self.settings.ack_timeout_min)
+        self.window.show_reviews(self.reviews, handled, pings)
+
+    def carry_out(self, result: Review) -> bool:
+        """Do what the review says on the plan side and mark the message handled in the ledger."""
+        if self.live is None:
+            return False
+        try:
+            apply_review(self.live.session, result)
+        except (EditError, FileChangedError, OSError) as exc:
+            self._error(f"Could not carry out {result.action}: {exc}")
+            return False
+        mark_handled(self.live.session.folder, result)
+        self.window.show_session(self.live.session, {"plan"})
+        self.window.composer.on_session_changed()
+        self.refresh_reviews()
+        return True
+
+    def paste(self, text: str, sender: str) -> Path | None:
+        """A pasted message goes into messages/inbox/ like any other (and is never deleted)."""
+        if self.live is None:
+            return None
+        inbox = self.live.session.folder / "messages" / "inbox"
+        inbox.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        path = inbox / f"{sender or 'unknown'}-pasted-{stamp}.md"
+        body = text if text.endswith("\n") else text + "\n"
+        atomic_write(path, (f"From: {sender}\n" if sender else "").encode() + body.encode("utf-8"), MISSING)
+        self.live.reload({"inbox"})
+        self.refresh_reviews()
+        return path
+
     def close(self) -> None:
+        if self.team_watcher is not None:
+            self.team_watcher.stop()
+            self.team_watcher = None
         if self.live is not None:
             self.live.close()
             self.live = None

@@ -38,5 +38,13 @@ class AppSettings:
     def tokenizer(self, name: str) -> None:
         self.q.setValue("tokenizer", name)
 
+    @property
+    def ack_timeout_min(self) -> int:
+        """Minutes after a send before a missing ACK makes the teammate due a ping (ADR-002 §5)."""
+        try:
+            return max(1, int(str(self.q.value("ack_timeout_min", 10))))
+        except ValueError:
+            return 10
+
     def sync(self) -> None:
         self.q.sync()

@@ -180,14 +180,7 @@ def record_received(folder: Path, messages: list[Message]) -> list[Message]:
         )
         for m in new
     ]
-    path = folder / LEDGER
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, "".join(line + "\n" for line in lines).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _append_ledger(folder, lines)
     return new
 
 
@@ -224,8 +217,18 @@ def review(message: Message, session: Session) -> Review:
         if status.status == "CONTEXT_LOST":
             result.action, result.summary = "record", f"{role}: context lost — FC-2 until a full injection is confirmed"
         elif status.status == "CONTEXT_RECEIVED" and status.version is not None:
-            result.action, result.confirm_version = "confirm", status.version
-            result.summary = f"{role}: received GC-v{status.version} — confirm it"
+            sent = last_sent(session.folder, role) if role else None
+            confirmed = session.plan.teammate_gc_versions.get(role or "", -1) if session.plan else -1
+            if sent is not None and status.version != sent.get("gc_version"):
+                result.problems.append(
+                    f"stale: received GC-v{status.version}, GC-v{sent.get('gc_version')} was sent since"
+                )
+                result.summary = f"{role}: an old CONTEXT_RECEIVED, nothing to do"
+            elif status.version <= confirmed:
+                result.summary = f"{role}: GC-v{status.version} is already confirmed"
+            else:
+                result.action, result.confirm_version = "confirm", status.version
+                result.summary = f"{role}: received GC-v{status.version} — confirm it"
         elif status.status == "BLOCKED":
             result.action, result.summary = "attention", f"{role} is blocked"
         elif status.status:
@@ -277,7 +280,9 @@ def _review_ack(result: Review, session: Session, role: str | None) -> Review:
     stale = any(p.startswith(("stale ACK", "ACK for GC-v")) for p in result.problems)
     total = ack.total or items_sent or 0
     unclear = ack.unclear or []
-    if ack.action == "PAUSE":
+    if stale:
+        result.summary = f"{role}: a stale ACK, nothing to do"
+    elif ack.action == "PAUSE":
         result.action, result.summary = "guide", f"{role} paused: acknowledge and give guidance"
     elif ack.action == "NEED_CLARIFICATION" or (
         ack.applied is not None and ack.total is not None and ack.applied < ack.total
@@ -344,6 +349,9 @@ def apply_review(session: Session, result: Review) -> bool:
         text, expected = "", MISSING
     new = text
     if result.action == "confirm" and result.confirm_version is not None:
+        confirmed = session.plan.teammate_gc_versions.get(role, -1) if session.plan else -1
+        if result.confirm_version <= confirmed:
+            return False  # confirmed versions never go back (an old message carried out late)
         new = set_front_entry(new, "teammate_gc_versions", role, result.confirm_version)
         current = session.plan.teammate_status.get(role) if session.plan else None
         if current in ("CONTEXT_LOST", "NEED_CLARIFICATION"):
@@ -359,3 +367,27 @@ def apply_review(session: Session, result: Review) -> bool:
     atomic_write(path, new.encode("utf-8"), expected)
     session.reload({"plan"})
     return True
+
+
+def mark_handled(folder: Path, result: Review) -> None:
+    """Record in the ledger that the Lead carried out the action for this message."""
+    entry = {
+        "ts": utc_now(),
+        "direction": "handled",
+        "source": result.message.source,
+        "sha256": result.message.sha,
+        "from": result.message.sender,
+        "action": result.action,
+    }
+    _append_ledger(folder, [json.dumps(entry, ensure_ascii=False)])
+
+
+def _append_ledger(folder: Path, lines: list[str]) -> None:
+    path = folder / LEDGER
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, "".join(line + "\n" for line in lines).encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)

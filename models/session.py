@@ -27,8 +27,8 @@ MEMORY_FILE = "TEAM-MEMORY.md"
 GATE_FILE = "gate-record.yaml"
 SESSION_MARKERS = (GC_FILE, PLAN_FILE, MEMORY_FILE)
 
-Part = Literal["gc", "plan", "memory", "gates", "folders"]
-ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders")
+Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox"]
+ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders", "inbox")
 _FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "memory"}
 # Folders of a phase that are not teammates.
 _NOT_ROLES = {"L3-full", "gc-history", "messages"}
@@ -51,6 +51,8 @@ def part_of(session_folder: Path, path: Path) -> Part | None:
         return None
     if len(parts) == 1:
         return _FILE_PARTS.get(parts[0])
+    if parts[:2] == ("messages", "inbox") and len(parts) == 3:
+        return "inbox"
     if parts[0].startswith("phase-"):
         if len(parts) == 2 and parts[1] == GATE_FILE:
             return "gates"
@@ -89,6 +91,7 @@ class Session:
     phase_roles: dict[str, list[int]] = field(default_factory=dict)
     problems: dict[Part, list[Problem]] = field(default_factory=dict)
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
+    inbox_listing: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -124,7 +127,21 @@ class Session:
             return self._reload_file(MEMORY_FILE, "memory", lambda f: parse_memory(f.text, MEMORY_FILE))
         if part == "gates":
             return self._reload_gates()
+        if part == "inbox":
+            return self._reload_inbox()
         return self._reload_folders()
+
+    def _reload_inbox(self) -> bool:
+        """The inbox's files and their sizes and times: the reviews are read by the caller."""
+        inbox = self.folder / "messages" / "inbox"
+        listing = (
+            sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in inbox.glob("*") if p.is_file())
+            if inbox.is_dir()
+            else []
+        )
+        changed = listing != self.inbox_listing
+        self.inbox_listing = listing
+        return changed
 
     def _reload_file(self, name: str, attr: Part, parse: _Parser) -> bool:
         path = self.folder / name

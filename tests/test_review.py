@@ -73,6 +73,11 @@ def test_acks_from_the_inbox_confirm_versions_and_shape_the_next_update(publishe
     assert reviews["implementer-4"].action == "confirm" and reviews["implementer-4"].confirm_version == 7
     for r in reviews.values():
         apply_review(session, r)
+    late = review(Message("late", "implementer-1", "[STATUS] Phase 6 | CONTEXT_RECEIVED | GC-v7", None), session)
+    assert late.action == "none" and "already confirmed" in late.summary
+    downgrade = reviews["implementer-1"]
+    downgrade.confirm_version = 5
+    assert apply_review(session, downgrade) is False  # confirmed versions never go back
     assert session.plan is not None
     assert session.plan.teammate_gc_versions["implementer-1"] == 7
     assert session.plan.teammate_gc_versions["implementer-4"] == 7
@@ -99,6 +104,8 @@ def test_claude_code_team_inbox_is_read_and_never_written(published: Path, tmp_p
     session = open_session(published, TOK)
     results = [review(m, session) for m in messages]
     assert results[1].summary.startswith("Claude Code protocol message")
+    old_received = results[0]  # implementer-1: CONTEXT_RECEIVED GC-v5, long before GC-v7 was sent
+    assert old_received.action == "none" and old_received.problems == ["stale: received GC-v5, GC-v7 was sent since"]
     ack = results[2]  # implementer-1 ACKs GC-v6, but GC-v7 was sent since
     assert any(p.startswith("stale ACK: for GC-v6, GC-v7 was sent since") for p in ack.problems)
     assert ack.action != "confirm"

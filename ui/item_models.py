@@ -81,15 +81,22 @@ _STATUS_COLOURS = {
 class TeammateModel(NodeTreeModel):
     """One row per teammate: what it confirmed, what it was sent, its status, who names it."""
 
-    headers = ("Teammate", "Confirmed", "Last sent", "Status", "Sources")
+    headers = ("Teammate", "Confirmed", "Last sent", "ACK", "Status", "Due", "Sources")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.current: int | None = None
+        self.acks: dict[str, str] = {}
+        self.due: dict[str, str] = {}
 
     def set_teammates(self, teammates: list[Teammate], current: int | None) -> None:
         self.current = current
         self.sync([Spec(t.role, t) for t in teammates])
+
+    def set_reviews(self, acks: dict[str, str], due: dict[str, str]) -> None:
+        """The last ACK result and the action due, per teammate (from the Inbox)."""
+        self.acks, self.due = acks, due
+        self.sync([Spec(node.key, node.payload) for node in self.node(QModelIndex()).children])
 
     def _behind(self, mate: Teammate) -> bool:
         return self.current is not None and mate.confirmed is not None and mate.confirmed < self.current
@@ -97,7 +104,8 @@ class TeammateModel(NodeTreeModel):
     def signature(self, payload: Any) -> tuple[object, ...]:
         """Every shown field, and whether the teammate is behind the current GC (the tint)."""
         mate: Teammate = payload
-        return (mate.role, mate.confirmed, mate.sent, mate.status, tuple(mate.sources), self.current)
+        due = (self.acks.get(mate.role), self.due.get(mate.role))
+        return (mate.role, mate.confirmed, mate.sent, mate.status, tuple(mate.sources), self.current, due)
 
     def display(self, payload: Any, column: int, role: int) -> Any:
         """Versions as GC-vN; behind or lost teammates are tinted, confirmed-current is green."""
@@ -107,7 +115,9 @@ class TeammateModel(NodeTreeModel):
                 mate.role,
                 label(mate.confirmed),
                 label(mate.sent),
+                self.acks.get(mate.role, ""),
                 mate.status or "",
+                self.due.get(mate.role, ""),
                 ", ".join(mate.sources),
             )
             if role == SORT_ROLE and column in (1, 2):
@@ -115,8 +125,10 @@ class TeammateModel(NodeTreeModel):
                 return -1 if version is None else version
             return values[column]
         if role == BACKGROUND:
-            if column == 3 and mate.status in _STATUS_COLOURS:
+            if column == 4 and mate.status in _STATUS_COLOURS:
                 return QBrush(_STATUS_COLOURS[mate.status])
+            if column == 5 and self.due.get(mate.role):
+                return QBrush(WARN_BG)
             if column == 1 and self._behind(mate):
                 return QBrush(WARN_BG)
         if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
@@ -128,7 +140,7 @@ class TeammateModel(NodeTreeModel):
                 d = mate.last_delta
                 when = d.timestamp or "time unknown"
                 return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {when}"
-            if column == 4:
+            if column == 6:
                 return "Where this teammate is named: " + ", ".join(mate.sources)
         return None
 

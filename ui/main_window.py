@@ -36,6 +36,7 @@ from models.gc import Section
 from models.memory import LINE_LIMIT, TAGS, MemoryEntry, MemoryQuery, MemorySection
 from models.memory_edit import Loss, access_of
 from models.problems import Problem
+from models.review import Review
 from models.session import ALL_PARTS, Part, Session
 from models.tokens import TOKENIZER_NAMES
 from models.versions import label
@@ -49,10 +50,23 @@ from ui.item_models import (
 )
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
+from ui.review_pane import ReviewPane
 from ui.widgets import MarkdownView, ProblemBanner, column, row, table_view
 
 ALL_TAGS = "All tags"
 EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
+
+
+DUE_ACTIONS = ("confirm", "resend", "full", "guide", "attention")
+
+
+def _ack_result(r: Review) -> str:
+    """``2/3 NEED_CLARIFICATION`` (``?`` for what the ACK did not say)."""
+    ack = r.ack
+    assert ack is not None
+    applied = "?" if ack.applied is None else ack.applied
+    total = "?" if ack.total is None else ack.total
+    return f"{applied}/{total} {ack.action or '?'}"
 
 
 def _tool(text: str, slot: Callable[[], object], shortcut: str | None, owner: QWidget) -> QPushButton:
@@ -107,6 +121,7 @@ class MainWindow(QMainWindow):
         self._build_teammates()
         self._build_memory()
         self._build_gates()
+        self._build_inbox()
         self._build_status()
         self._build_menus()
         self._default_layout()
@@ -229,6 +244,39 @@ class MainWindow(QMainWindow):
         )
         self._apply_memory_filter()
 
+    def _build_inbox(self) -> None:
+        self.review_pane = ReviewPane()
+        self.status_attention = QLabel()
+        self.inbox_dock = self._dock("Inbox", "inbox", self.review_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.teammate_view.selectionModel().currentChanged.connect(self._filter_inbox)
+
+    def show_reviews(self, reviews: list[Review], handled: set[tuple[str, str]], pings: dict[str, str]) -> None:
+        """The Inbox, the teammate table's ACK and Due columns, and the attention count."""
+        attention = self.review_pane.show_reviews(reviews, handled)
+        acks: dict[str, str] = {}
+        due: dict[str, str] = {}
+        for r in reviews:  # oldest first: later messages override earlier ones
+            role = r.message.sender
+            if role is None:
+                continue
+            if r.ack is not None:
+                acks[role] = _ack_result(r)
+            done = (r.message.source, r.message.sha) in handled
+            if not done and r.action in DUE_ACTIONS:
+                due[role] = f"{r.action} since {r.message.timestamp or '?'}"
+            elif done:
+                due.pop(role, None)
+        for role, since in pings.items():
+            due.setdefault(role, f"ping (no ACK since {since})")
+        self.teammate_model.set_reviews(acks, due)
+        self.status_attention.setText(f"⚑ {attention} need attention" if attention else "")
+
+    def _filter_inbox(self, index: QModelIndex) -> None:
+        mate = index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
+        self.review_pane.model.set_filter(
+            mate.role if mate is not None else None, self.review_pane.reports_only.isChecked()
+        )
+
     def _build_gates(self) -> None:
         self.gates_banner = ProblemBanner()
         self.gate_view = table_view(self.gate_model, fit_columns=True)
@@ -250,6 +298,7 @@ class MainWindow(QMainWindow):
             self.status_version,
             self.status_tokens,
             self.status_problems,
+            self.status_attention,
         ):
             w.setContentsMargins(10, 0, 10, 0)
             bar.addPermanentWidget(w)
@@ -280,7 +329,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(quit_action)
 
         view_menu = self.menuBar().addMenu("&View")
-        docks = (self.sections_dock, self.teammates_dock, self.memory_dock, self.gates_dock)
+        docks = (self.sections_dock, self.teammates_dock, self.memory_dock, self.gates_dock, self.inbox_dock)
         for number, dock in enumerate(docks, start=1):
             action = dock.toggleViewAction()
             action.setShortcut(QKeySequence(f"Alt+{number}"))
@@ -315,7 +364,7 @@ class MainWindow(QMainWindow):
         self.tokenizer_group.triggered.connect(lambda a: self.tokenizerRequested.emit(a.data()))
 
     def _default_layout(self) -> None:
-        for dock in (self.sections_dock, self.teammates_dock, self.memory_dock, self.gates_dock):
+        for dock in (self.sections_dock, self.teammates_dock, self.memory_dock, self.gates_dock, self.inbox_dock):
             dock.show()
             dock.setFloating(False)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.sections_dock)
@@ -323,6 +372,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.teammates_dock)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gates_dock)
         self.splitDockWidget(self.teammates_dock, self.gates_dock, Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(self.gates_dock, self.inbox_dock)
         self.resizeDocks([self.sections_dock, self.memory_dock], [380, 460], Qt.Orientation.Horizontal)
         self.resizeDocks([self.teammates_dock, self.gates_dock], [720, 420], Qt.Orientation.Horizontal)
         self.resizeDocks([self.teammates_dock], [230], Qt.Orientation.Vertical)

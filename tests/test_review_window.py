@@ -1,0 +1,139 @@
+"""The Inbox in the window: publish, ACKs arrive from every inbox, the table and plan follow."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.settings import AppSettings
+from conftest import CLAUDE_TEAM
+from models.frontmatter import split_front_matter
+from ui.node_model import PAYLOAD_ROLE
+
+
+@pytest.fixture
+def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
+    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(ctl.window)
+    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
+    assert ctl.open(demo_copy)
+    yield ctl
+    ctl.close()
+
+
+def _publish(qtbot: QtBot, ctl: Controller) -> None:
+    w, pane = ctl.window, ctl.window.composer
+    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions"))
+    with qtbot.waitSignal(pane.changed, timeout=3000):
+        pane.editor.setPlainText(
+            pane.editor.toPlainText().replace("| P6 |\n", "| P6 |\n| D-9 | zstd | smaller | P6 |\n")
+        )
+    pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
+    with qtbot.waitSignal(pane.published, timeout=5000):
+        pane.publish()
+
+
+def _table(ctl: Controller) -> dict[str, tuple[str, str, str]]:
+    model = ctl.window.teammate_model
+    out = {}
+    for r in range(model.rowCount()):
+        role = model.index(r, 0).data()
+        out[role] = (model.index(r, 1).data(), model.index(r, 3).data(), model.index(r, 5).data())
+    return out
+
+
+def _confirmed(folder: Path) -> dict[str, int]:
+    data = split_front_matter((folder / "orchestration-plan.md").read_text(encoding="utf-8"), "p")[0].data
+    return dict(data["teammate_gc_versions"])
+
+
+def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, tmp_path: Path
+) -> None:
+    _publish(qtbot, controller)
+    w = controller.window
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "inbox" in parts):
+        (inbox / "implementer-1-ack.md").write_text(
+            "[ACK-UPDATE] GC-v7 received.\n- Delta items applied: 1/1\n- Impact on my work: NONE\n"
+            "- Action taken: CONTINUE\n- Unclear items: none\n",
+            encoding="utf-8",
+        )
+    qtbot.waitUntil(lambda: _table(controller)["implementer-1"][1] == "1/1 CONTINUE", timeout=3000)
+    assert _table(controller)["implementer-1"][2].startswith("confirm since")
+
+    team = tmp_path / "cow-execution"
+    shutil.copytree(CLAUDE_TEAM, team)
+    items = json.loads((team / "inboxes" / "team-lead.json").read_text(encoding="utf-8"))
+    items.append(
+        {
+            "from": "implementer-2",
+            "text": "**[ACK-UPDATE]** GC-v7 received. Items: 1/1. Impact: none. Action: CONTINUE",
+            "timestamp": "2026-11-22T03:05:00Z",
+            "read": False,
+        }
+    )
+    items.append(
+        {
+            "from": "implementer-4",
+            "text": "[STATUS] Phase 6 | CONTEXT_RECEIVED | GC-v7",
+            "timestamp": "2026-11-22T03:06:00Z",
+            "read": False,
+        }
+    )
+    (team / "inboxes" / "team-lead.json").write_text(json.dumps(items), encoding="utf-8")
+    controller.set_team_folder(team)
+    reviews = {(r.message.sender, r.message.kind): r for r in controller.reviews}
+    assert ("implementer-3", "delta_report") in reviews
+    assert w.review_pane.model.rowCount() >= 7  # six Claude items minus the protocol one, plus the inbox ACK
+
+    for r in list(controller.reviews):
+        if r.action == "confirm" and r.message.sender in ("implementer-1", "implementer-2", "implementer-4"):
+            assert controller.carry_out(r)
+    confirmed = _confirmed(demo_copy)
+    assert confirmed["implementer-1"] == 7 and confirmed["implementer-2"] == 7 and confirmed["implementer-4"] == 7
+    assert confirmed["implementer-3"] == 5 and confirmed["researcher-1"] == 4
+    table = _table(controller)
+    assert table["implementer-1"][0] == "GC-v7" and not table["implementer-1"][2].startswith("confirm")
+
+    # The next update: the confirmed teammates get deltas, the others the full GC.
+    pane = w.composer
+    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Open Questions"))
+    with qtbot.waitSignal(pane.changed, timeout=3000):
+        pane.editor.setPlainText(pane.editor.toPlainText() + "- Q-3: next\n")
+    model = pane.decisions_model
+    modes = {d.role: d.mode for d in (model.index(r, 0).data(PAYLOAD_ROLE) for r in range(model.rowCount()))}
+    assert modes == {
+        "implementer-1": "delta",
+        "implementer-2": "delta",
+        "implementer-3": "full",
+        "implementer-4": "delta",
+        "researcher-1": "full",
+    }
+    ledger = [json.loads(line) for line in (demo_copy / "messages" / "ledger.jsonl").read_text().splitlines()]
+    received = [e for e in ledger if e["direction"] == "received"]
+    assert len(received) == len({(e["source"], e["sha256"]) for e in received})  # each recorded once
+
+
+def test_pasted_and_unreadable_messages_are_kept_and_shown_raw(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    path = controller.paste("I think the GC is fine?? no tags here", "implementer-3")
+    assert path is not None and path.read_text(encoding="utf-8").startswith("From: implementer-3\n")
+    w = controller.window
+    model = w.review_pane.model
+    row = next(r for r in range(model.rowCount()) if model.index(r, 1).data() == "implementer-3")
+    assert model.index(row, 2).data() == "unknown"
+    assert "not a protocol message" in model.index(row, 4).data()
+    w.review_pane.view.setCurrentIndex(model.index(row, 0))
+    assert "I think the GC is fine??" in w.review_pane.raw.toPlainText()
+    assert "# not a protocol message" in w.review_pane.raw.toPlainText()
