@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from app.cli import UsageError, resolve_session
@@ -17,12 +18,14 @@ from models.composer import Composer
 from models.review import (
     Review,
     apply_review,
+    compose_resend,
     due_pings,
     mark_handled,
     read_claude_team,
     read_inbox,
     read_ledger,
     record_received,
+    record_resend,
     review,
 )
 from models.session import Part, find_sessions
@@ -43,7 +46,7 @@ class Controller(QObject):
         self.window.openRequested.connect(lambda path: self.open(Path(path)))
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
-        self.window.composer.published.connect(lambda _: self._changed({"gc", "plan", "memory"}))
+        self.window.composer.published.connect(self._published)
         self.window.review_pane.carryOut.connect(self.carry_out)
         self.window.review_pane.pasted.connect(self.paste)
         self.window.review_pane.teamRequested.connect(self._ask_team)
@@ -89,6 +92,12 @@ class Controller(QObject):
         self.settings.add_recent(live.session.folder)
         self.window.set_recent(self.settings.recent_sessions())
         return True
+
+    def _published(self, written: list[Path]) -> None:
+        """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first."""
+        if self.live is not None and self.live.session.memory is not None:
+            self.window.memory_actions.snapshot = self.live.session.memory.text
+        self._changed({"gc", "plan", "memory"})
 
     def _changed(self, parts: set[Part]) -> None:
         if self.live is not None:
@@ -156,6 +165,7 @@ class Controller(QObject):
         if team is not None and team.is_dir():
             messages += read_claude_team(team)[1]
         record_received(session.folder, messages)
+        messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
         self.reviews = [review(m, session) for m in messages]
         handled = {
             (str(e.get("source")), str(e.get("sha256")))
@@ -174,6 +184,14 @@ class Controller(QObject):
         except (EditError, FileChangedError, OSError) as exc:
             self._error(f"Could not carry out {result.action}: {exc}")
             return False
+        composed = compose_resend(self.live.session, result)
+        if composed is not None:
+            message, mode = composed
+            record_resend(self.live.session, result, message, mode)
+            QGuiApplication.clipboard().setText(message)
+            self.window.statusBar().showMessage(
+                f"{mode} for {result.message.sender} written to the outbox and copied", 5000
+            )
         mark_handled(self.live.session.folder, result)
         self.window.show_session(self.live.session, {"plan"})
         self.window.composer.on_session_changed()

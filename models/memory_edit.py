@@ -388,6 +388,8 @@ def detect_loss(before: str, after: str, expected_gone: set[str] | None = None) 
     everywhere = {_strip_archived(e) for entries in new_entries.values() for e in entries}  # moved is not lost
     new_roles = {s.role: s.header for s in new.sections}
     for section in old.sections:
+        if section.kind == "meta":
+            continue  # key-value settings, updated in place by design (GC Version), not entries
         if section.header not in new_entries:
             renamed_to = new_roles.get(section.role)
             if renamed_to is not None:  # the role is still there under another header

@@ -25,12 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from models.atomic import MISSING, Missing, atomic_write
-from models.delta_text import parse_message
+from models.delta import Delta, DeltaItem, Impact
+from models.delta_text import parse_message, render_message
 from models.messages import Ack, DeltaReport, Kind, Status, classify, parse_ack, parse_delta_report, parse_status
 from models.publish import LEDGER, utc_now
 from models.session import PLAN_FILE, Session
 from models.surgical import set_front_entry
 from models.textfile import Stamp, read_text
+from models.update_plan import render_full
 
 INBOX = Path("messages") / "inbox"
 DEFAULT_ACK_TIMEOUT_MIN = 10
@@ -63,7 +65,7 @@ class Review:
     status: Status | None = None
     report: DeltaReport | None = None
     problems: list[str] = field(default_factory=list)
-    action: str = "none"  # confirm | resend | full | guide | record | attention | none
+    action: str = "none"  # confirm | resend | full | guide | lost | record | attention | none
     summary: str = ""
     confirm_version: int | None = None
     resend: list[str] = field(default_factory=list)  # the § refs to re-send
@@ -215,7 +217,7 @@ def review(message: Message, session: Session) -> Review:
         result.status = status
         result.problems += status.unreadable
         if status.status == "CONTEXT_LOST":
-            result.action, result.summary = "record", f"{role}: context lost — FC-2 until a full injection is confirmed"
+            result.action, result.summary = "lost", f"{role}: context lost — FC-2 until a full injection is confirmed"
         elif status.status == "CONTEXT_RECEIVED" and status.version is not None:
             sent = last_sent(session.folder, role) if role else None
             confirmed = session.plan.teammate_gc_versions.get(role or "", -1) if session.plan else -1
@@ -358,7 +360,7 @@ def apply_review(session: Session, result: Review) -> bool:
             new = set_front_entry(new, "teammate_status", role, "CONTEXT_RECEIVED")
     elif result.action in ("resend", "full"):
         new = set_front_entry(new, "teammate_status", role, "NEED_CLARIFICATION")
-    elif result.action in ("record", "attention") and result.status is not None and result.status.status:
+    elif result.action in ("record", "lost", "attention") and result.status is not None and result.status.status:
         new = set_front_entry(new, "teammate_status", role, result.status.status)
     else:
         return False
@@ -391,3 +393,56 @@ def _append_ledger(folder: Path, lines: list[str]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def compose_resend(session: Session, result: Review) -> tuple[str, str] | None:
+    """(message, mode) re-sending what an ACK found unclear, or the full GC; None if nothing to send.
+
+    The unclear references are re-sent whole: a REPLACED of each section they point into, with
+    its current text, so the teammate gets the context around the item, not the item alone.
+    """
+    gc = session.gc
+    role = result.message.sender
+    if gc is None or role is None or result.action not in ("resend", "full"):
+        return None
+    version = gc.version
+    if result.action == "full" or not result.resend:
+        return render_full(gc.text, version), "full"
+    items: list[DeltaItem] = []
+    for ref in result.resend:
+        found = gc.resolve(ref)
+        if found is None:
+            continue
+        section = found.section
+        body = gc.text[gc.line_starts[section.line + 1] : section.own_end].replace("\r\n", "\n")
+        item = DeltaItem("REPLACED", section.ref[1:], content=body)
+        if item not in items:
+            items.append(item)
+    if not items:
+        return render_full(gc.text, version), "full"
+    reread = "re-read " + ", ".join(f"§{i.ref}" for i in items)
+    return render_message(Delta(version, version, tuple(items), Impact((role,), reread))), "resend"
+
+
+def record_resend(session: Session, result: Review, message: str, mode: str) -> Path:
+    """Write the re-send to the outbox and the ledger, like any sent message."""
+    role = result.message.sender or "unknown"
+    version = session.gc.version if session.gc is not None else None
+    stamp = utc_now()
+    rel = Path("messages") / "outbox" / f"GC-v{version}-{role}-{mode}-{stamp.replace('-', '').replace(':', '')}.md"
+    path = session.folder / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, message.encode("utf-8"), MISSING)
+    entry = {
+        "ts": stamp,
+        "direction": "sent",
+        "to": role,
+        "kind": "CONTEXT-UPDATE",
+        "gc_version": version,
+        "mode": mode,
+        "reason": result.summary,
+        "file": rel.as_posix(),
+        "sha256": hashlib.sha256(message.encode("utf-8")).hexdigest(),
+    }
+    _append_ledger(session.folder, [json.dumps(entry, ensure_ascii=False)])
+    return path

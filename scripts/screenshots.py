@@ -55,6 +55,46 @@ def main() -> int:
         pane.preview_tabs.setCurrentIndex(0)
         app.processEvents()
         w.grab().save(str(OUT / "composer-after-publish.png"))
+
+        inbox = folder / "messages" / "inbox"
+        inbox.mkdir(parents=True, exist_ok=True)
+        (inbox / "implementer-1-ack.md").write_text(
+            "[ACK-UPDATE] GC-v7 received.\n- Delta items applied: 1/1\n- Impact on my work: NONE\n"
+            "- Action taken: CONTINUE\n- Unclear items: none\n",
+            encoding="utf-8",
+        )
+        (inbox / "implementer-2-ack.md").write_text(
+            "**[ACK-UPDATE]** GC-v7 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n"
+            "Unclear items: §Architecture Decisions.D-9\n",
+            encoding="utf-8",
+        )
+        (inbox / "implementer-4-report.md").write_text(
+            "Replay done for the 1% sample.\n\nDELTA:\n  changes:\n"
+            '    - "migrate/replay_v1.py: order by (updated_at, id)"\n'
+            '  risks:\n    - level: high\n      desc: "2,914 manual corrections have no source event"\n'
+            '    - level: medium\n      desc: "reconcile needs 6 GB work memory"\n'
+            '  alternatives:\n    - "Skip manual corrections: breaks reconciliation"\n  needs_consult: yes\n',
+            encoding="utf-8",
+        )
+        team = Path(tmp) / "cow-execution"
+        shutil.copytree(ROOT.parent / "shared" / "claude-code-team" / "teams" / "cow-execution", team)
+        ctl.live.reload({"inbox"})  # type: ignore[union-attr]
+        ctl.set_team_folder(team)
+        for r in list(ctl.reviews):
+            if r.message.source.startswith("inbox/implementer-1"):
+                ctl.carry_out(r)
+        w.central_tabs.setCurrentIndex(0)
+        w.inbox_dock.raise_()
+        app.processEvents()
+        w.grab().save(str(OUT / "teammates-and-inbox.png"))
+        w.review_pane.reports_only.setChecked(True)
+        app.processEvents()
+        w.inbox_dock.setFloating(True)
+        w.inbox_dock.resize(1300, 260)
+        model = w.review_pane.model
+        w.review_pane.view.setCurrentIndex(model.index(model.rowCount() - 1, 0))
+        app.processEvents()
+        w.inbox_dock.grab().save(str(OUT / "delta-reports.png"))
         ctl.close()
     print("\n".join(str(p) for p in sorted(OUT.glob("*.png"))))
     return 0

@@ -109,7 +109,7 @@ def test_claude_code_team_inbox_is_read_and_never_written(published: Path, tmp_p
     ack = results[2]  # implementer-1 ACKs GC-v6, but GC-v7 was sent since
     assert any(p.startswith("stale ACK: for GC-v6, GC-v7 was sent since") for p in ack.problems)
     assert ack.action != "confirm"
-    assert results[4].action == "record" and "FC-2" in results[4].summary
+    assert results[4].action == "lost" and "FC-2" in results[4].summary
     assert results[5].report is not None and not results[5].report.attention
     record_received(published, messages)
     assert sum(1 for e in read_ledger(published) if e["direction"] == "received") == 6
@@ -145,3 +145,28 @@ def test_cli_ack(published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
     ack.write_text("hello there", encoding="utf-8")
     assert main(["ack", str(ack)]) == 1
     assert "not a protocol message" in capsys.readouterr().out
+
+
+def test_resend_composes_the_unclear_sections_or_the_full_gc(published: Path) -> None:
+    from models.delta_text import parse_message
+    from models.review import compose_resend, record_resend
+
+    session = open_session(published, TOK)
+    text = "[ACK-UPDATE] GC-v7 received. Items: 0/1. Impact: unsure. Action: NEED_CLARIFICATION\nUnclear items: §Architecture Decisions.D-9"
+    result = review(Message("pasted", "implementer-1", text, None), session)
+    result.action, result.resend = "resend", ["Architecture Decisions.D-9"]  # as if 1 of 3 were unclear
+    composed = compose_resend(session, result)
+    assert composed is not None
+    message, mode = composed
+    parsed = parse_message(message)
+    assert mode == "resend" and parsed.unreadable == []
+    assert [(i.op, i.ref) for i in parsed.delta.items] == [("REPLACED", "Architecture Decisions")]
+    assert "| D-9 | zstd | smaller | P6 |" in (parsed.delta.items[0].content or "")
+    assert parsed.delta.impact.actions == "re-read §Architecture Decisions"
+    path = record_resend(session, result, message, mode)
+    assert path.read_text(encoding="utf-8") == message
+    last = read_ledger(published)[-1]
+    assert (last["direction"], last["to"], last["mode"]) == ("sent", "implementer-1", "resend")
+    result.action = "full"
+    full, mode = compose_resend(session, result)  # type: ignore[misc]
+    assert mode == "full" and full.startswith("[CONTEXT-UPDATE] GC-v7 (full injection)")

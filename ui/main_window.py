@@ -57,7 +57,7 @@ ALL_TAGS = "All tags"
 EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
 
 
-DUE_ACTIONS = ("confirm", "resend", "full", "guide", "attention")
+DUE_ACTIONS = ("confirm", "resend", "full", "guide", "lost", "attention")
 
 
 def _ack_result(r: Review) -> str:
@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         self.gc_view.setAlternatingRowColors(True)
         _number_columns(self.gc_view, {1: "000,000", 2: "Items"})
         self.gc_view.selectionModel().currentChanged.connect(self._show_section)
+        self.gc_view.setMinimumWidth(300)
         self.sections_dock = self._dock(
             "GC sections",
             "sections",
@@ -228,11 +229,11 @@ class MainWindow(QMainWindow):
         self.loss_box = row(self.loss_label, self.restore_button)
         self.loss_box.hide()
         actions = row(
-            _tool("Add entry…", self._add_memory_entry, "Ctrl+Shift+A", self),
-            _tool("Archive selected", self._archive_selected, "Ctrl+Shift+X", self),
+            _tool("Add…", self._add_memory_entry, "Ctrl+Shift+A", self),
+            _tool("Archive", self._archive_selected, "Ctrl+Shift+X", self),
             _tool("Archive phase…", self._archive_phase, None, self),
-            _tool("Replace teammate…", self._replace_teammate, None, self),
-            _tool("Prune archived", self.memory_actions.prune, None, self),
+            _tool("Replace…", self._replace_teammate, None, self),
+            _tool("Prune", self.memory_actions.prune, None, self),
             self.access_label,
         )
         self.memory_view.selectionModel().currentChanged.connect(self._show_access)

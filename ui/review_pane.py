@@ -104,7 +104,7 @@ class ReviewPane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = ReviewModel(self)
-        self.view = table_view(self.model)
+        self.view = table_view(self.model, fit_columns=True)
         self.view.selectionModel().currentChanged.connect(self._show_raw)
         self.header = QLabel("No messages yet")
         self.reports_only = QCheckBox("DELTA reports only")
