@@ -165,4 +165,4 @@ def test_teammate_model_marks_teammates_behind_the_gc() -> None:
     assert current.data(Qt.ItemDataRole.BackgroundRole) is None
     assert "GC is at GC-v6" in behind.data(Qt.ItemDataRole.ToolTipRole)
     lost = model.index(rows["implementer-4"], 4)
-    assert lost.data() == "CONTEXT_LOST" and lost.data(Qt.ItemDataRole.BackgroundRole) is not None
+    assert lost.data() == "✖ CONTEXT_LOST" and lost.data(Qt.ItemDataRole.BackgroundRole) is not None

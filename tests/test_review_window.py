@@ -69,7 +69,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
             encoding="utf-8",
         )
     qtbot.waitUntil(lambda: _table(controller)["implementer-1"][1] == "1/1 CONTINUE", timeout=3000)
-    assert _table(controller)["implementer-1"][2].startswith("confirm since")
+    assert _table(controller)["implementer-1"][2].startswith("⚑ confirm since")
 
     team = tmp_path / "cow-execution"
     shutil.copytree(CLAUDE_TEAM, team)
@@ -103,7 +103,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
     assert confirmed["implementer-1"] == 7 and confirmed["implementer-2"] == 7 and confirmed["implementer-4"] == 7
     assert confirmed["implementer-3"] == 5 and confirmed["researcher-1"] == 4
     table = _table(controller)
-    assert table["implementer-1"][0] == "GC-v7" and not table["implementer-1"][2].startswith("confirm")
+    assert table["implementer-1"][0] == "GC-v7" and not table["implementer-1"][2].startswith("⚑ confirm")
 
     # The next update: the confirmed teammates get deltas, the others the full GC.
     pane = w.composer

@@ -71,6 +71,7 @@ class GcTreeModel(NodeTreeModel):
         return None
 
 
+_STATUS_ICONS = {"CONTEXT_LOST": "✖ ", "BLOCKED": "⛔ ", "CONTEXT_PRESSURE": "⚠ ", "COMPLETE": "✔ "}
 _STATUS_COLOURS = {
     "CONTEXT_LOST": BAD_BG,
     "BLOCKED": BAD_BG,
@@ -111,13 +112,14 @@ class TeammateModel(NodeTreeModel):
         """Versions as GC-vN; behind or lost teammates are tinted, confirmed-current is green."""
         mate: Teammate = payload
         if role in (DISPLAY, SORT_ROLE):
+            due = self.due.get(mate.role, "")
             values = (
                 mate.role,
                 label(mate.confirmed),
                 label(mate.sent),
                 self.acks.get(mate.role, ""),
-                mate.status or "",
-                self.due.get(mate.role, ""),
+                f"{_STATUS_ICONS.get(mate.status or '', '')}{mate.status or ''}",
+                f"⚑ {due}" if due else "",
                 ", ".join(mate.sources),
             )
             if role == SORT_ROLE and column in (1, 2):
