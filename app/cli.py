@@ -14,15 +14,26 @@ from pathlib import Path
 
 from app.demo import bundled_session
 from models.atomic import MISSING, FileChangedError, atomic_write
+from models.context_compose import compose
 from models.delta import ApplyError, apply_delta
 from models.delta_diff import diff_gc
 from models.delta_report import delta_data, plan_data, plan_text, savings_data, savings_text
 from models.delta_text import oneline_exact, parse_message, render_message, render_oneline
 from models.gc import parse_gc
+from models.gsd import AGENT_TYPES, selective_context
 from models.memory import TAGS, parse_memory
 from models.memory_edit import MemoryEditError, add_entry, memory_check_data, memory_check_text, utc_now_minutes
 from models.messages import parse_ack, parse_delta_report, parse_status
-from models.report import review_data, review_text, session_data, session_summary
+from models.report import (
+    composed_data,
+    composed_text,
+    planning_data,
+    planning_text,
+    review_data,
+    review_text,
+    session_data,
+    session_summary,
+)
 from models.review import Message, Review, review, sender_from
 from models.savings import scenario_rows, team_rows
 from models.session import Session, find_sessions, open_session
@@ -246,6 +257,41 @@ def cmd_ack(args: argparse.Namespace) -> int:
     return EXIT_OK if data["kind"] != "unknown" else EXIT_FAILED
 
 
+def cmd_context(args: argparse.Namespace) -> int:
+    """Compose an agent's context from its context.yaml (generators only with --allow-exec)."""
+    home = Path(args.agent_home)
+    if not home.is_dir():
+        raise UsageError(f"{home}: no such folder")
+    composed = compose(home, Path(args.cwd or "."), get_tokenizer(args.tokenizer), lambda m: bool(args.allow_exec))
+    data = composed_data(composed)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(composed_text(data))
+    failed = composed.manifest.problems or any(b.status == "failed" for b in composed.blocks)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def cmd_planning(args: argparse.Namespace) -> int:
+    """The selective context of a GSD .planning/ folder for one agent type and phase."""
+    project = Path(args.project)
+    planning = project if project.name == ".planning" else project / ".planning"
+    if not planning.is_dir():
+        raise UsageError(f"{project}: no .planning/ folder")
+    try:
+        result = selective_context(
+            planning, args.agent, args.phase, get_tokenizer(args.tokenizer), Path(args.plan) if args.plan else None
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    data = planning_data(result)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(planning_text(data, result.text))
+    return EXIT_OK
+
+
 def _build_commands() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lead-console",
@@ -296,6 +342,25 @@ def _build_commands() -> argparse.ArgumentParser:
     ack.add_argument("--json", action="store_true", help="print JSON for scripts")
     ack.set_defaults(func=cmd_ack)
 
+    context = sub.add_parser("context", help="compose an agent's context (context.yaml) with tokens per block")
+    context.add_argument("agent_home", help="the agent's folder (holds context.yaml, system_prompt.md)")
+    context.add_argument("--cwd", help="the workspace (default: the current folder)")
+    context.add_argument(
+        "--allow-exec", action="store_true", help="run computed_file generators (commands from the file)"
+    )
+    context.add_argument("--json", action="store_true", help="print JSON for scripts")
+    _tokenizer_arg(context)
+    context.set_defaults(func=cmd_context)
+
+    planning = sub.add_parser("planning", help="selective GSD context for an agent type and phase, with savings")
+    planning.add_argument("project", help="a project holding .planning/ (or the .planning folder)")
+    planning.add_argument("--agent", required=True, choices=AGENT_TYPES, help="the GSD agent type")
+    planning.add_argument("--phase", required=True, help="phase number (3 or 03)")
+    planning.add_argument("--plan", help="the PLAN.md whose requirements: line maps requirements")
+    planning.add_argument("--json", action="store_true", help="print JSON for scripts")
+    _tokenizer_arg(planning)
+    planning.set_defaults(func=cmd_planning)
+
     memory = sub.add_parser("memory", help="TEAM-MEMORY: add an entry safely, or check the file")
     memory_sub = memory.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
     add = memory_sub.add_parser("add", help="add an entry to a role's section (section-anchored, checked)")
@@ -327,7 +392,7 @@ def _build_window_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = ("inspect", "delta", "apply", "plan", "savings", "memory", "ack")
+COMMANDS = ("inspect", "delta", "apply", "plan", "savings", "memory", "ack", "context", "planning")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from models.context_compose import Composed
 from models.gc import Section
+from models.gsd import SelectiveContext
 from models.review import Review
 from models.session import Session
 from models.versions import label
@@ -148,3 +150,71 @@ def review_text(data: dict[str, Any]) -> str:
     if data["summary"]:
         out.append(f"Lead action: {data['lead_action']} — {data['summary']}")
     return "\n".join(out)
+
+
+def composed_data(composed: Composed) -> dict[str, Any]:
+    """What ``context`` prints: the blocks in order, their tokens and failures."""
+    total = composed.tokens or 1
+    return {
+        "manifest": str(composed.manifest.path) if composed.manifest.path else "(default manifest)",
+        "sha256": composed.manifest.sha256,
+        "problems": composed.manifest.problems,
+        "tokens": composed.tokens,
+        "blocks": [
+            {
+                "source": b.source,
+                "id": b.id,
+                "status": b.status,
+                "tokens": b.tokens,
+                "share_percent": round(100 * b.tokens / total, 1),
+                "reason": b.reason,
+                "command": b.command,
+                "content": b.content,
+                "messages": b.messages if b.source == "journal" else None,
+            }
+            for b in composed.blocks
+        ],
+    }
+
+
+def composed_text(data: dict[str, Any]) -> str:
+    out = [f"Context of {data['manifest']}: {data['tokens']:,} tokens"]
+    out += [f"  problem: {p}" for p in data["problems"]]
+    for b in data["blocks"]:
+        bar = "█" * round(b["share_percent"] / 5)
+        share = f"{b['share_percent']:>5.1f}%"
+        line = f"  {b['source']:<13} {b['id']:<24} {b['status']:<8} {b['tokens']:>7,} tok {share} {bar}"
+        out.append(line)
+        if b["command"]:
+            out.append(f"      command: {' '.join(b['command'])}")
+        if b["reason"]:
+            out.append(f"      {b['reason']}")
+    return "\n".join(out)
+
+
+def planning_data(result: SelectiveContext) -> dict[str, Any]:
+    saved = result.full_tokens - result.tokens
+    return {
+        "agent": result.agent,
+        "phase": result.phase,
+        "delta_context": result.enabled,
+        "files": [
+            {"file": p.file, "mode": p.mode, "full_tokens": p.full_tokens, "tokens": p.tokens, "warning": p.warning}
+            for p in result.parts
+        ],
+        "full_tokens": result.full_tokens,
+        "tokens": result.tokens,
+        "saved_tokens": saved,
+        "savings_percent": round(100 * saved / result.full_tokens, 1) if result.full_tokens else 0.0,
+    }
+
+
+def planning_text(data: dict[str, Any], text: str) -> str:
+    state = "on" if data["delta_context"] else "off (optimization.delta_context is not true)"
+    out = [f"{data['agent']}, phase {data['phase']}: delta context {state}"]
+    for f in data["files"]:
+        out.append(f"  {f['file']:<16} {f['mode']:<28} {f['full_tokens']:>6,} → {f['tokens']:>6,} tok")
+        if f["warning"]:
+            out.append(f"      warning: {f['warning']}")
+    out.append(f"Total {data['full_tokens']:,} → {data['tokens']:,} tokens ({data['savings_percent']}% saved)")
+    return "\n".join([*out, "", text.rstrip()])
