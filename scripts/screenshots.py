@@ -89,6 +89,42 @@ def main() -> int:
         w.grab().save(str(OUT / "teammates-and-inbox.png"))
         w.review_pane.reports_only.setChecked(True)
         app.processEvents()
+        home, work = Path(tmp) / "agents" / "implementer-3", Path(tmp) / "workspaces" / "implementer-3"
+        (home / "tools").mkdir(parents=True)
+        work.mkdir(parents=True)
+        (home / "system_prompt.md").write_text(
+            "# implementer-3\nYou own projection/ and api/ (T-5, T-6, T-9).\n" + "Follow the GC.\n" * 120,
+            encoding="utf-8",
+        )
+        (work / "DELTA.md").write_text("# Workspace guide\nRun `make test`.\n" * 30, encoding="utf-8")
+        (home / "tools" / "summary.py").write_text(
+            "import os, pathlib\np = pathlib.Path(os.environ['DELTA_CWD']) / '.delta' / 'summary.md'\n"
+            "p.parent.mkdir(parents=True, exist_ok=True)\np.write_text('Snapshots every 1,000 postings.\\n' * 40)\n",
+            encoding="utf-8",
+        )
+        (home / "context.yaml").write_text(
+            "sources:\n  - type: file\n    id: system_prompt\n    path: ${AGENT_HOME}/system_prompt.md\n"
+            "  - type: file\n    id: workspace_guide\n    path: ${CWD}/DELTA.md\n    on_missing: skip\n"
+            "  - type: computed_file\n    id: memory_summary\n    generator:\n"
+            f"      command: ['{sys.executable}', '${{AGENT_HOME}}/tools/summary.py']\n"
+            "    output_path: ${CWD}/.delta/summary.md\n  - type: journal\n    id: recent\n    max_iterations: 10\n",
+            encoding="utf-8",
+        )
+        context = w.context_pane
+        context.teammate.setCurrentText("implementer-3")
+        context.confirm = lambda box: True  # type: ignore[method-assign]
+        context.link("implementer-3", home, work)
+        context.wait()
+        app.processEvents()
+        context._ask_trust()
+        context.wait()
+        app.processEvents()
+        w.context_dock.raise_()
+        for col in range(5):
+            context.blocks_view.resizeColumnToContents(col)
+        app.processEvents()
+        w.grab().save(str(OUT / "context-pane.png"))
+
         w.inbox_dock.setFloating(True)
         w.inbox_dock.resize(1300, 260)
         model = w.review_pane.model

@@ -41,6 +41,7 @@ from models.session import ALL_PARTS, Part, Session
 from models.tokens import TOKENIZER_NAMES
 from models.versions import label
 from ui.composer_pane import ComposerPane
+from ui.context_pane import ContextPane
 from ui.item_models import (
     SORT_ROLE,
     GateModel,
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         self._build_memory()
         self._build_gates()
         self._build_inbox()
+        self._build_context()
         self._build_status()
         self._build_menus()
         self._default_layout()
@@ -278,6 +280,10 @@ class MainWindow(QMainWindow):
             mate.role if mate is not None else None, self.review_pane.reports_only.isChecked()
         )
 
+    def _build_context(self) -> None:
+        self.context_pane = ContextPane(self.settings)
+        self.context_dock = self._dock("Context", "context", self.context_pane, Qt.DockWidgetArea.RightDockWidgetArea)
+
     def _build_gates(self) -> None:
         self.gates_banner = ProblemBanner()
         self.gate_view = table_view(self.gate_model, fit_columns=True)
@@ -330,7 +336,14 @@ class MainWindow(QMainWindow):
         file_menu.addAction(quit_action)
 
         view_menu = self.menuBar().addMenu("&View")
-        docks = (self.sections_dock, self.teammates_dock, self.memory_dock, self.gates_dock, self.inbox_dock)
+        docks = (
+            self.sections_dock,
+            self.teammates_dock,
+            self.memory_dock,
+            self.gates_dock,
+            self.inbox_dock,
+            self.context_dock,
+        )
         for number, dock in enumerate(docks, start=1):
             action = dock.toggleViewAction()
             action.setShortcut(QKeySequence(f"Alt+{number}"))
@@ -364,8 +377,25 @@ class MainWindow(QMainWindow):
             token_menu.addAction(action)
         self.tokenizer_group.triggered.connect(lambda a: self.tokenizerRequested.emit(a.data()))
 
+    def _docks(self) -> list[QDockWidget]:
+        return [
+            self.sections_dock,
+            self.teammates_dock,
+            self.memory_dock,
+            self.gates_dock,
+            self.inbox_dock,
+            self.context_dock,
+        ]
+
     def _default_layout(self) -> None:
-        for dock in (self.sections_dock, self.teammates_dock, self.memory_dock, self.gates_dock, self.inbox_dock):
+        for dock in (
+            self.sections_dock,
+            self.teammates_dock,
+            self.memory_dock,
+            self.gates_dock,
+            self.inbox_dock,
+            self.context_dock,
+        ):
             dock.show()
             dock.setFloating(False)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.sections_dock)
@@ -374,6 +404,8 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gates_dock)
         self.splitDockWidget(self.teammates_dock, self.gates_dock, Qt.Orientation.Horizontal)
         self.tabifyDockWidget(self.gates_dock, self.inbox_dock)
+        self.tabifyDockWidget(self.memory_dock, self.context_dock)
+        self.memory_dock.raise_()
         self.resizeDocks([self.sections_dock, self.memory_dock], [380, 460], Qt.Orientation.Horizontal)
         self.resizeDocks([self.teammates_dock, self.gates_dock], [720, 420], Qt.Orientation.Horizontal)
         self.resizeDocks([self.teammates_dock], [230], Qt.Orientation.Vertical)
@@ -440,6 +472,10 @@ class MainWindow(QMainWindow):
             self._show_section(self.gc_view.currentIndex())
         if todo & {"gc", "plan", "memory", "folders"}:
             self.teammate_model.set_teammates(session.teammates(), session.gc_version)
+            if first:
+                self.context_pane.set_session(session, session.tokenizer)
+            else:
+                self.context_pane.refresh()
             self.plan_banner.show_problems(session.problems.get("plan", []))
         if "memory" in todo:
             path = session.folder / "TEAM-MEMORY.md"

@@ -1,0 +1,98 @@
+"""The Context pane: link teammates, compose in the background, trust generators, team costs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.settings import AppSettings
+from models.context_links import LINKS_FILE
+from ui.node_model import PAYLOAD_ROLE
+
+
+@pytest.fixture
+def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
+    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(ctl.window)
+    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
+    assert ctl.open(demo_copy)
+    yield ctl
+    ctl.window.context_pane.wait()
+    ctl.close()
+
+
+def _agent(tmp_path: Path) -> tuple[Path, Path]:
+    home, cwd = tmp_path / "impl3-home", tmp_path / "impl3-work"
+    home.mkdir()
+    cwd.mkdir()
+    (home / "system_prompt.md").write_text("You implement projection/.\n" * 50, encoding="utf-8")
+    (home / "gen.py").write_text(
+        "import pathlib, os\np = pathlib.Path(os.environ['DELTA_CWD']) / 'out.md'\np.write_text('generated notes\\n')\n",
+        encoding="utf-8",
+    )
+    (home / "context.yaml").write_text(
+        "sources:\n"
+        "  - type: file\n    id: system_prompt\n    path: ${AGENT_HOME}/system_prompt.md\n"
+        f"  - type: computed_file\n    id: notes\n    generator:\n      command: [{sys.executable!r}, '${{AGENT_HOME}}/gen.py']\n"
+        "    output_path: ${CWD}/out.md\n",
+        encoding="utf-8",
+    )
+    return home, cwd
+
+
+def test_link_compose_trust_and_team_view(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, tmp_path: Path
+) -> None:
+    pane = controller.window.context_pane
+    home, cwd = _agent(tmp_path)
+    pane.teammate.setCurrentText("implementer-3")
+    with qtbot.waitSignal(pane.composed, timeout=10_000):
+        pane.link("implementer-3", home, cwd)
+    links = yaml.safe_load((demo_copy / LINKS_FILE).read_text(encoding="utf-8"))
+    assert links == {"implementer-3": {"agent_home": str(home), "workspace": str(cwd)}}
+    statuses = [pane.blocks.index(r, 2).data() for r in range(pane.blocks.rowCount())]
+    assert statuses == ["ok", "refused"]
+    assert pane.trust_button.isEnabled() and not (cwd / "out.md").exists()
+    first = pane.blocks.index(0, 0)
+    assert pane.blocks.rowCount(first) > 0  # expandable: the block's first lines
+    assert "█" in pane.blocks.index(0, 4).data()
+
+    pane.confirm = lambda box: True  # type: ignore[method-assign]
+    with qtbot.waitSignal(pane.composed, timeout=10_000):
+        pane._ask_trust()
+    statuses = [pane.blocks.index(r, 2).data() for r in range(pane.blocks.rowCount())]
+    assert statuses == ["ok", "ok"] and (cwd / "out.md").exists()
+
+    team = {pane.team.index(r, 0).data(): pane.team.index(r, 0).data(PAYLOAD_ROLE) for r in range(pane.team.rowCount())}
+    assert set(team) == {"implementer-1", "implementer-2", "implementer-3", "implementer-4", "researcher-1"}
+    _role, home_text, context, gc, memory = team["implementer-3"]
+    assert home_text == str(home) and context is not None and context > 0 and gc > 2000 and memory > 0
+    assert team["implementer-1"][2] is None  # unlinked
+    assert pane.team.index(0, 0).data() == "implementer-3"  # the biggest consumer first
+    row = next(r for r in range(pane.team.rowCount()) if pane.team.index(r, 0).data() == "implementer-1")
+    assert pane.team.index(row, 1).data() == "unlinked"
+
+
+def test_changed_context_yaml_asks_again(qtbot: QtBot, controller: Controller, tmp_path: Path) -> None:
+    pane = controller.window.context_pane
+    home, cwd = _agent(tmp_path)
+    pane.teammate.setCurrentText("implementer-3")
+    with qtbot.waitSignal(pane.composed, timeout=10_000):
+        pane.link("implementer-3", home, cwd)
+    pane.confirm = lambda box: True  # type: ignore[method-assign]
+    with qtbot.waitSignal(pane.composed, timeout=10_000):
+        pane._ask_trust()
+    (home / "context.yaml").write_text(
+        (home / "context.yaml").read_text(encoding="utf-8") + "# edited\n", encoding="utf-8"
+    )
+    with qtbot.waitSignal(pane.composed, timeout=10_000):
+        pane.link("implementer-3", home, cwd)
+    statuses = [pane.blocks.index(r, 2).data() for r in range(pane.blocks.rowCount())]
+    assert statuses == ["ok", "refused"]  # a different file: trust is asked again

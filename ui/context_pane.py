@@ -1,0 +1,301 @@
+"""The Context pane: what a teammate's context is built from, and what each part costs.
+
+A teammate is linked to an agent home and workspace (kept in the session). Its context.yaml is
+composed in a worker thread, so a slow generator never freezes the window; generators run only
+after the Lead trusts that exact context.yaml (remembered by content hash, asked again when it
+changes), with the commands shown first. The team table puts each teammate's context beside
+the GC and TEAM-MEMORY it receives, biggest consumers first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QSettings, Qt, QThreadPool, Signal
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from models.context_compose import Block, Composed, compose, load_manifest
+from models.context_links import Link, load_links, save_link
+from models.session import Session
+from models.tokens import Tokenizer
+from ui.item_models import DISPLAY, TOOLTIP, WARN_BG
+from ui.node_model import NodeTreeModel, Spec, keyed
+from ui.widgets import row, table_view
+
+BACKGROUND = Qt.ItemDataRole.BackgroundRole
+_PREVIEW_LINES = 40
+
+
+def _bar(share: float) -> str:
+    return "█" * round(share * 20) + "░" * (20 - round(share * 20))
+
+
+class BlocksModel(NodeTreeModel):
+    """The composed blocks in order; each expands to its first lines (or journal messages)."""
+
+    headers = ("Block", "Source", "Status", "Tokens", "Share")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.total = 0
+
+    def set_composed(self, composed: Composed | None) -> None:
+        blocks = composed.blocks if composed is not None else []
+        self.total = sum(b.tokens for b in blocks) or 1
+        specs = []
+        for block in blocks:
+            if block.source == "journal":
+                lines = [
+                    f"{m.get('role')}: {str(m.get('content') or m.get('tool_calls') or '')[:160]}"
+                    for m in block.messages
+                ]
+            else:
+                lines = (block.content or block.reason or "").splitlines()[:_PREVIEW_LINES]
+            children = keyed([(f"{n}:{line}", line, ()) for n, line in enumerate(lines)])
+            specs.append((block.id, block, children))
+        self.sync(keyed(specs))
+
+    def signature(self, payload: Any) -> tuple[object, ...]:
+        """Blocks by status and tokens; preview lines by their text."""
+        if isinstance(payload, Block):
+            return (payload.id, payload.status, payload.tokens, payload.reason)
+        return (payload,)
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """A share bar for each block; failures and refusals tinted, their reason in the tooltip."""
+        if not isinstance(payload, Block):
+            return payload if role == DISPLAY and column == 0 else None
+        if role == DISPLAY:
+            share = payload.tokens / self.total
+            values = (payload.id, payload.source, payload.status, f"{payload.tokens:,}", f"{_bar(share)} {share:.0%}")
+            return values[column]
+        if role == TOOLTIP:
+            command = f"\ncommand: {' '.join(payload.command)}" if payload.command else ""
+            return (payload.reason or payload.status) + command
+        if role == BACKGROUND and payload.status in ("failed", "refused"):
+            return QBrush(WARN_BG)
+        return None
+
+
+class TeamModel(NodeTreeModel):
+    """Per teammate: its context, the GC and TEAM-MEMORY it receives, and the total."""
+
+    headers = ("Teammate", "Agent home", "Context", "GC", "TEAM-MEMORY", "Total")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.top: str | None = None
+
+    def set_rows(self, rows: list[tuple[str, str, int | None, int, int]]) -> None:
+        ordered = sorted(rows, key=lambda r: -(r[2] or 0) - r[3] - r[4])
+        self.top = ordered[0][0] if ordered else None
+        self.sync([Spec(r[0], r) for r in ordered])
+
+    def signature(self, payload: Any) -> tuple[object, ...]:
+        """The whole row."""
+        return tuple(payload)
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """Unlinked teammates show no context tokens; the biggest consumer is tinted."""
+        role_id, home, context, gc, memory = payload
+        if role == DISPLAY:
+            total = (context or 0) + gc + memory
+            values = (
+                role_id,
+                home or "unlinked",
+                "—" if context is None else f"{context:,}",
+                f"{gc:,}",
+                f"{memory:,}",
+                f"{total:,}",
+            )
+            return values[column]
+        if role == BACKGROUND and role_id == self.top:
+            return QBrush(WARN_BG)
+        return None
+
+
+class _Compose(QRunnable):
+    def __init__(self, work: Callable[[], Composed], done: Callable[[Composed], None]) -> None:
+        super().__init__()
+        self.work, self.done = work, done
+
+    def run(self) -> None:
+        self.done(self.work())
+
+
+class ContextPane(QWidget):
+    """Pick a teammate, see its context blocks; link teammates to agent homes; trust generators."""
+
+    composed = Signal(object)
+    _finished = Signal(str, object)
+
+    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.session: Session | None = None
+        self.tokenizer: Tokenizer | None = None
+        self.results: dict[str, Composed] = {}
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.teammate = QComboBox()
+        self.teammate.currentTextChanged.connect(self.refresh)
+        self.status = QLabel()
+        link = QPushButton("Link…")
+        link.setToolTip("Choose this teammate's agent home and workspace")
+        link.clicked.connect(self._ask_link)
+        self.trust_button = QPushButton("Trust generators…")
+        self.trust_button.setToolTip("Run this context.yaml's computed_file commands (asked again when it changes)")
+        self.trust_button.clicked.connect(self._ask_trust)
+        self.blocks = BlocksModel(self)
+        self.blocks_view = QTreeView()
+        self.blocks_view.setModel(self.blocks)
+        self.blocks_view.setUniformRowHeights(True)
+        self.team = TeamModel(self)
+        self.team_view = table_view(self.team, fit_columns=True)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.blocks_view)
+        split.addWidget(self.team_view)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(row(self.teammate, link, self.trust_button, self.status))
+        layout.addWidget(split, 1)
+        self._finished.connect(self._show, Qt.ConnectionType.QueuedConnection)
+
+    # -- session and links --------------------------------------------------------------------------
+
+    def set_session(self, session: Session, tokenizer: Tokenizer) -> None:
+        self.session, self.tokenizer = session, tokenizer
+        roles = [t.role for t in session.teammates()]
+        current = self.teammate.currentText()
+        self.teammate.blockSignals(True)
+        self.teammate.clear()
+        self.teammate.addItems(roles)
+        if current in roles:
+            self.teammate.setCurrentText(current)
+        self.teammate.blockSignals(False)
+        self.results.clear()
+        for role, _ in self.links().items():
+            self._start(role)
+        self.refresh()
+
+    def links(self) -> dict[str, Link]:
+        return load_links(self.session.folder)[0] if self.session else {}
+
+    def link(self, role: str, agent_home: Path, workspace: Path) -> None:
+        assert self.session is not None
+        save_link(self.session.folder, role, Link(agent_home, workspace))
+        self._start(role)
+        self.refresh()
+
+    def _ask_link(self) -> None:
+        role = self.teammate.currentText()
+        if not role:
+            return
+        home = QFileDialog.getExistingDirectory(self, f"Agent home of {role} (holds context.yaml)")
+        if not home:
+            return
+        workspace = QFileDialog.getExistingDirectory(self, f"Workspace of {role}", home)
+        self.link(role, Path(home), Path(workspace or home))
+
+    # -- trust ----------------------------------------------------------------------------------------
+
+    def _trusted_hashes(self) -> list[str]:
+        value = self.settings.value("context/trusted", [])
+        if isinstance(value, str):  # INI files give back one string for a one-element list
+            return [value]
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def trusted(self, sha: str | None) -> bool:
+        """Whether this exact context.yaml (by content hash) may run its generators."""
+        return sha is not None and sha in self._trusted_hashes()
+
+    def trust(self, sha: str) -> None:
+        self.settings.setValue("context/trusted", [*self._trusted_hashes(), sha])
+
+    def _ask_trust(self) -> None:
+        role = self.teammate.currentText()
+        link = self.links().get(role)
+        if link is None:
+            return
+        manifest = load_manifest(link.agent_home)
+        commands = [" ".join(s.spec["generator"]["command"]) for s in manifest.sources if s.type == "computed_file"]
+        if manifest.sha256 is None or not commands:
+            self.status.setText("No generators to trust")
+            return
+        box = QMessageBox(self)
+        box.setWindowTitle("Trust this context.yaml?")
+        box.setText(f"{manifest.path} runs these commands in {link.workspace}:")
+        box.setDetailedText("\n".join(commands))
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        if self.confirm(box):
+            self.trust(manifest.sha256)
+            self._start(role)
+
+    def confirm(self, box: QMessageBox) -> bool:
+        """Asks the Lead (tests replace this)."""
+        return box.exec() == QMessageBox.StandardButton.Yes
+
+    # -- composing ------------------------------------------------------------------------------------
+
+    def _start(self, role: str) -> None:
+        link = self.links().get(role)
+        if link is None or self.tokenizer is None:
+            return
+        tokenizer = self.tokenizer
+        self.status.setText(f"Composing {role}…")
+
+        def work() -> Composed:
+            return compose(link.agent_home, link.workspace, tokenizer, lambda m: self.trusted(m.sha256))
+
+        self.pool.start(_Compose(work, lambda result: self._finished.emit(role, result)))
+
+    def _show(self, role: str, result: Composed) -> None:
+        self.results[role] = result
+        self.status.setText("")
+        self.refresh()
+        self.composed.emit(result)
+
+    def refresh(self) -> None:
+        session = self.session
+        if session is None or self.tokenizer is None:
+            return
+        role = self.teammate.currentText()
+        result = self.results.get(role)
+        self.blocks.set_composed(result)
+        self.trust_button.setEnabled(result is not None and any(b.status == "refused" for b in result.blocks))
+        if result is None and role and role not in self.links():
+            self.status.setText(f"{role} is not linked to an agent home")
+        gc_tokens = session.gc.tokens if session.gc else 0
+        memory_tokens = self.tokenizer.count(session.memory.text) if session.memory else 0
+        links = self.links()
+        rows = []
+        for mate in session.teammates():
+            link = links.get(mate.role)
+            composed = self.results.get(mate.role)
+            rows.append(
+                (
+                    mate.role,
+                    str(link.agent_home) if link else "",
+                    composed.tokens if composed else None,
+                    gc_tokens,
+                    memory_tokens,
+                )
+            )
+        self.team.set_rows(rows)
+
+    def wait(self) -> None:
+        """Block until composing is done (tests, screenshots)."""
+        self.pool.waitForDone()
