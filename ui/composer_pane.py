@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -44,7 +43,7 @@ from models.versions import label
 from ui.composer_models import DecisionsModel, DeltaItemsModel
 from ui.markdown_highlighter import MarkdownHighlighter
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import MarkdownView, ProblemBanner, column, row, table_view
+from ui.widgets import MarkdownView, ProblemBanner, button, column, row, table_view
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
@@ -149,19 +148,6 @@ class ComposerPane(QWidget):
 
     # -- layout -------------------------------------------------------------------------------------
 
-    def _button(self, text: str, slot: object, shortcut: str | None = None, tip: str = "") -> QPushButton:
-        button = QPushButton(text)
-        button.clicked.connect(slot)
-        if shortcut:
-            action = QAction(self)
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
-            tip = f"{tip} ({QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)})".strip()
-        button.setToolTip(tip)
-        return button
-
     def _build(self) -> None:
         self.header = QLabel("No session")
         self.header.setWordWrap(True)
@@ -197,11 +183,11 @@ class ComposerPane(QWidget):
         self.items_view = table_view(self.items_model)
         self.items_view.doubleClicked.connect(lambda _: self.edit_item())
         item_buttons = row(
-            self._button("Add…", self.add_item, "Ctrl+I", "Add an item by hand"),
-            self._button("Edit…", self.edit_item, "Ctrl+Shift+E", "Edit the selected item"),
-            self._button("Remove", self.remove_item, "Delete", "Remove the selected item"),
-            self._button("As REPLACED", self.replace_section, "Ctrl+R", "Send the selected item's section whole"),
-            self._button("Reset", self.reset_items, "Ctrl+Shift+R", "Back to the computed items"),
+            button("Add…", self.add_item, "Ctrl+I", self, "Add an item by hand"),
+            button("Edit…", self.edit_item, "Ctrl+Shift+E", self, "Edit the selected item"),
+            button("Remove", self.remove_item, "Delete", self, "Remove the selected item"),
+            button("As REPLACED", self.replace_section, "Ctrl+R", self, "Send the selected item's section whole"),
+            button("Reset", self.reset_items, "Ctrl+Shift+R", self, "Back to the computed items"),
         )
         self.affected = QLineEdit()
         self.affected.setPlaceholderText("affected teammates, comma-separated")
@@ -226,9 +212,9 @@ class ComposerPane(QWidget):
         self.decisions_model = DecisionsModel(self)
         self.decisions_view = table_view(self.decisions_model)
         decision_buttons = row(
-            self._button("Force full…", self.force_full, "Ctrl+Shift+F", "Send this teammate the full GC"),
-            self._button("Clear force", self.clear_force, None, "Back to the decision tree"),
-            self._button("Copy message", self.copy_message, "Ctrl+Shift+C", "Copy this teammate's message"),
+            button("Force full…", self.force_full, "Ctrl+Shift+F", self, "Send this teammate the full GC"),
+            button("Clear force", self.clear_force, None, self, "Back to the decision tree"),
+            button("Copy message", self.copy_message, "Ctrl+Shift+C", self, "Copy this teammate's message"),
         )
         tabs = QTabWidget()
         tabs.addTab(self.message, "Message")
@@ -248,10 +234,10 @@ class ComposerPane(QWidget):
         redo = self.undo_stack.createRedoAction(self, "Redo")
         redo.setShortcut(QKeySequence.StandardKey.Redo)
         self.undo_action, self.redo_action = undo, redo
-        self.gate_button = self._button(
-            "Start gate…", self.toggle_gate, "Ctrl+G", "Freeze updates while a gate is evaluated"
+        self.gate_button = button(
+            "Start gate…", self.toggle_gate, "Ctrl+G", self, "Freeze updates while a gate is evaluated"
         )
-        self.publish_button = self._button("Publish…", self.publish, "Ctrl+Shift+P", "Write the update to the session")
+        self.publish_button = button("Publish…", self.publish, "Ctrl+Shift+P", self, "Write the update to the session")
         bottom = row(self.gate_button, self.publish_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

@@ -7,7 +7,6 @@ rearrange them; their layout is kept in QSettings.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt, Signal
@@ -52,7 +51,7 @@ from ui.item_models import (
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
 from ui.review_pane import ReviewPane
-from ui.widgets import MarkdownView, ProblemBanner, column, row, table_view
+from ui.widgets import MarkdownView, ProblemBanner, button, column, row, table_view
 
 ALL_TAGS = "All tags"
 EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
@@ -68,18 +67,6 @@ def _ack_result(r: Review) -> str:
     applied = "?" if ack.applied is None else ack.applied
     total = "?" if ack.total is None else ack.total
     return f"{applied}/{total} {ack.action or '?'}"
-
-
-def _tool(text: str, slot: Callable[[], object], shortcut: str | None, owner: QWidget) -> QPushButton:
-    button = QPushButton(text)
-    button.clicked.connect(slot)
-    if shortcut:
-        action = QAction(owner)
-        action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        owner.addAction(action)
-        button.setToolTip(shortcut)
-    return button
 
 
 def _number_columns(view: QTreeView, samples: dict[int, str]) -> None:
@@ -231,11 +218,11 @@ class MainWindow(QMainWindow):
         self.loss_box = row(self.loss_label, self.restore_button)
         self.loss_box.hide()
         actions = row(
-            _tool("Add…", self._add_memory_entry, "Ctrl+Shift+A", self),
-            _tool("Archive", self._archive_selected, "Ctrl+Shift+X", self),
-            _tool("Archive phase…", self._archive_phase, None, self),
-            _tool("Replace…", self._replace_teammate, None, self),
-            _tool("Prune", self.memory_actions.prune, None, self),
+            button("Add…", self._add_memory_entry, "Ctrl+Shift+A", self, context=Qt.ShortcutContext.WindowShortcut),
+            button("Archive", self._archive_selected, "Ctrl+Shift+X", self, context=Qt.ShortcutContext.WindowShortcut),
+            button("Archive phase…", self._archive_phase, None, self, context=Qt.ShortcutContext.WindowShortcut),
+            button("Replace…", self._replace_teammate, None, self, context=Qt.ShortcutContext.WindowShortcut),
+            button("Prune", self.memory_actions.prune, None, self, context=Qt.ShortcutContext.WindowShortcut),
             self.access_label,
         )
         self.memory_view.selectionModel().currentChanged.connect(self._show_access)

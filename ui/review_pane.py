@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QBrush, QFont, QKeySequence
+from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QInputDialog,
     QLabel,
     QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -24,7 +23,7 @@ from PySide6.QtWidgets import (
 from models.review import Review
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
-from ui.widgets import column, row, table_view
+from ui.widgets import button, column, row, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _BADGE = {"critical": "‼ critical", "high": "⚠ high", "medium": "medium", "low": "low"}
@@ -113,13 +112,13 @@ class ReviewPane(QWidget):
         self.raw.setReadOnly(True)
         self.raw.setFont(QFont("Monospace"))
         self.raw.setPlaceholderText("The selected message, as it was received")
-        self.carry_button = self._button("Carry out", self._carry, "Ctrl+Return")
+        self.carry_button = button("Carry out", self._carry, "Ctrl+Return", self)
         buttons = row(
             self.header,
             self.reports_only,
             self.carry_button,
-            self._button("Paste message…", self._paste, "Ctrl+Shift+V"),
-            self._button("Watch Claude Code team…", self.teamRequested.emit, None),
+            button("Paste message…", self._paste, "Ctrl+Shift+V", self),
+            button("Watch Claude Code team…", self.teamRequested.emit, None, self),
         )
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
@@ -129,18 +128,6 @@ class ReviewPane(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(layout_box)
-
-    def _button(self, text: str, slot: Any, shortcut: str | None) -> QPushButton:
-        button = QPushButton(text)
-        button.clicked.connect(slot)
-        if shortcut:
-            action = QAction(self)
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
-            button.setToolTip(shortcut)
-        return button
 
     def show_reviews(self, reviews: list[Review], handled: set[tuple[str, str]]) -> int:
         """Show the reviews; return how many need the Lead's attention."""

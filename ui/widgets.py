@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractItemModel, QUrl
+from PySide6.QtCore import QAbstractItemModel, Qt, QUrl
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QTableView,
     QTextBrowser,
     QVBoxLayout,
@@ -85,6 +88,34 @@ class MarkdownView(QTextBrowser):
     def loadResource(self, type: int, name: QUrl | str) -> object:
         """Never load images or style sheets named by the document (local or remote)."""
         return None
+
+
+def button(
+    text: str,
+    slot: Callable[..., object],
+    shortcut: str | None,
+    owner: QWidget,
+    tip: str = "",
+    context: Qt.ShortcutContext = Qt.ShortcutContext.WidgetWithChildrenShortcut,
+) -> QPushButton:
+    """A push button whose shortcut lives on ``owner`` and shows in the tooltip.
+
+    The shortcut is an action on the owning pane, not the button, so that it works while
+    the focus is anywhere inside the pane (``WidgetWithChildrenShortcut``) and two panes
+    can use the same keys without Qt calling the sequence ambiguous.
+    """
+    widget = QPushButton(text)
+    widget.clicked.connect(slot)
+    if shortcut:
+        action = QAction(owner)
+        action.setShortcut(QKeySequence(shortcut))
+        action.setShortcutContext(context)
+        action.triggered.connect(slot)
+        owner.addAction(action)
+        native = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
+        tip = f"{tip} ({native})" if tip else native
+    widget.setToolTip(tip)
+    return widget
 
 
 def column(*widgets: QWidget, margin: int = 0) -> QWidget:
