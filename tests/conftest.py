@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pytestqt.qtbot import QtBot
+
+    from app.controller import Controller
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before any Qt import
 
@@ -36,6 +43,27 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+
+
+@pytest.fixture
+def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
+    """A headless controller on a copy of the demo session, with its own settings file.
+
+    Discarding unsaved edits is confirmed up front so that tests which switch sessions do
+    not stop on a modal dialog; the context pane's background job is joined before close.
+    """
+    from PySide6.QtCore import QSettings
+
+    from app.controller import Controller
+    from app.settings import AppSettings
+
+    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(ctl.window)
+    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
+    assert ctl.open(demo_copy)
+    yield ctl
+    ctl.window.context_pane.wait()
+    ctl.close()
 
 
 @pytest.fixture

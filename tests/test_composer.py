@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import yaml
-from PySide6.QtCore import QSettings
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from app.settings import AppSettings
 from models.delta import set_version
 from models.frontmatter import split_front_matter
 from ui.composer_pane import ComposerPane
@@ -23,17 +19,6 @@ from ui.node_model import PAYLOAD_ROLE
 
 Q2_END = "(owner: Lead)\n"  # the end of the last item of §Open Questions
 NOW_ROW = "| D-9 | Snapshots compressed with zstd | halves storage | P6 |\n"
-
-
-@pytest.fixture
-def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
-    settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    ctl = Controller(settings, headless=True)
-    qtbot.addWidget(ctl.window)
-    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
-    assert ctl.open(demo_copy)
-    yield ctl
-    ctl.close()
 
 
 def _pane(ctl: Controller) -> ComposerPane:

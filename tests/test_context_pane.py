@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import yaml
-from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from app.settings import AppSettings
 from models.context_links import LINKS_FILE
 from ui.node_model import PAYLOAD_ROLE
-
-
-@pytest.fixture
-def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
-    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
-    qtbot.addWidget(ctl.window)
-    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
-    assert ctl.open(demo_copy)
-    yield ctl
-    ctl.window.context_pane.wait()
-    ctl.close()
 
 
 def _agent(tmp_path: Path) -> tuple[Path, Path]:

@@ -3,28 +3,22 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from app.settings import AppSettings
 from models.memory import parse_memory
 from ui.node_model import PAYLOAD_ROLE
 
 
 @pytest.fixture
-def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
-    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
-    qtbot.addWidget(ctl.window)
-    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
-    ctl.window.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
-    assert ctl.open(demo_copy)
-    yield ctl
-    ctl.close()
+def controller(controller: Controller) -> Controller:
+    """The shared controller, with the memory pane's diff confirmation answered yes."""
+    controller.window.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
+    return controller
 
 
 def _memory(demo_copy: Path) -> str:

@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from app.settings import AppSettings
 from conftest import CLAUDE_TEAM
 from models.frontmatter import split_front_matter
 from ui.node_model import PAYLOAD_ROLE
-
-
-@pytest.fixture
-def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
-    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
-    qtbot.addWidget(ctl.window)
-    ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
-    assert ctl.open(demo_copy)
-    yield ctl
-    ctl.close()
 
 
 def _publish(qtbot: QtBot, ctl: Controller) -> None:
