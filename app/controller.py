@@ -102,7 +102,7 @@ class Controller(QObject):
     def _changed(self, parts: set[Part]) -> None:
         if self.live is not None:
             self.window.show_session(self.live.session, parts)
-            self.window.composer.on_session_changed()
+            self.window.composer.on_session_changed(parts)
             if parts & {"inbox", "plan", "gc"}:
                 self.refresh_reviews()
 

@@ -376,16 +376,26 @@ def _entry_lines(text: str, memory: TeamMemory) -> dict[str, list[str]]:
     return {s.header: ["".join(lines[e.line : e.end_line]) for e in s.entries] for s in memory.sections}
 
 
-def detect_loss(before: str, after: str, expected_gone: set[str] | None = None) -> Loss:
+def detect_loss(
+    before: str,
+    after: str,
+    expected_gone: set[str] | None = None,
+    *,
+    old: TeamMemory | None = None,
+    new: TeamMemory | None = None,
+) -> Loss:
     """Compare the app's last snapshot with the file now (ADR-001 §5 violations).
 
     ``expected_gone`` holds entry lines the app itself removed (pruning), which are no loss.
+    ``old`` and ``new`` are the two texts already parsed, when the caller has them: a
+    20,000-line TEAM-MEMORY takes a tenth of a second to parse, on every outside write.
     """
-    old, new = parse_memory(before), parse_memory(after)
+    old = old if old is not None else parse_memory(before)
+    new = new if new is not None else parse_memory(after)
     old_entries, new_entries = _entry_lines(before, old), _entry_lines(after, new)
     loss = Loss()
     gone = expected_gone or set()
-    everywhere = {_strip_archived(e) for entries in new_entries.values() for e in entries}  # moved is not lost
+    everywhere: set[str] | None = None  # every entry now, unarchived: moved is not lost
     new_roles = {s.role: s.header for s in new.sections}
     for section in old.sections:
         if section.kind == "meta":
@@ -398,7 +408,13 @@ def detect_loss(before: str, after: str, expected_gone: set[str] | None = None) 
                 lines = split_lines(before)
                 loss.removed_sections[section.header] = "".join(lines[section.line : section.end_line])
             continue
-        vanished = [e for e in old_entries[section.header] if _strip_archived(e) not in everywhere and e not in gone]
+        still = set(new_entries[section.header])
+        candidates = [e for e in old_entries[section.header] if e not in still and e not in gone]
+        if not candidates:
+            continue  # the usual case: the section only grew, or did not change
+        if everywhere is None:
+            everywhere = {_strip_archived(e) for entries in new_entries.values() for e in entries}
+        vanished = [e for e in candidates if _strip_archived(e) not in everywhere]
         if vanished:
             loss.lost_entries[section.header] = vanished
     grew = [h for h, entries in new_entries.items() if len(entries) > len(old_entries.get(h, []))]
@@ -408,8 +424,11 @@ def detect_loss(before: str, after: str, expected_gone: set[str] | None = None) 
     return loss
 
 
+_ARCHIVED_MARK = re.compile(r"\[ARCHIVED\]\s*", re.I)
+
+
 def _strip_archived(entry: str) -> str:
-    return re.sub(r"\[ARCHIVED\]\s*", "", entry, flags=re.I)
+    return _ARCHIVED_MARK.sub("", entry)
 
 
 def restore(path: Path, loss: Loss) -> EditResult:

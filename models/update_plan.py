@@ -134,8 +134,16 @@ class _Bases:
     new_version: int | None
     previous_text: str | None  # the session's GC when --new gives a newer one
     cache: dict[int, DiffResult | None] = field(default_factory=dict)
+    shares: dict[int, tuple[int, int]] = field(default_factory=dict)
+    costs: dict[str, int] = field(default_factory=dict)
+    texts: dict[int, str | None] = field(default_factory=dict)
 
     def text_of(self, version: int) -> str | None:
+        if version not in self.texts:
+            self.texts[version] = self._read(version)
+        return self.texts[version]
+
+    def _read(self, version: int) -> str | None:
         path = snapshot_path(self.session.folder, version)
         if path.is_file():
             return path.read_text(encoding="utf-8")
@@ -149,6 +157,27 @@ class _Bases:
             base = self.text_of(version)
             self.cache[version] = None if base is None else diff_gc(base, self.new_text)
         return self.cache[version]
+
+    def share(self, version: int, delta: Delta) -> tuple[int, int]:
+        """``touched_share`` of the delta from ``version``, once per base.
+
+        Every teammate one version behind shares this base; parsing both GCs for each of
+        them made planning a 50-teammate session on a 20,000-line GC take seconds.
+        """
+        if version not in self.shares:
+            base_text = self.text_of(version)
+            assert base_text is not None
+            self.shares[version] = touched_share(delta, base_text, self.new_text)
+        return self.shares[version]
+
+    def cost(self, delta: Delta, tokenizer: Tokenizer) -> int:
+        """Tokens of the delta's message, counted once per distinct message."""
+        from models.delta_text import render_message
+
+        message = render_message(delta)
+        if message not in self.costs:
+            self.costs[message] = tokenizer.count(message)
+        return self.costs[message]
 
 
 def plan_update(
@@ -199,7 +228,7 @@ def plan_update(
             decision = replace(decision, mode="full", conditions=forced, delta=None, tokens=plan.full_tokens)
         if decision.delta is not None:
             delta = replace(decision.delta, impact=impact or Impact(affected))
-            decision = replace(decision, delta=delta, tokens=_message_tokens(delta, tokenizer))
+            decision = replace(decision, delta=delta, tokens=bases.cost(delta, tokenizer))
         plan.decisions.append(decision)
     return plan
 
@@ -214,12 +243,6 @@ def _proven(bases: _Bases, delta: Delta) -> DiffResult | None:
     except ApplyError as exc:
         return DiffResult(delta, False, str(exc))
     return DiffResult(delta, exact, None if exact else "the edited delta does not reproduce the working GC")
-
-
-def _message_tokens(delta: Delta, tokenizer: Tokenizer) -> int:
-    from models.delta_text import render_message
-
-    return tokenizer.count(render_message(delta))
 
 
 def _decide(
@@ -257,12 +280,10 @@ def _decide(
             fired.append(Condition("NO-BASE", f"no gc-history snapshot of {label(confirmed)} to compute a delta from"))
         else:
             delta = result.delta
-            base_text = bases.text_of(confirmed)
-            assert base_text is not None
-            touched, total = touched_share(delta, base_text, bases.new_text)
+            touched, total = bases.share(confirmed, delta)
             if total and touched * 2 > total:
                 fired.append(Condition("FC-4", f"the delta touches {touched} of {total} sections (more than half)"))
-            cost = _message_tokens(delta, tokenizer)
+            cost = bases.cost(delta, tokenizer)
             if cost >= full:
                 reason = f"the delta ({cost:,} tokens) costs no less than the full GC ({full:,})"
                 fired.append(Condition("FC-4", reason))

@@ -8,6 +8,7 @@ shows every file it will write and refuses when any of them changed since.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -55,6 +56,10 @@ class _State:
     hand_items: tuple[DeltaItem, ...] | None
     impact: Impact | None
     forced_full: tuple[tuple[str, str], ...]
+
+
+#: The session parts the update plan reads; changes elsewhere leave the composer as it is.
+PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders"})
 
 
 class _Change(QUndoCommand):
@@ -272,9 +277,13 @@ class ComposerPane(QWidget):
         if after != before:
             self.undo_stack.push(_Change(self, text, before, after, merge_key))
 
-    def on_session_changed(self) -> None:
-        """Files changed on disk: follow the GC unless the Lead is editing it here."""
-        if self.composer is not None:
+    def on_session_changed(self, parts: Collection[str] = PLAN_PARTS) -> None:
+        """Files changed on disk: follow the GC unless the Lead is editing it here.
+
+        Only the GC, the plan, the gates and the snapshot folders feed the update plan; a
+        teammate appending to TEAM-MEMORY must not re-plan 50 teammates on every line.
+        """
+        if self.composer is not None and PLAN_PARTS & set(parts):
             self.composer.follow_disk()
             self.refresh()
 

@@ -468,9 +468,9 @@ class MainWindow(QMainWindow):
             path = session.folder / "TEAM-MEMORY.md"
             text = session.memory.text if session.memory else None
             if first or self.memory_actions.path != path:
-                self.memory_actions.set_file(path, text)
+                self.memory_actions.set_file(path, text, session.memory)
             else:
-                self.memory_actions.check_loss(text)
+                self.memory_actions.check_loss(text, session.memory)
             self.memory_model.set_memory(session.memory)
             self.memory_banner.show_problems(session.problems.get("memory", []))
             self._update_memory_bar()

@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from models.memory import MemoryEntry, parse_memory
+from models.memory import MemoryEntry, TeamMemory, parse_memory
 from models.memory_edit import (
     Conflict,
     Loss,
@@ -68,15 +68,18 @@ class MemoryActions(QObject):
         super().__init__(parent)
         self.path: Path | None = None
         self.snapshot: str | None = None
+        self._parsed: tuple[str, TeamMemory] | None = None  # the snapshot, parsed
         self.loss: Loss | None = None
         self.undo_stack = QUndoStack(self)
         self.last_preview = ""
 
-    def set_file(self, path: Path, text: str | None) -> None:
+    def set_file(self, path: Path, text: str | None, memory: TeamMemory | None = None) -> None:
+        """Follow another TEAM-MEMORY; ``memory`` is ``text`` parsed, kept for the loss check."""
         if path != self.path:
             self.undo_stack.clear()
             self.loss = None
         self.path, self.snapshot = path, text
+        self._parsed = (text, memory) if text is not None and memory is not None and memory.text == text else None
 
     # -- the change pipeline: preview, confirm, write ----------------------------------------------
 
@@ -193,13 +196,21 @@ class MemoryActions(QObject):
 
     # -- following the file -----------------------------------------------------------------------------
 
-    def check_loss(self, text: str | None) -> Loss:
-        """Compare an outside write with the last snapshot; report (and remember) what vanished."""
+    def check_loss(self, text: str | None, memory: TeamMemory | None = None) -> Loss:
+        """Compare an outside write with the last snapshot; report (and remember) what vanished.
+
+        ``memory`` is ``text`` as the session parsed it; it is kept with the snapshot so that
+        the next write is compared without parsing either side again.
+        """
         loss = Loss()
+        if memory is not None and memory.text != text:
+            memory = None
         if self.snapshot is not None and text is not None and text != self.snapshot:
-            loss = detect_loss(self.snapshot, text)
+            parsed = self._parsed[1] if self._parsed is not None and self._parsed[0] == self.snapshot else None
+            loss = detect_loss(self.snapshot, text, old=parsed, new=memory)
         if text is not None:
             self.snapshot = text
+            self._parsed = (text, memory) if memory is not None else None
         if loss.any:
             self.loss = loss
             self.lossFound.emit(loss)
