@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
@@ -294,3 +295,26 @@ def test_focus_shortcuts_for_keyboard_only_use(controller: Controller) -> None:
         a.shortcut().toString() for m in controller.window.menuBar().actions() if m.menu() for a in m.menu().actions()
     }
     assert {"Ctrl+1", "Ctrl+2", "Ctrl+3", "Ctrl+4", "Ctrl+Shift+U", "Ctrl+Z", "Ctrl+O", "F5"} <= window_keys
+
+
+def test_a_team_memory_write_does_not_replan(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan reads the GC, plan, gates and snapshots only; a memory line must not re-plan."""
+    composer = controller.window.composer.composer
+    assert composer is not None
+    calls: list[str] = []
+    original = composer.plan
+    monkeypatch.setattr(composer, "plan", lambda *a, **k: calls.append("plan") or original(*a, **k))
+    live = controller.live
+    assert live is not None
+    memory = demo_copy / "TEAM-MEMORY.md"
+    with qtbot.waitSignal(live.changed, timeout=5000) as seen:
+        memory.write_bytes(memory.read_bytes() + b"- [Finding] implementer-1: a line from outside\n")
+    assert seen.args == [{"memory"}]
+    assert calls == []
+    with qtbot.waitSignal(live.changed, timeout=5000) as seen:
+        plan = demo_copy / "orchestration-plan.md"
+        plan.write_text(plan.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert "plan" in seen.args[0]
+    assert calls == ["plan"]

@@ -241,3 +241,13 @@ def test_binary_and_non_utf8_bytes_are_reported() -> None:
 def test_duplicate_sibling_titles_warn() -> None:
     gc = parse_gc("# T\n## A\n### N\n### N\n## A\n", TOK)
     assert sum("both called" in p.message for p in gc.problems) == 2
+
+
+def test_parses_are_shared_by_text_and_tokenizer() -> None:
+    """Planning asks for the same GC from several places; it is parsed once per tokenizer."""
+    text = (DEMO / "global-context.md").read_text(encoding="utf-8")
+    first = parse_gc(text, EstimateTokenizer())
+    assert parse_gc("".join(list(text)), EstimateTokenizer()) is first  # equal text, another object
+    exact = parse_gc(text, get_tokenizer("o200k_base"))
+    assert exact is not first and exact.tokenizer == "o200k_base" and exact.tokens != first.tokens
+    assert parse_gc(text + "\n", EstimateTokenizer()) is not first
