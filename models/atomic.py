@@ -18,7 +18,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from models.textfile import Stamp, stamp_of
+from models.textfile import Stamp, read_text, stamp_of
 
 TEMP_MARKER = ".lc-tmp-"
 
@@ -44,6 +44,19 @@ class Missing:
 
 
 MISSING = Missing()
+
+
+def read_for_update(path: Path) -> tuple[str, Stamp | Missing]:
+    """The text to edit and the stamp to hand ``atomic_write``; ``("", MISSING)`` for no file.
+
+    Reading the stamp with the same bytes as the text is what lets the write refuse when
+    someone changed the file in between.
+    """
+    try:
+        loaded = read_text(path)
+    except FileNotFoundError:
+        return "", MISSING
+    return loaded.text, loaded.stamp
 
 
 def is_temp_file(name: str) -> bool:

@@ -24,14 +24,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from models.atomic import MISSING, Missing, atomic_write
+from models.atomic import MISSING, atomic_write, read_for_update
 from models.delta import Delta, DeltaItem, Impact
 from models.delta_text import parse_message, render_message
 from models.messages import Ack, DeltaReport, Kind, Status, classify, parse_ack, parse_delta_report, parse_status
 from models.publish import LEDGER, utc_now
 from models.session import PLAN_FILE, Session
 from models.surgical import set_front_entry
-from models.textfile import Stamp, read_text
+from models.textfile import read_text
 from models.update_plan import render_full
 
 INBOX = Path("messages") / "inbox"
@@ -343,12 +343,7 @@ def apply_review(session: Session, result: Review) -> bool:
     if role is None:
         return False
     path = session.folder / PLAN_FILE
-    expected: Stamp | Missing
-    try:
-        loaded = read_text(path)
-        text, expected = loaded.text, loaded.stamp
-    except FileNotFoundError:
-        text, expected = "", MISSING
+    text, expected = read_for_update(path)
     new = text
     if result.action == "confirm" and result.confirm_version is not None:
         confirmed = session.plan.teammate_gc_versions.get(role, -1) if session.plan else -1

@@ -31,14 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from models.atomic import MISSING, FileChangedError, Missing, atomic_write
+from models.atomic import FileChangedError, atomic_write, read_for_update
 from models.composer import Composer
 from models.delta import OPS, DeltaItem, Impact
 from models.delta_text import render_message
 from models.problems import Problem
 from models.publish import PublishPlan, PublishRefused, execute_publish, utc_now
 from models.surgical import EditError, set_front_key
-from models.textfile import Stamp, read_text
 from models.update_plan import UpdatePlan
 from models.versions import label
 from ui.composer_models import DecisionsModel, DeltaItemsModel
@@ -508,12 +507,7 @@ class ComposerPane(QWidget):
         self.set_gate(path, value)
 
     def set_gate(self, target: Path, value: dict[str, object] | None) -> bool:
-        expected: Stamp | Missing
-        try:
-            loaded = read_text(target)
-            text, expected = loaded.text, loaded.stamp
-        except FileNotFoundError:
-            text, expected = "", MISSING
+        text, expected = read_for_update(target)
         try:
             atomic_write(target, set_front_key(text, "gate_evaluation", value).encode("utf-8"), expected)
         except (EditError, FileChangedError, OSError) as exc:
