@@ -159,12 +159,24 @@ def parse_memory(text: str, file: str = "TEAM-MEMORY.md") -> TeamMemory:
 
 def _fill(section: MemorySection, lines: list[str]) -> None:
     body = "".join(lines[section.line + 1 : section.end_line])
-    rel_entries, meta = _section_entries(body, section.kind == "meta")
-    first = section.line + 1
-    section.entries = [
-        MemoryEntry(text, tag, archived, first + a, first + b) for text, tag, archived, a, b in rel_entries
-    ]
+    entries, meta = _placed_entries(body, section.kind == "meta", section.line + 1)
+    section.entries = list(entries)
     section.meta = dict(meta)
+
+
+@functools.lru_cache(maxsize=256)
+def _placed_entries(
+    body: str, is_meta: bool, first: int
+) -> tuple[tuple[MemoryEntry, ...], tuple[tuple[str, str], ...]]:
+    """The entries of a section body that starts at line ``first``, memoised.
+
+    An agent's append changes one section; the entries of every other section (same text,
+    same place) are the very objects of the last parse. Entries are never changed after
+    parsing, so sharing them is safe, and the viewer's diff then finds them unchanged.
+    """
+    rel_entries, meta = _section_entries(body, is_meta)
+    entries = tuple(MemoryEntry(text, tag, archived, first + a, first + b) for text, tag, archived, a, b in rel_entries)
+    return entries, meta
 
 
 _RelEntry = tuple[str, str | None, bool, int, int]

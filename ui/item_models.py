@@ -182,9 +182,10 @@ class MemoryModel(NodeTreeModel):
             return
         query = self.query
         specs = []
+        active = query.active
         for section in self.memory.sections:
-            entries = [e for e in section.entries if query.matches(e)]
-            if entries or not query.active:
+            entries = [e for e in section.entries if query.matches(e)] if active else section.entries
+            if entries or not active:
                 specs.append((section.header, section, keyed([(e.text, e, ()) for e in entries])))
         self.sync(keyed(specs))
 

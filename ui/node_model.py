@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -41,9 +41,12 @@ class Node:
     row: int = 0  # kept current by the model: views ask for parents of every visible row
 
 
-@dataclass(frozen=True)
-class Spec:
-    """What a node should become after a sync."""
+class Spec(NamedTuple):
+    """What a node should become after a sync.
+
+    A named tuple rather than a frozen dataclass: a sync of a large TEAM-MEMORY builds one
+    per entry (20,000 of them), and a frozen dataclass's ``__init__`` costs three times as much.
+    """
 
     key: Hashable
     payload: Any
@@ -54,9 +57,10 @@ def keyed(pairs: Sequence[tuple[str, Any, Sequence[Spec]]]) -> list[Spec]:
     """Specs whose keys stay unique when names repeat (``Notes``, ``Notes#2``, ...)."""
     seen: dict[str, int] = {}
     out: list[Spec] = []
+    append, get = out.append, seen.get
     for name, payload, children in pairs:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(Spec((name, seen[name]), payload, children))
+        number = seen[name] = get(name, 0) + 1
+        append(Spec((name, number), payload, children))
     return out
 
 
