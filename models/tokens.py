@@ -45,6 +45,10 @@ class EstimateTokenizer:
         return [self.count(t) for t in texts]
 
 
+#: Longest text the exact tokenizer remembers (a large section is about 10,000 characters).
+CACHE_MAX_CHARS = 32_768
+
+
 class ExactTokenizer:
     """Exact counts for an OpenAI encoding, computed offline, memoised per text."""
 
@@ -62,19 +66,30 @@ class ExactTokenizer:
         return self.count_many([text])[0]
 
     def count_many(self, texts: list[str]) -> list[int]:
-        """Counts for many texts with one call into the counter for those not cached."""
+        """Counts for many texts with one call into the counter for those not cached.
+
+        Only texts up to ``CACHE_MAX_CHARS`` are kept: sections repeat between parses, while
+        a whole GC or a full-injection message is new after every edit, and keeping those
+        grew the process by a megabyte or more per GC write.
+        """
         cache = self._cache
         missing = list({t for t in texts if t and t not in cache})
+        counted: dict[str, int] = {}
         if missing:
             for text, n in zip(missing, self._count_batch(missing, self.name), strict=True):
-                cache[text] = n
+                if len(text) <= CACHE_MAX_CHARS:
+                    cache[text] = n
+                else:
+                    counted[text] = n
         out = []
         for text in texts:
             if not text:
                 out.append(0)
-                continue
-            cache.move_to_end(text)
-            out.append(cache[text])
+            elif text in counted:
+                out.append(counted[text])
+            else:
+                cache.move_to_end(text)
+                out.append(cache[text])
         while len(cache) > self._cache_size:
             cache.popitem(last=False)
         return out

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import DEMO, ROOT, SHARED
 from models.markdown_html import render_markdown
-from models.tokens import EstimateTokenizer, ExactTokenizer, get_tokenizer
+from models.tokens import CACHE_MAX_CHARS, EstimateTokenizer, ExactTokenizer, get_tokenizer
 
 ALL_TEXT_FILES = sorted(
     p for p in [*SHARED.rglob("*"), *DEMO.rglob("*")] if p.is_file() and p.suffix in (".md", ".txt", ".yaml", ".json")
@@ -57,6 +57,16 @@ def test_ten_megabyte_text_is_counted() -> None:
     tok = get_tokenizer("o200k_base")
     assert len(text.encode()) > 10_000_000
     assert tok.count(text) == tok.count(line * 1000) * 200
+
+
+def test_long_texts_are_counted_but_not_remembered() -> None:
+    """A whole GC is new after every edit; remembering each one grew the app per write."""
+    tokenizer = ExactTokenizer("o200k_base")
+    short, long = "§Decisions.D-5 changed", "word " * (CACHE_MAX_CHARS // 5 + 10)
+    counts = tokenizer.count_many([short, long, short, long])
+    assert counts[0] == counts[2] == tokenizer.count(short) > 0
+    assert counts[1] == counts[3] == tokenizer.count(long) > 1000
+    assert short in tokenizer._cache and long not in tokenizer._cache
 
 
 def test_counting_never_touches_the_network() -> None:
