@@ -68,7 +68,7 @@ class MemoryActions(QObject):
         super().__init__(parent)
         self.path: Path | None = None
         self.snapshot: str | None = None
-        self._parsed: tuple[str, TeamMemory] | None = None  # the snapshot, parsed
+        self._parsed: TeamMemory | None = None  # the snapshot, parsed, when the session had it
         self.loss: Loss | None = None
         self.undo_stack = QUndoStack(self)
         self.last_preview = ""
@@ -79,7 +79,7 @@ class MemoryActions(QObject):
             self.undo_stack.clear()
             self.loss = None
         self.path, self.snapshot = path, text
-        self._parsed = (text, memory) if text is not None and memory is not None and memory.text == text else None
+        self._parsed = memory if memory is not None and memory.text == text else None
 
     # -- the change pipeline: preview, confirm, write ----------------------------------------------
 
@@ -206,11 +206,11 @@ class MemoryActions(QObject):
         if memory is not None and memory.text != text:
             memory = None
         if self.snapshot is not None and text is not None and text != self.snapshot:
-            parsed = self._parsed[1] if self._parsed is not None and self._parsed[0] == self.snapshot else None
+            parsed = self._parsed if self._parsed is not None and self._parsed.text == self.snapshot else None
             loss = detect_loss(self.snapshot, text, old=parsed, new=memory)
         if text is not None:
             self.snapshot = text
-            self._parsed = (text, memory) if memory is not None else None
+            self._parsed = memory
         if loss.any:
             self.loss = loss
             self.lossFound.emit(loss)

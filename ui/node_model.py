@@ -57,10 +57,9 @@ def keyed(pairs: Sequence[tuple[str, Any, Sequence[Spec]]]) -> list[Spec]:
     """Specs whose keys stay unique when names repeat (``Notes``, ``Notes#2``, ...)."""
     seen: dict[str, int] = {}
     out: list[Spec] = []
-    append, get = out.append, seen.get
     for name, payload, children in pairs:
-        number = seen[name] = get(name, 0) + 1
-        append(Spec((name, number), payload, children))
+        number = seen[name] = seen.get(name, 0) + 1
+        out.append(Spec((name, number), payload, children))
     return out
 
 
