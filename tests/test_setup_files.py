@@ -50,7 +50,7 @@ def test_inspect_summary_and_errors(capsys: pytest.CaptureFixture[str], tmp_path
     out = capsys.readouterr().out
     assert "GC-v6" in out and "(estimate)" in out and "implementer-4" in out and "CONTEXT_LOST" in out
     assert main(["inspect", str(COW.parent)]) == 2
-    assert "2 sessions here" in capsys.readouterr().err
+    assert "5 sessions here" in capsys.readouterr().err  # the shared folders with a GC or plan
     assert main(["inspect", str(COW.parent), "--session", "ch006-dia-v4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["session"] == "ch006-dia-v4"
     assert main(["inspect", str(tmp_path)]) == 2
