@@ -9,28 +9,19 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from app.cli import UsageError, resolve_session
+from app.cli.main import UsageError, resolve_session
 from app.live_session import LiveSession
 from app.settings import AppSettings
 from app.watcher import FolderWatcher
-from models.atomic import MISSING, FileChangedError, atomic_write
-from models.composer import Composer
-from models.review import (
-    Review,
-    apply_review,
-    compose_resend,
-    due_pings,
-    mark_handled,
-    read_claude_team,
-    read_inbox,
-    read_ledger,
-    record_received,
-    record_resend,
-    review,
-)
-from models.session import Part, find_sessions
-from models.surgical import EditError
-from models.tokens import get_tokenizer
+from models.publish.composer import Composer
+from models.review.actions import apply_review, compose_resend, mark_handled, record_resend
+from models.review.inbox import read_claude_team, read_inbox
+from models.review.ledger import read_ledger, record_received
+from models.review.validation import Review, due_pings, review
+from models.session.folder import Part, find_sessions
+from models.text.atomic import MISSING, FileChangedError, atomic_write
+from models.text.surgical import EditError
+from models.text.tokens import get_tokenizer
 from ui.main_window import MainWindow
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from app.watcher import FolderWatcher
-from models.session import Part, Session, open_session, part_of
-from models.tokens import Tokenizer
+from models.session.folder import Part, Session, open_session, part_of
+from models.text.tokens import Tokenizer
 
 
 class LiveSession(QObject):

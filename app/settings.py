@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-from models.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES
+from models.text.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES
 
 ORGANIZATION = "LeadConsole"
 APPLICATION = "lead-console"

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from models.atomic import is_temp_file
+from models.text.atomic import is_temp_file
 
 DEBOUNCE_MS = 40
 _IGNORED_EVENTS = {"opened", "closed_no_write"}

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import QApplication
 from app.controller import Controller
 from app.settings import AppSettings
 from bench.generate import big_gc, write_session
-from models.delta import apply_delta
-from models.delta_diff import diff_gc
-from models.delta_text import render_message
-from models.tokens import ExactTokenizer, get_tokenizer
+from models.delta.apply import apply_delta
+from models.delta.diff import diff_gc
+from models.delta.message import render_message
+from models.text.tokens import ExactTokenizer, get_tokenizer
 
 Row = tuple[str, str, str, str]
 

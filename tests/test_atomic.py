@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from models import atomic
-from models.atomic import MISSING, FileChangedError, atomic_write, is_temp_file
-from models.textfile import read_text, stamp_of
+from models.text import atomic
+from models.text.atomic import MISSING, FileChangedError, atomic_write, is_temp_file
+from models.text.textfile import read_text, stamp_of
 
 
 def _no_temp_left(folder: Path) -> bool:

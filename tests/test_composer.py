@@ -13,8 +13,8 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from models.delta import set_version
-from models.frontmatter import split_front_matter
+from models.delta.apply import set_version
+from models.text.frontmatter import split_front_matter
 from ui.composer_pane import ComposerPane
 from ui.node_model import PAYLOAD_ROLE
 

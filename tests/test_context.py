@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from models.context_compose import compose, journal_messages, load_manifest
-from models.gsd import (
+from app.cli.main import main
+from models.context.compose import compose, journal_messages, load_manifest
+from models.context.gsd import (
     AGENT_TYPES,
     delta_enabled,
     extract_mapped_requirements,
@@ -20,7 +20,7 @@ from models.gsd import (
     extract_relevant_decisions,
     selective_context,
 )
-from models.tokens import get_tokenizer
+from models.text.tokens import get_tokenizer
 
 TOK = get_tokenizer("o200k_base")
 TRUST = lambda manifest: True  # noqa: E731

@@ -9,7 +9,7 @@ import yaml
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from models.context_links import LINKS_FILE
+from models.context.links import LINKS_FILE
 from ui.node_model import PAYLOAD_ROLE
 
 

@@ -10,11 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import CH006, COW, DEMO
-from models.delta import ApplyError, Delta, DeltaItem, Impact, apply_delta
-from models.delta_diff import diff_gc
-from models.delta_text import CHANGED_FORMS, oneline_exact, parse_message, render_message, render_oneline
-from models.gc import parse_gc
-from models.tokens import EstimateTokenizer
+from models.delta.apply import apply_delta
+from models.delta.diff import diff_gc
+from models.delta.items import ApplyError, Delta, DeltaItem, Impact
+from models.delta.message import CHANGED_FORMS, oneline_exact, parse_message, render_message, render_oneline
+from models.session.gc import parse_gc
+from models.text.tokens import EstimateTokenizer
 
 HISTORY = sorted((DEMO / "gc-history").glob("GC-v*.md"), key=lambda p: int(p.stem[4:]))
 REAL = {

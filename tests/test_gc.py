@@ -8,9 +8,9 @@ import pytest
 from markdown_it import MarkdownIt
 
 from conftest import CH006, COW, DEMO, SHARED
-from models.gc import parse_gc
-from models.textfile import decode
-from models.tokens import EstimateTokenizer, get_tokenizer
+from models.session.gc import parse_gc
+from models.text.textfile import decode
+from models.text.tokens import EstimateTokenizer, get_tokenizer
 
 TOK = get_tokenizer("o200k_base")
 REAL_GCS = [COW / "global-context.md", CH006 / "global-context.md", DEMO / "global-context.md"]

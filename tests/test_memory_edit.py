@@ -9,29 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from models.memory import LINE_LIMIT, TAGS, parse_memory
-from models.memory_edit import (
-    DIRECT,
-    READ_ONLY,
-    RELAY,
-    Conflict,
-    MemoryEditError,
-    SectionEdit,
-    access_of,
-    add_entry,
+from app.cli.main import main
+from models.memory.access import DIRECT, READ_ONLY, RELAY, access_of
+from models.memory.curation import (
     archive_entries,
     archive_where,
-    detect_loss,
-    edit_memory,
     prune_archived,
     prune_section,
     replaced_section,
-    restore,
-    section_text,
+    set_meta_gc_version,
 )
-from models.surgical import set_meta_gc_version
-from models.textfile import split_lines
+from models.memory.edits import Conflict, MemoryEditError, SectionEdit, add_entry, edit_memory, section_text
+from models.memory.loss import detect_loss, restore
+from models.session.team_memory import LINE_LIMIT, TAGS, parse_memory
+from models.text.textfile import split_lines
 
 ROLES = ["implementer-1", "implementer-2", "implementer-3", "implementer-4"]
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from models.memory import parse_memory
+from models.session.team_memory import parse_memory
 from ui.node_model import PAYLOAD_ROLE
 
 
@@ -111,7 +111,7 @@ def test_access_matrix_is_shown_for_the_selected_section(controller: Controller)
 
 
 def test_a_conflicting_edit_shows_both_versions(controller: Controller, demo_copy: Path) -> None:
-    from models.memory_edit import SectionEdit, section_text
+    from models.memory.edits import SectionEdit, section_text
 
     actions = controller.window.memory_actions
     text = _memory(demo_copy)

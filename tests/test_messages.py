@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import CLAUDE_TEAM
-from models.messages import classify, parse_ack, parse_delta_report, parse_status
+from models.review.messages import classify, parse_ack, parse_delta_report, parse_status
 
 # (message, version, applied, total, action, unclear, problems expected)
 ACKS = [

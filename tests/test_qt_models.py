@@ -10,10 +10,10 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from conftest import COW, DEMO
-from models.gc import parse_gc
-from models.memory import MemoryQuery, parse_memory
-from models.session import open_session
-from models.tokens import get_tokenizer
+from models.session.folder import open_session
+from models.session.gc import parse_gc
+from models.session.team_memory import MemoryQuery, parse_memory
+from models.text.tokens import get_tokenizer
 from ui.item_models import GateModel, GcTreeModel, MemoryModel, TeammateModel
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
 

@@ -9,23 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from conftest import CLAUDE_TEAM
-from models.composer import Composer
-from models.publish import execute_publish
-from models.review import (
-    Message,
-    apply_review,
-    due_pings,
-    read_claude_team,
-    read_inbox,
-    read_ledger,
-    record_received,
-    review,
-)
-from models.session import open_session
-from models.tokens import get_tokenizer
-from models.update_plan import plan_update
+from models.delta.decisions import plan_update
+from models.publish.composer import Composer
+from models.publish.publishing import execute_publish
+from models.review.actions import apply_review
+from models.review.inbox import Message, read_claude_team, read_inbox
+from models.review.ledger import read_ledger, record_received
+from models.review.validation import due_pings, review
+from models.session.folder import open_session
+from models.text.tokens import get_tokenizer
 
 TOK = get_tokenizer("estimate")
 
@@ -148,8 +142,8 @@ def test_cli_ack(published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_resend_composes_the_unclear_sections_or_the_full_gc(published: Path) -> None:
-    from models.delta_text import parse_message
-    from models.review import compose_resend, record_resend
+    from models.delta.message import parse_message
+    from models.review.actions import compose_resend, record_resend
 
     session = open_session(published, TOK)
     text = "[ACK-UPDATE] GC-v7 received. Items: 0/1. Impact: unsure. Action: NEED_CLARIFICATION\nUnclear items: §Architecture Decisions.D-9"

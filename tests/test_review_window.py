@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from conftest import CLAUDE_TEAM
-from models.frontmatter import split_front_matter
+from models.text.frontmatter import split_front_matter
 from ui.node_model import PAYLOAD_ROLE
 
 

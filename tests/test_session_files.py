@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from app.cli.report import session_data
 from conftest import CH006, COW, DEMO, snapshot_tree
-from models.gates import parse_gate
-from models.memory import TAGS, parse_memory
-from models.plan import parse_plan
-from models.report import session_data
-from models.session import find_sessions, open_session, part_of
-from models.tokens import get_tokenizer
+from models.session.folder import find_sessions, open_session, part_of
+from models.session.gates import parse_gate
+from models.session.plan import parse_plan
+from models.session.team_memory import TAGS, parse_memory
+from models.text.tokens import get_tokenizer
 
 TOK = get_tokenizer("o200k_base")
 

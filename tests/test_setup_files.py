@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from conftest import CH006, COW, DEMO, ROOT, snapshot_tree
 
 

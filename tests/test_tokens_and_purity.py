@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO, ROOT, SHARED
-from models.markdown_html import render_markdown
-from models.tokens import CACHE_MAX_CHARS, EstimateTokenizer, ExactTokenizer, get_tokenizer
+from models.text.markdown_html import render_markdown
+from models.text.tokens import CACHE_MAX_CHARS, EstimateTokenizer, ExactTokenizer, get_tokenizer
 
 ALL_TEXT_FILES = sorted(
     p for p in [*SHARED.rglob("*"), *DEMO.rglob("*")] if p.is_file() and p.suffix in (".md", ".txt", ".yaml", ".json")
@@ -79,7 +79,7 @@ def test_counting_never_touches_the_network() -> None:
         socket.socket.connect = refuse
         socket.create_connection = refuse
         socket.getaddrinfo = refuse
-        from models.tokens import get_tokenizer
+        from models.text.tokens import get_tokenizer
         for name in ("o200k_base", "cl100k_base"):
             print(get_tokenizer(name).count("hello world"))
         """
@@ -92,7 +92,7 @@ def test_counting_never_touches_the_network() -> None:
 QT_MODULES = ("PySide6", "PyQt5", "PyQt6", "PySide2", "shiboken6", "qtpy")
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "models").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((ROOT / "models").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
 def test_models_never_import_qt(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
@@ -107,10 +107,15 @@ def test_models_never_import_qt(path: Path) -> None:
 
 
 def test_importing_every_model_and_the_cli_loads_no_qt() -> None:
-    modules = [f"models.{p.stem}" for p in sorted((ROOT / "models").glob("*.py")) if p.stem != "__init__"]
+    modules = [
+        ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        for p in sorted((ROOT / "models").rglob("*.py"))
+        if p.stem != "__init__"
+    ]
+    assert len(modules) > 25  # every model module, in whichever package it lives
     script = (
         "import sys\n"
-        + "".join(f"import {m}\n" for m in [*modules, "app.cli"])
+        + "".join(f"import {m}\n" for m in [*modules, "app.cli.main"])
         + f"print([m for m in sys.modules if m.split('.')[0] in {QT_MODULES!r}])"
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)

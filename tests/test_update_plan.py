@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from models.savings import scenario_rows, team_rows
-from models.session import open_session
-from models.tokens import get_tokenizer
-from models.update_plan import plan_update, snapshot_versions
+from models.delta.decisions import plan_update, snapshot_versions
+from models.delta.savings import scenario_rows, team_rows
+from models.session.folder import open_session
+from models.text.tokens import get_tokenizer
 
 TOK = get_tokenizer("o200k_base")
 

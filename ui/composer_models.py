@@ -7,8 +7,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QBrush
 
-from models.delta import DeltaItem
-from models.update_plan import Decision
+from models.delta.decisions import Decision
+from models.delta.items import DeltaItem
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import NodeTreeModel, Spec
 

@@ -31,15 +31,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from models.atomic import FileChangedError, atomic_write, read_for_update
-from models.composer import Composer
-from models.delta import OPS, DeltaItem, Impact
-from models.delta_text import render_message
-from models.problems import Problem
-from models.publish import PublishPlan, PublishRefused, execute_publish, utc_now
-from models.surgical import EditError, set_front_key
-from models.update_plan import UpdatePlan
-from models.versions import label
+from models.delta.decisions import UpdatePlan
+from models.delta.items import OPS, DeltaItem, Impact
+from models.delta.message import render_message
+from models.publish.composer import Composer
+from models.publish.publishing import PublishPlan, PublishRefused, execute_publish, utc_now
+from models.session.versions import label
+from models.text.atomic import FileChangedError, atomic_write, read_for_update
+from models.text.problems import Problem
+from models.text.surgical import EditError, set_front_key
 from ui.composer_models import DecisionsModel, DeltaItemsModel
 from ui.markdown_highlighter import MarkdownHighlighter
 from ui.node_model import PAYLOAD_ROLE

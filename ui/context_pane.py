@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from models.context_compose import Block, Composed, compose, load_manifest
-from models.context_links import Link, load_links, save_link
-from models.session import Session
-from models.tokens import Tokenizer
+from models.context.compose import Block, Composed, compose, load_manifest
+from models.context.links import Link, load_links, save_link
+from models.session.folder import Session
+from models.text.tokens import Tokenizer
 from ui.item_models import DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import NodeTreeModel, Spec, keyed
 from ui.widgets import row, table_view

@@ -7,11 +7,11 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from models.gates import GateRecord
-from models.gc import GlobalContext, Section
-from models.memory import MemoryEntry, MemoryQuery, MemorySection, TeamMemory
-from models.session import Teammate
-from models.versions import label
+from models.session.folder import Teammate
+from models.session.gates import GateRecord
+from models.session.gc import GlobalContext, Section
+from models.session.team_memory import MemoryEntry, MemoryQuery, MemorySection, TeamMemory
+from models.session.versions import label
 from ui.node_model import NodeTreeModel, Spec, keyed
 
 DISPLAY = Qt.ItemDataRole.DisplayRole

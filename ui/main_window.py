@@ -31,14 +31,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from models.gc import Section
-from models.memory import LINE_LIMIT, TAGS, MemoryEntry, MemoryQuery, MemorySection
-from models.memory_edit import Loss, access_of
-from models.problems import Problem
-from models.review import Review
-from models.session import ALL_PARTS, Part, Session
-from models.tokens import TOKENIZER_NAMES
-from models.versions import label
+from models.memory.access import access_of
+from models.memory.loss import Loss
+from models.review.validation import Review
+from models.session.folder import ALL_PARTS, Part, Session
+from models.session.gc import Section
+from models.session.team_memory import LINE_LIMIT, TAGS, MemoryEntry, MemoryQuery, MemorySection
+from models.session.versions import label
+from models.text.problems import Problem
+from models.text.tokens import TOKENIZER_NAMES
 from ui.composer_pane import ComposerPane
 from ui.context_pane import ContextPane
 from ui.item_models import (

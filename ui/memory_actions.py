@@ -16,25 +16,21 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from models.memory import MemoryEntry, TeamMemory, parse_memory
-from models.memory_edit import (
+from models.memory.access import access_of
+from models.memory.curation import archive_where, prune_section, replaced_section
+from models.memory.edits import (
     Conflict,
-    Loss,
     MemoryEditError,
     SectionEdit,
-    access_of,
     append_entry,
-    archive_where,
-    detect_loss,
     edit_memory,
     entry_line,
     header_of,
     preview,
-    prune_section,
-    replaced_section,
-    restore,
     utc_now_minutes,
 )
+from models.memory.loss import Loss, detect_loss, restore
+from models.session.team_memory import MemoryEntry, TeamMemory, parse_memory
 
 
 class _MemoryCommand(QUndoCommand):

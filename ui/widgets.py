@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from models.markdown_html import render_markdown
-from models.problems import Problem
+from models.text.markdown_html import render_markdown
+from models.text.problems import Problem
 
 _STYLE = {
     "error": "background:#f8d7da; color:#58151c; border:1px solid #f1aeb5;",

@@ -1,0 +1,17 @@
+"""Printing ``memory check`` for a person."""
+
+from __future__ import annotations
+
+
+def memory_check_text(data: dict[str, object]) -> str:
+    out = [f"TEAM-MEMORY: {data['lines']} / {data['limit']} lines"]
+    for s in data["sections"]:  # type: ignore[attr-defined]
+        tags = ", ".join(f"{k} {v}" for k, v in sorted(s["tags"].items()))
+        mark = " [REPLACED]" if s["replaced"] and "[REPLACED]" not in s["header"] else ""
+        out.append(
+            f"  ## {s['header']}{mark}: {s['entries']} entries ({s['archived']} archived), {s['access']}  {tags}"
+        )
+    problems = data["problems"]
+    out.append("Problems:" if problems else "No protocol problems found.")
+    out += [f"  {p}" for p in problems]  # type: ignore[attr-defined]
+    return "\n".join(out)

@@ -1,0 +1,54 @@
+"""Which agent home and workspace each teammate runs in, kept in the session (app-owned).
+
+``context-links.yaml`` in the session folder maps a role id to ``{agent_home, workspace}``.
+Teammates without an entry are listed as unlinked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from models.text.atomic import MISSING, Missing, atomic_write
+from models.text.textfile import Stamp, stamp_of
+
+LINKS_FILE = "context-links.yaml"
+
+
+@dataclass(frozen=True)
+class Link:
+    agent_home: Path
+    workspace: Path
+
+
+def load_links(folder: Path) -> tuple[dict[str, Link], list[str]]:
+    path = folder / LINKS_FILE
+    if not path.exists():
+        return {}, []
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        return {}, [f"{LINKS_FILE} is not readable: {getattr(exc, 'problem', exc)}"]
+    links: dict[str, Link] = {}
+    problems: list[str] = []
+    for role, value in data.items() if isinstance(data, dict) else []:
+        if isinstance(value, dict) and isinstance(value.get("agent_home"), str):
+            links[str(role)] = Link(Path(value["agent_home"]), Path(str(value.get("workspace") or value["agent_home"])))
+        else:
+            problems.append(f"{LINKS_FILE}: {role} needs agent_home (and workspace)")
+    return links, problems
+
+
+def save_link(folder: Path, role: str, link: Link | None) -> None:
+    """Set (or with None remove) one teammate's link; refuses if the file changed meanwhile."""
+    path = folder / LINKS_FILE
+    expected: Stamp | Missing = stamp_of(path) or MISSING
+    links, _ = load_links(folder)
+    if link is None:
+        links.pop(role, None)
+    else:
+        links[role] = link
+    data = {r: {"agent_home": str(k.agent_home), "workspace": str(k.workspace)} for r, k in sorted(links.items())}
+    atomic_write(path, yaml.safe_dump(data, sort_keys=True, allow_unicode=True).encode("utf-8"), expected)

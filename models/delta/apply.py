@@ -1,0 +1,202 @@
+"""Applying a GC delta (ADR-002 §4) to a GC, byte for byte.
+
+Text is carried with ``\\n`` line ends and written back in the file's own line-end style. The
+message format has no syntax for where a new item goes, so an ADDED item is appended after
+the section's last item, in that item's format; new sections say where they go (``after §X``,
+``first in §P``, ``at the start``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from models.delta.items import (
+    AT_START,
+    FRONT_MATTER,
+    PREAMBLE,
+    PSEUDO_REFS,
+    ApplyError,
+    Delta,
+    DeltaItem,
+    item_text,
+    split_item,
+    structure,
+)
+from models.session.gc import GlobalContext, Item, Section, norm
+from models.session.versions import parse_version
+from models.text.frontmatter import split_front_matter
+
+
+def _newline(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def _native(text: str, newline: str) -> str:
+    return text.replace("\n", newline) if newline != "\n" else text
+
+
+def _section(gc: GlobalContext, ref: str, item: DeltaItem) -> Section:
+    found = gc.resolve(ref)
+    if found is None or found.item is not None:
+        raise ApplyError(item, f"no section §{ref} in this GC")
+    return found.section
+
+
+def _find_item(section: Section, key: str) -> Item | None:
+    return section.find_item(key)
+
+
+def set_version(text: str, version: int) -> str:
+    front, _ = split_front_matter(text, "global-context.md")
+    if not front.present or "version" not in front.data:
+        return text
+    start = text.find(front.raw)
+    pattern = re.compile(r"^(version:[ \t]*)(\S[^\r\n]*?)([ \t]*)(?=\r?$)", re.M)
+    raw = pattern.sub(lambda m: f"{m.group(1)}GC-v{version}{m.group(3)}", front.raw, count=1)
+    return text[:start] + raw + text[start + len(front.raw) :]
+
+
+def apply_item(text: str, item: DeltaItem) -> str:
+    """Apply one item to a GC's text; raise ``ApplyError`` naming the item when it does not fit."""
+    gc = structure(text)
+    nl = _newline(text)
+    if item.ref == FRONT_MATTER:
+        if item.op != "REPLACED" or item.content is None or not gc.front.present:
+            raise ApplyError(item, "only REPLACED of the front matter of a GC that has one")
+        start = text.find(gc.front.raw)
+        return text[:start] + _native(item.content, nl) + text[start + len(gc.front.raw) :]
+    if item.ref == PREAMBLE:
+        if item.op != "REPLACED" or item.content is None:
+            raise ApplyError(item, "only REPLACED of the preamble")
+        end = gc.sections[0].start if gc.sections else len(text)
+        return text[: gc.front.body_start] + _native(item.content, nl) + text[end:]
+    if item.key is None:
+        return _apply_section_op(text, gc, item, nl)
+    section = _section(gc, item.ref, item)
+    existing = _find_item(section, item.key)
+    if item.op == "ADDED":
+        if existing is not None:
+            raise ApplyError(item, f"the section already has {item.key}")
+        return _add_item(text, gc, section, item, nl)
+    if existing is None:
+        raise ApplyError(item, f"the section has no item {item.key}")
+    if item.op == "REMOVED":
+        return text[: existing.start] + text[existing.end :]
+    if item.op == "CHANGED":
+        raw = item_text(gc, existing)
+        prefix, value, suffix = split_item(raw, existing.kind)
+        if item.old is not None and value != item.old:
+            raise ApplyError(item, f"expected old value {item.old!r}, the GC has {value!r}")
+        ending = text[existing.start : existing.end][len(_native(raw, nl)) :]
+        replacement = _native(prefix + (item.new or "") + suffix, nl) + ending
+        return text[: existing.start] + replacement + text[existing.end :]
+    raise ApplyError(item, "REPLACED takes a section, not an item")
+
+
+def _add_item(text: str, gc: GlobalContext, section: Section, item: DeltaItem, nl: str) -> str:
+    """Append a new item line after the section's last item, in that item's format."""
+    if section.items:
+        last = max(section.items, key=lambda it: it.start)
+        prefix, _, suffix = split_item(item_text(gc, last), last.kind)
+        key_at = prefix.find(last.key)
+        if key_at >= 0:
+            prefix = prefix[:key_at] + (item.key or "") + prefix[key_at + len(last.key) :]
+        at = last.start + len(text[last.start : last.end].rstrip("\r\n"))
+    else:
+        prefix, suffix = f"- {item.key}: ", ""
+        at = section.start + len(text[section.start : section.own_end].rstrip("\r\n"))
+    return text[:at] + nl + _native(prefix + (item.new or "") + suffix, nl) + text[at:]
+
+
+def _apply_section_op(text: str, gc: GlobalContext, item: DeltaItem, nl: str) -> str:
+    if item.op == "REMOVED":
+        section = _section(gc, item.ref, item)
+        return text[: section.start] + text[section.end :]
+    if item.op == "REPLACED":
+        section = _section(gc, item.ref, item)
+        heading_end = gc.line_starts[section.line + 1]
+        return text[:heading_end] + _native(item.content or "", nl) + text[section.own_end :]
+    if item.op == "ADDED":
+        if item.content is None:
+            raise ApplyError(item, "an ADDED section needs its content")
+        at = _insert_point(gc, item, text)
+        content = _native(item.content, nl)
+        if at > 0 and not text[:at].endswith("\n"):
+            content = nl + content
+        return text[:at] + content + text[at:]
+    raise ApplyError(item, "CHANGED takes an item: §Section: key: old → new")
+
+
+def _insert_point(gc: GlobalContext, item: DeltaItem, text: str) -> int:
+    position = item.position or AT_START
+    title = item.content.split("\n", 1)[0].lstrip("# ").strip() if item.content else ""
+    if position.startswith("after:"):
+        sibling = _section(gc, position[len("after:") :], item)
+        siblings = sibling.parent.children if sibling.parent else gc.sections
+        _refuse_duplicate(siblings, title, item)
+        return sibling.end
+    if position.startswith("first-in:"):
+        parent = _section(gc, position[len("first-in:") :], item)
+        _refuse_duplicate(parent.children, title, item)
+        return parent.own_end
+    _refuse_duplicate(gc.sections, title, item)
+    return gc.sections[0].start if gc.sections else len(text)
+
+
+def _refuse_duplicate(siblings: list[Section], title: str, item: DeltaItem) -> None:
+    if any(norm(s.title) == norm(title) for s in siblings):
+        raise ApplyError(item, f"a section called {title!r} is already there")
+
+
+def _keyed(item: DeltaItem) -> bool:
+    return item.key is not None and item.ref not in PSEUDO_REFS
+
+
+def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
+    """Apply item-level ops to one section's own text, as a one-section document."""
+    title = structure(own_text).sections[0].title
+    for item in items:
+        try:
+            own_text = apply_item(own_text, replace(item, ref=title))
+        except ApplyError as exc:
+            raise ApplyError(item, exc.reason) from None
+    return own_text
+
+
+def _apply_item_run(text: str, items: list[DeltaItem]) -> str:
+    """Item-level ops change no section boundaries: one parse serves them all, and each
+    section's ops run on that section alone, spliced back from the end of the file first."""
+    gc = structure(text)
+    groups: dict[int, tuple[Section, list[DeltaItem]]] = {}
+    for item in items:
+        section = _section(gc, item.ref, item)
+        groups.setdefault(section.start, (section, []))[1].append(item)
+    for start in sorted(groups, reverse=True):
+        section, ops = groups[start]
+        own = apply_to_section(text[section.start : section.own_end], ops)
+        text = text[: section.start] + own + text[section.own_end :]
+    return text
+
+
+def apply_delta(text: str, delta: Delta) -> str:
+    """The GC after ``delta``; raises ``ApplyError`` (naming the item) when anything does not fit."""
+    front, _ = split_front_matter(text, "global-context.md")
+    version = parse_version(front.data.get("version"))
+    if delta.old_version is not None and version is not None and version != delta.old_version:
+        raise ApplyError(None, f"the delta is for GC-v{delta.old_version}, this GC is GC-v{version}")
+    items = list(delta.items)
+    i = 0
+    while i < len(items):
+        if not _keyed(items[i]):
+            text = apply_item(text, items[i])
+            i += 1
+            continue
+        j = i
+        while j < len(items) and _keyed(items[j]):
+            j += 1
+        text = _apply_item_run(text, items[i:j])
+        i = j
+    if delta.new_version is not None:
+        text = set_version(text, delta.new_version)
+    return text

@@ -1,0 +1,315 @@
+"""Who gets what for a GC update: ADR-002 §6's decision tree, per teammate, with its cost.
+
+Deltas are computed from ``gc-history/GC-v<N>.md`` snapshots (SESSION-FOLDER.md): a teammate
+one version behind gets the delta from the snapshot of the version it confirmed. The tree is
+evaluated in the ADR's order and every condition that fires is kept, so the Lead sees all the
+reasons, not only the first:
+
+- FC-2 the teammate reported CONTEXT_LOST;
+- FC-3 it has no confirmed version yet (initial spawn);
+- FC-1 its confirmed version (the last ACKed one, never the last sent one) is < current - 1;
+- FC-4 the delta touches more than half of the GC's top-level sections, or costs more tokens
+  than the full GC (no savings);
+- FC-5 it asked for the full GC (NEED_CLARIFICATION, or an explicit request).
+
+Three more reasons force the full GC: no snapshot of the confirmed version, a delta that does
+not reproduce the new GC when applied, and a confirmed version newer than the current one.
+While ``gate_evaluation`` is set nothing is sent: the GC is frozen until the gate concludes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from models.delta.apply import apply_delta
+from models.delta.diff import DiffResult, diff_gc
+from models.delta.items import ApplyError, Delta, Impact
+from models.session.folder import Session
+from models.session.gc import parse_gc
+from models.session.versions import label
+from models.text.tokens import EstimateTokenizer, Tokenizer
+
+HISTORY_DIR = "gc-history"
+Mode = Literal["delta", "full", "frozen", "current"]
+FULL_REQUEST_STATUSES = {"NEED_CLARIFICATION", "FULL_REQUESTED"}
+_STRUCTURE = EstimateTokenizer()
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A reason for the decision: ``FC-1``..``FC-5``, ``NO-BASE``, ``UNPROVEN``, ``AHEAD``, ``GATE``."""
+
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What one teammate gets, why, and what it costs."""
+
+    role: str
+    mode: Mode
+    conditions: tuple[Condition, ...]
+    tokens: int  # of the message that would be sent (0 when nothing is sent)
+    full_tokens: int  # of the full GC message, for comparison
+    base_version: int | None = None
+    delta: Delta | None = None
+
+
+@dataclass
+class UpdatePlan:
+    """The decisions for every teammate and the team's totals."""
+
+    current_version: int | None
+    tokenizer: str
+    full_tokens: int
+    decisions: list[Decision] = field(default_factory=list)
+    frozen: str | None = None  # why nothing is sent, while a gate is evaluated
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def recipients(self) -> list[Decision]:
+        return [d for d in self.decisions if d.mode in ("delta", "full")]
+
+    @property
+    def sent_tokens(self) -> int:
+        return sum(d.tokens for d in self.recipients)
+
+    @property
+    def all_full_tokens(self) -> int:
+        """What sending the full GC to every recipient would cost (ADR-002's v3.0 baseline)."""
+        return sum(d.full_tokens for d in self.recipients)
+
+    @property
+    def savings_percent(self) -> float:
+        full = self.all_full_tokens
+        return 100.0 * (1 - self.sent_tokens / full) if full else 0.0
+
+
+def snapshot_path(folder: Path, version: int) -> Path:
+    return folder / HISTORY_DIR / f"GC-v{version}.md"
+
+
+def snapshot_versions(folder: Path) -> list[int]:
+    found = []
+    for path in (folder / HISTORY_DIR).glob("GC-v*.md"):
+        number = path.stem[len("GC-v") :]
+        if number.isdigit():
+            found.append(int(number))
+    return sorted(found)
+
+
+def render_full(gc_text: str, version: int | None) -> str:
+    """The full-injection message (FC fallback): the whole GC after a header line."""
+    return f"[CONTEXT-UPDATE] {label(version)} (full injection)\n\n{gc_text}"
+
+
+def touched_share(delta: Delta, old_text: str, new_text: str) -> tuple[int, int]:
+    """(top-level sections a delta touches, top-level sections of either version), for FC-4.
+
+    Sections of both versions count, so that a rewrite that removes most sections is a
+    restructure too, not a touch of "13 of 1".
+    """
+    old, new = parse_gc(old_text, _STRUCTURE), parse_gc(new_text, _STRUCTURE)
+    touched: set[str] = set()
+    for item in delta.items:
+        found = new.resolve(item.ref) or old.resolve(item.ref)
+        if found is None:
+            continue  # the front matter or the preamble
+        node = found.section
+        while node.parent is not None:
+            node = node.parent
+        touched.add(node.title)
+    return len(touched), len({s.title for s in old.sections} | {s.title for s in new.sections})
+
+
+@dataclass
+class _Bases:
+    """Deltas from each base version to the new GC, computed once per base."""
+
+    session: Session
+    new_text: str
+    new_version: int | None
+    previous_text: str | None  # the session's GC when --new gives a newer one
+    cache: dict[int, DiffResult | None] = field(default_factory=dict)
+    shares: dict[int, tuple[int, int]] = field(default_factory=dict)
+    costs: dict[str, int] = field(default_factory=dict)
+    texts: dict[int, str | None] = field(default_factory=dict)
+
+    def text_of(self, version: int) -> str | None:
+        if version not in self.texts:
+            self.texts[version] = self._read(version)
+        return self.texts[version]
+
+    def _read(self, version: int) -> str | None:
+        path = snapshot_path(self.session.folder, version)
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+        gc = self.session.gc
+        if self.previous_text is not None and gc is not None and gc.version == version:
+            return self.previous_text
+        return None
+
+    def diff(self, version: int) -> DiffResult | None:
+        if version not in self.cache:
+            base = self.text_of(version)
+            self.cache[version] = None if base is None else diff_gc(base, self.new_text)
+        return self.cache[version]
+
+    def share(self, version: int, delta: Delta) -> tuple[int, int]:
+        """``touched_share`` of the delta from ``version``, once per base.
+
+        Every teammate one version behind shares this base; parsing both GCs for each of
+        them made planning a 50-teammate session on a 20,000-line GC take seconds.
+        """
+        if version not in self.shares:
+            base_text = self.text_of(version)
+            assert base_text is not None
+            self.shares[version] = touched_share(delta, base_text, self.new_text)
+        return self.shares[version]
+
+    def cost(self, delta: Delta, tokenizer: Tokenizer) -> int:
+        """Tokens of the delta's message, counted once per distinct message."""
+        from models.delta.message import render_message
+
+        message = render_message(delta)
+        if message not in self.costs:
+            self.costs[message] = tokenizer.count(message)
+        return self.costs[message]
+
+
+def plan_update(
+    session: Session,
+    new_text: str | None = None,
+    *,
+    requested_full: frozenset[str] = frozenset(),
+    impact: Impact | None = None,
+    delta_override: Delta | None = None,
+    forced_full: Mapping[str, str] | None = None,
+) -> UpdatePlan:
+    """Decide, for every teammate, delta or full (or frozen, or nothing due) for an update.
+
+    Without ``new_text`` the update is the session's GC as it is; with it, ``new_text`` is
+    the next version (its version is taken from its front matter, or the session's + 1).
+    ``delta_override`` replaces the computed delta from its ``old_version`` (the Lead edited
+    the items; it is proven against ``new_text`` like a computed one), and ``forced_full``
+    maps teammates the Lead sends the full GC to, to the reason the Lead gave.
+    """
+    tokenizer = session.tokenizer
+    gc = session.gc
+    previous_text = gc.text if (new_text is not None and gc is not None) else None
+    text = new_text if new_text is not None else (gc.text if gc is not None else "")
+    new_gc = parse_gc(text, tokenizer)
+    current = new_gc.version if new_gc.version is not None else session.gc_version
+    if new_text is not None and gc is not None and current is not None and current == gc.version:
+        current += 1  # an edited GC that was not bumped yet: publishing will bump it
+    full_tokens = tokenizer.count(render_full(text, current))
+    plan = UpdatePlan(current, tokenizer.name, full_tokens)
+    bases = _Bases(session, text, current, previous_text)
+    if delta_override is not None and delta_override.old_version is not None:
+        bases.cache[delta_override.old_version] = _proven(bases, delta_override)
+    gate = session.plan.gate_evaluation if session.plan is not None else None
+    if gate:
+        phase = gate.get("phase", "?")
+        since = gate.get("started")
+        plan.frozen = f"gate evaluation of phase {phase} in progress" + (f" since {since}" if since else "")
+    if current is None:
+        plan.notes.append("the GC is unversioned: every teammate gets the full GC")
+    mates = session.teammates()
+    affected = tuple(m.role for m in mates)
+    for mate in mates:
+        wants_full = mate.role in requested_full or (mate.status or "").upper() in FULL_REQUEST_STATUSES
+        decision = _decide(mate.role, mate.confirmed, mate.status, wants_full, current, bases, plan, tokenizer)
+        reason = (forced_full or {}).get(mate.role)
+        if reason is not None and decision.mode == "delta":
+            forced = (*decision.conditions, Condition("FORCED", f"the Lead chose the full GC: {reason}"))
+            decision = replace(decision, mode="full", conditions=forced, delta=None, tokens=plan.full_tokens)
+        if decision.delta is not None:
+            delta = replace(decision.delta, impact=impact or Impact(affected))
+            decision = replace(decision, delta=delta, tokens=bases.cost(delta, tokenizer))
+        plan.decisions.append(decision)
+    return plan
+
+
+def _proven(bases: _Bases, delta: Delta) -> DiffResult | None:
+    """A hand-edited delta, checked like a computed one: does it reproduce the new GC?"""
+    base = bases.text_of(delta.old_version) if delta.old_version is not None else None
+    if base is None:
+        return None
+    try:
+        exact = apply_delta(base, delta) == bases.new_text
+    except ApplyError as exc:
+        return DiffResult(delta, False, str(exc))
+    return DiffResult(delta, exact, None if exact else "the edited delta does not reproduce the working GC")
+
+
+def _decide(
+    role: str,
+    confirmed: int | None,
+    status: str | None,
+    wants_full: bool,
+    current: int | None,
+    bases: _Bases,
+    plan: UpdatePlan,
+    tokenizer: Tokenizer,
+) -> Decision:
+    full = plan.full_tokens
+    fired: list[Condition] = []
+    lost = (status or "").upper() == "CONTEXT_LOST"
+    if lost:
+        fired.append(Condition("FC-2", "reported CONTEXT_LOST: all in-memory context is gone"))
+    if confirmed is None:
+        fired.append(Condition("FC-3", "no confirmed GC version yet (initial spawn)"))
+    elif current is not None and confirmed < current - 1:
+        fired.append(
+            Condition(
+                "FC-1",
+                f"confirmed {label(confirmed)}, {current - confirmed} versions behind {label(current)}",
+            )
+        )
+    elif current is not None and confirmed > current:
+        fired.append(Condition("AHEAD", f"confirmed {label(confirmed)} is newer than {label(current)}"))
+    if not lost and confirmed is not None and confirmed == current:
+        return _result(role, "current", fired, 0, full, plan)
+    delta: Delta | None = None
+    if current is not None and confirmed == current - 1:
+        result = bases.diff(confirmed)
+        if result is None:
+            fired.append(Condition("NO-BASE", f"no gc-history snapshot of {label(confirmed)} to compute a delta from"))
+        else:
+            delta = result.delta
+            touched, total = bases.share(confirmed, delta)
+            if total and touched * 2 > total:
+                fired.append(Condition("FC-4", f"the delta touches {touched} of {total} sections (more than half)"))
+            cost = bases.cost(delta, tokenizer)
+            if cost >= full:
+                reason = f"the delta ({cost:,} tokens) costs no less than the full GC ({full:,})"
+                fired.append(Condition("FC-4", reason))
+            if not result.exact:
+                fired.append(Condition("UNPROVEN", result.problem or "the delta does not reproduce the new GC"))
+    if wants_full:
+        fired.append(Condition("FC-5", "asked for the full GC (NEED_CLARIFICATION or an explicit request)"))
+    if current is None:
+        fired.append(Condition("NO-BASE", "the GC is unversioned"))
+    if fired or delta is None:
+        return _result(role, "full", fired, full, full, plan, base=confirmed)
+    return _result(role, "delta", fired, 0, full, plan, base=confirmed, delta=delta)
+
+
+def _result(
+    role: str,
+    mode: Mode,
+    fired: list[Condition],
+    tokens: int,
+    full: int,
+    plan: UpdatePlan,
+    base: int | None = None,
+    delta: Delta | None = None,
+) -> Decision:
+    if plan.frozen and mode != "current":
+        fired = [*fired, Condition("GATE", f"{plan.frozen}: nothing is sent until the gate concludes")]
+        return Decision(role, "frozen", tuple(fired), 0, full, base, None)
+    return Decision(role, mode, tuple(fired), tokens, full, base, delta)

@@ -1,0 +1,174 @@
+"""Compute the delta between two GC versions, and prove it by applying it.
+
+The ADR's weak point is a Lead who miscounts a hand-written delta. Here a delta is computed
+from the two versions; every section whose keyed items can express the change gets
+ADDED/CHANGED/REMOVED items (checked by applying them to that section), every other changed
+section a REPLACED, and sections that appear, vanish, move or are renamed an ADDED or REMOVED
+with their full text. Finally the whole delta is applied to the old version: ``exact`` says
+whether that gave the new version byte for byte. A delta that is not exact is never sent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from models.delta.apply import apply_delta, apply_to_section
+from models.delta.items import (
+    AT_START,
+    FRONT_MATTER,
+    PREAMBLE,
+    ApplyError,
+    Delta,
+    DeltaItem,
+    item_text,
+    item_value,
+    lf,
+    structure,
+)
+from models.session.gc import GlobalContext, Section, norm
+from models.text.tokens import EstimateTokenizer
+
+_STRUCTURE = EstimateTokenizer()
+_VERSION_LINE = re.compile(r"^version:.*$", re.M)
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    """A computed delta and whether applying it reproduces the new version exactly."""
+
+    delta: Delta
+    exact: bool
+    problem: str | None = None
+
+
+def _ref(section: Section) -> str:
+    return section.ref[1:]
+
+
+def _own_text(gc: GlobalContext, section: Section) -> str:
+    return lf(gc.text[section.start : section.own_end])
+
+
+def _body(gc: GlobalContext, section: Section) -> str:
+    """The section's own text after its heading line (what REPLACED carries)."""
+    return lf(gc.text[gc.line_starts[section.line + 1] : section.own_end])
+
+
+def _heading(gc: GlobalContext, section: Section) -> str:
+    return lf(gc.text[section.start : gc.line_starts[section.line + 1]])
+
+
+def _preamble(gc: GlobalContext) -> str:
+    end = gc.sections[0].start if gc.sections else len(gc.text)
+    return lf(gc.text[gc.front.body_start : end])
+
+
+def _item_ops(old: GlobalContext, o: Section, new: GlobalContext, n: Section) -> list[DeltaItem] | None:
+    """Item-level ops turning ``o``'s items into ``n``'s, or None when keys are ambiguous."""
+    if o.duplicate_keys or n.duplicate_keys:
+        return None
+    ref = _ref(n)
+    old_items = {norm(it.key): it for it in o.items}
+    new_items = {norm(it.key): it for it in n.items}
+    ops: list[DeltaItem] = []
+    for key, it in old_items.items():
+        if key not in new_items:
+            ops.append(DeltaItem("REMOVED", ref, it.key))
+    for key, it in new_items.items():
+        before = old_items.get(key)
+        if before is not None and item_text(old, before) != item_text(new, it):
+            ops.append(DeltaItem("CHANGED", ref, it.key, item_value(old, before), item_value(new, it)))
+    for key, it in new_items.items():
+        if key not in old_items:
+            ops.append(DeltaItem("ADDED", ref, it.key, new=item_value(new, it)))
+    return ops
+
+
+class _Differ:
+    def __init__(self, old: GlobalContext, new: GlobalContext) -> None:
+        self.old = old
+        self.new = new
+        self.items: list[DeltaItem] = []
+
+    def children(self, olds: list[Section], news: list[Section], parent: Section | None) -> None:
+        def key(gc: GlobalContext, s: Section) -> tuple[int, str]:
+            return (s.level, _heading(gc, s))
+
+        old_keys = [key(self.old, s) for s in olds]
+        new_keys = [key(self.new, s) for s in news]
+        matched: dict[int, Section] = {}
+        for tag, i1, i2, j1, _ in SequenceMatcher(None, old_keys, new_keys, autojunk=False).get_opcodes():
+            if tag == "equal":
+                for k in range(i2 - i1):
+                    matched[j1 + k] = olds[i1 + k]
+            else:
+                self.items += [DeltaItem("REMOVED", _ref(s)) for s in olds[i1:i2]]
+        for index, section in enumerate(news):
+            before = matched.get(index)
+            if before is not None:
+                self.section(before, section)
+                continue
+            if index:
+                position = f"after:{_ref(news[index - 1])}"
+            elif parent is not None:
+                position = f"first-in:{_ref(parent)}"
+            else:
+                position = AT_START
+            content = lf(self.new.text[section.start : section.end])
+            self.items.append(DeltaItem("ADDED", _ref(section), content=content, position=position))
+
+    def section(self, o: Section, n: Section) -> None:
+        # Subsections first: the section's new text may open a fence that hides their headings.
+        self.children(o.children, n.children, n)
+        old_own, new_own = _own_text(self.old, o), _own_text(self.new, n)
+        if old_own != new_own:
+            ops = _item_ops(self.old, o, self.new, n)
+            if ops and _reproduces(old_own, ops, new_own):
+                self.items += ops
+            else:
+                self.items.append(DeltaItem("REPLACED", _ref(n), content=_body(self.new, n)))
+
+
+def _reproduces(old_own: str, ops: list[DeltaItem], new_own: str) -> bool:
+    try:
+        return apply_to_section(old_own, ops) == new_own
+    except ApplyError:
+        return False
+
+
+def diff_gc(old_text: str, new_text: str) -> DiffResult:
+    """The delta from ``old_text`` to ``new_text``, proven by applying it."""
+    old, new = structure(old_text), structure(new_text)
+    differ = _Differ(old, new)
+    if _VERSION_LINE.sub("", lf(old.front.raw)) != _VERSION_LINE.sub("", lf(new.front.raw)):
+        differ.items.append(DeltaItem("REPLACED", FRONT_MATTER, content=lf(new.front.raw)))
+    differ.children(old.sections, new.sections, None)
+    # Last: a new preamble may open a fence that would hide the old sections' headings.
+    if _preamble(old) != _preamble(new):
+        differ.items.append(DeltaItem("REPLACED", PREAMBLE, content=_preamble(new)))
+    delta = Delta(old.version, new.version, tuple(differ.items))
+    try:
+        result = apply_delta(old_text, delta)
+    except ApplyError as exc:
+        return DiffResult(delta, False, str(exc))
+    if result != new_text:
+        return DiffResult(delta, False, _first_difference(result, new_text))
+    return DiffResult(delta, True)
+
+
+def _first_difference(got: str, want: str) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
+    line = want.count("\n", 0, at) + 1
+    return f"applying the delta does not reproduce the new GC (first difference on line {line})"
+
+
+def touched_top_sections(delta: Delta) -> set[str]:
+    """Top-level sections a delta touches (pseudo-sections excluded)."""
+    return {item.top_section for item in delta.items if item.ref not in (FRONT_MATTER, PREAMBLE)}
+
+
+def op_counts(delta: Delta) -> dict[str, int]:
+    return dict(Counter(item.op for item in delta.items))

@@ -1,0 +1,347 @@
+"""[CONTEXT-UPDATE] messages: render a delta as text and parse text back into a delta.
+
+The multi-line form is ADR-002 §4's. What the ADR leaves open is pinned down so that
+``parse(render(delta)) == delta`` holds for every delta:
+
+- A body (REPLACED content, an ADDED section, the continuation lines of a value) follows its
+  item line, each line indented by two spaces; an empty body line is written as two spaces.
+- CHANGED is ``key: old → new`` when both values are one line without an arrow; otherwise
+  the item line ends at the key and the body holds ``old:`` and ``new:`` blocks, their lines
+  indented by two more spaces.
+- A reference or key containing ``: `` is written in brackets: ``§[R-1: Mathpix API]``.
+- A new section says where it goes: ``(after §X)``, ``(first in §P)`` or ``(at the start)``.
+
+Parsing is lenient with what people and models write (``->`` for ``→``, ``**bold**``
+markers, bullets ``*``/``+``, prose around the message) and reports every line it could not
+read instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from models.delta.items import AT_START, OPS, Delta, DeltaItem, Impact
+from models.session.gc import GlobalContext
+
+ARROW = "→"
+CHANGED_FORMS = "CHANGED needs 'key: old → new', or old: and new: lines below it"
+_ARROWS = re.compile(r"\s+(?:→|->)\s+")
+_HEADER = re.compile(r"\[CONTEXT-UPDATE\]\**\s*(?:GC-v(?P<old>\d+)\s*(?:→|->)\s*)?GC-v(?P<new>\d+)", re.IGNORECASE)
+_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?P<op>ADDED|CHANGED|REMOVED|REPLACED)(?:\*\*)?:?\s+(?P<rest>.*?)\s*$")
+_POSITION = re.compile(r"\s*\((?:(?P<kind>after|first in)\s+(?P<ref>§.+?)|(?P<start>at the start))\)\s*$")
+_INDENT = "  "
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+
+def _ref_text(ref: str) -> str:
+    plain = ": " not in ref and not ref.endswith(":") and "]" not in ref and "**" not in ref
+    return f"§{ref}" if plain else f"§[{ref}]"
+
+
+def _key_text(key: str) -> str:
+    plain = ": " not in key and not key.startswith("[") and "**" not in key and not _ARROWS.search(f" {key} ")
+    return key if plain else f"[{key}]"
+
+
+def _body(text: str, extra: str = "") -> list[str]:
+    return [_INDENT + extra + line for line in text.split("\n")]
+
+
+def _position_text(position: str | None) -> str:
+    if position is None:
+        return ""
+    if position.startswith("after:"):
+        return f" (after {_ref_text(position[len('after:') :])})"
+    if position.startswith("first-in:"):
+        return f" (first in {_ref_text(position[len('first-in:') :])})"
+    return " (at the start)" if position == AT_START else ""
+
+
+def _inline_value(value: str) -> bool:
+    return "\n" not in value and not _ARROWS.search(f" {value} ") and value == value.strip()
+
+
+def render_item(item: DeltaItem) -> list[str]:
+    """Lines of one delta item in the multi-line form."""
+    head = f"- {item.op} {_ref_text(item.ref)}"
+    if item.key is None:
+        if item.op == "REPLACED":
+            return [f"{head}: (full section content below)", *_body(item.content or "")]
+        if item.op == "ADDED":
+            return [head + _position_text(item.position), *_body(item.content or "")]
+        return [head]
+    head += f": {_key_text(item.key)}"
+    if item.op == "REMOVED":
+        return [head]
+    if item.op == "ADDED":
+        first, *rest = (item.new or "").split("\n")
+        return [f"{head}:" + (f" {first}" if first else ""), *[_INDENT + line for line in rest]]
+    old, new = item.old or "", item.new or ""
+    if _inline_value(old) and _inline_value(new) and old and new:
+        return [f"{head}: {old} {ARROW} {new}"]
+    return [head, f"{_INDENT}old:", *_body(old, _INDENT), f"{_INDENT}new:", *_body(new, _INDENT)]
+
+
+def render_message(delta: Delta) -> str:
+    """The ADR-002 §4 multi-line [CONTEXT-UPDATE]."""
+    old = f"GC-v{delta.old_version}" if delta.old_version is not None else "GC-v?"
+    lines = [f"[CONTEXT-UPDATE] {old} {ARROW} GC-v{delta.new_version}", "", "## Delta"]
+    for item in delta.items:
+        lines += render_item(item)
+    if not delta.items:
+        lines.append("- (no change)")
+    lines += [
+        "",
+        "## Impact Assessment",
+        f"- Affected teammates: {', '.join(delta.impact.affected) or 'none'}",
+        f"- Required actions: {delta.impact.actions}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def oneline_exact(delta: Delta) -> bool:
+    """Whether the one-line form carries the whole delta (no bodies, no multi-line values)."""
+    return all(len(render_item(item)) == 1 for item in delta.items)
+
+
+def render_oneline(delta: Delta) -> str:
+    """``[CONTEXT-UPDATE] GC-v5 → GC-v6 | Delta: ...; ... | Impact: NONE (a, b)``.
+
+    Items that need a body (REPLACED content, new sections, multi-line values) are named
+    without it; ``oneline_exact`` says whether anything was left out.
+    """
+    parts = []
+    for item in delta.items:
+        line = render_item(item)[0][2:]
+        if len(render_item(item)) > 1 and item.key is None:
+            line = line.split(": (full section content", 1)[0] + " (content in the full message)"
+        parts.append(line)
+    old = f"GC-v{delta.old_version}" if delta.old_version is not None else "GC-v?"
+    affected = f" ({', '.join(delta.impact.affected)})" if delta.impact.affected else ""
+    return (
+        f"[CONTEXT-UPDATE] {old} {ARROW} GC-v{delta.new_version} | Delta: "
+        f"{'; '.join(parts) or 'no change'} | Impact: {delta.impact.actions}{affected}"
+    )
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A line of a message that was not understood, and why."""
+
+    line: int  # 1-based
+    text: str
+    reason: str
+
+
+@dataclass
+class ParsedUpdate:
+    """What a message said, and every line that could not be read."""
+
+    delta: Delta
+    form: str  # "full" or "oneline"
+    unreadable: list[Unreadable] = field(default_factory=list)
+
+
+def _unbold(text: str) -> str:
+    return text.replace("**", "").strip()
+
+
+def _take_ref(rest: str, gc: GlobalContext | None) -> tuple[str, str]:
+    """Split ``§Ref: more`` into the reference and what follows it."""
+    rest = rest.strip()
+    if rest.startswith("**"):
+        rest = rest[2:]
+    rest = rest.removeprefix("§").lstrip()
+    if rest.startswith("["):
+        close = rest.find("]")
+        if close > 0:
+            return rest[1:close], rest[close + 1 :].lstrip("*").removeprefix(":").strip()
+    cuts = [m.start() for m in re.finditer(r"\*{0,2}:\s", rest + " ")]
+    if gc is not None:  # a hand-written reference may contain ": "; prefer one the GC knows
+        for cut in reversed(cuts):
+            if gc.resolve(_unbold(rest[:cut])) is not None:
+                return _unbold(rest[:cut]), rest[cut:].lstrip("*").lstrip(":").strip()
+    if cuts:
+        return _unbold(rest[: cuts[0]]), rest[cuts[0] :].lstrip("*").lstrip(":").strip()
+    return _unbold(rest.rstrip(":")), ""
+
+
+def _take_key(rest: str) -> tuple[str, str | None]:
+    """Split ``key: value`` (or ``[key]: value``); the value is None when there is no colon."""
+    if rest.startswith("["):
+        close = rest.find("]")
+        if close > 0:
+            after = rest[close + 1 :]
+            return rest[1:close], (after[1:].removeprefix(" ") if after.startswith(":") else None)
+    m = re.match(r"^(?P<key>.+?)\*{0,2}:(?:\s(?P<value>.*)|$)", rest)
+    if not m:
+        return _unbold(rest), None
+    return _unbold(m.group("key")), m.group("value") if m.group("value") is not None else ""
+
+
+def _item_from(op: str, rest: str, body: list[str], gc: GlobalContext | None) -> DeltaItem:
+    position: str | None = None
+    if op == "ADDED":
+        pos = _POSITION.search(rest)
+        if pos:
+            rest = rest[: pos.start()]
+            if pos.group("start"):
+                position = AT_START
+            else:
+                where = _take_ref(pos.group("ref"), None)[0]
+                position = ("after:" if pos.group("kind") == "after" else "first-in:") + where
+            ref, _ = _take_ref(rest, None)
+            return DeltaItem("ADDED", ref, content="\n".join(body), position=position)
+    ref, more = _take_ref(rest, gc)
+    content = "\n".join(body)
+    if op == "REPLACED":
+        return DeltaItem("REPLACED", ref, content=content if body else None)
+    if not more:
+        if op == "ADDED" and body:
+            return DeltaItem("ADDED", ref, content=content)
+        if op == "CHANGED":
+            raise ValueError("CHANGED needs a key")
+        return DeltaItem(op, ref)  # type: ignore[arg-type]
+    key, value = _take_key(more)
+    if op == "REMOVED":
+        return DeltaItem("REMOVED", ref, key, old=value or None)
+    if op == "ADDED":
+        lines = [value or "", *body]
+        return DeltaItem("ADDED", ref, key, new="\n".join(lines))
+    if value is None:  # block form: old:/new: in the body
+        return _changed_block(ref, key, body)
+    halves = _ARROWS.split(value, maxsplit=1)
+    if len(halves) != 2:
+        raise ValueError(CHANGED_FORMS)
+    return DeltaItem("CHANGED", ref, key, halves[0].strip(), halves[1].strip())
+
+
+def _changed_block(ref: str, key: str, body: list[str]) -> DeltaItem:
+    if not body:
+        raise ValueError(CHANGED_FORMS)
+    values: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in body:
+        if line.rstrip() in ("old:", "new:"):
+            current = values.setdefault(line.rstrip()[:-1], [])
+        elif current is not None:
+            current.append(line.removeprefix(_INDENT))
+        else:
+            raise ValueError("expected old: or new:")
+    if set(values) != {"old", "new"}:
+        raise ValueError("CHANGED needs both old: and new:")
+    return DeltaItem("CHANGED", ref, key, "\n".join(values["old"]), "\n".join(values["new"]))
+
+
+def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
+    """Read a [CONTEXT-UPDATE] in either form; ``gc`` helps split hand-written references."""
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    header_at = next((i for i, line in enumerate(lines) if _HEADER.search(line)), None)
+    if header_at is None:
+        return ParsedUpdate(Delta(None, None), "full", [Unreadable(1, lines[0][:200], "no [CONTEXT-UPDATE] header")])
+    header = _HEADER.search(lines[header_at])
+    assert header is not None
+    old = int(header.group("old")) if header.group("old") else None
+    new = int(header.group("new"))
+    after_header = lines[header_at][header.end() :]
+    if re.search(r"\|\s*\**Delta\**:", after_header, re.IGNORECASE):
+        return _parse_oneline(after_header, old, new, header_at, gc)
+    unreadable = [
+        Unreadable(i + 1, line, "prose outside the update, ignored")
+        for i, line in enumerate(lines[:header_at])
+        if line.strip()
+    ]
+    items: list[DeltaItem] = []
+    affected: tuple[str, ...] = ()
+    actions = "NONE"
+    section = "delta"
+    i = header_at + 1
+    while i < len(lines):
+        line = lines[i]
+        stripped = _unbold(line.strip().lstrip("#").strip())
+        if line.lstrip().startswith("#"):
+            lowered = stripped.lower()
+            section = "delta" if lowered.startswith("delta") else "impact" if lowered.startswith("impact") else "other"
+            i += 1
+            continue
+        if not line.strip():
+            i += 1
+            continue
+        if section == "impact":
+            m = re.match(r"^[-*+]?\s*(affected teammates|required actions)\s*:\s*(.*)$", stripped, re.I)
+            if m and m.group(1).lower().startswith("affected"):
+                names = [n.strip() for n in m.group(2).split(",") if n.strip()]
+                affected = () if names in ([], ["none"]) else tuple(names)
+            elif m:
+                actions = m.group(2).strip() or "NONE"
+            else:
+                unreadable.append(Unreadable(i + 1, line, "not an Impact Assessment line"))
+            i += 1
+            continue
+        match = _ITEM.match(line)
+        if section != "delta" or not match:
+            reason = "not a delta item" if section == "delta" else "outside the Delta section"
+            bare = re.sub(r"^[-*+]\s*", "", stripped).lower()
+            if not (section == "delta" and bare in ("(no change)", "none", "no change")):
+                unreadable.append(Unreadable(i + 1, line, reason))
+            i += 1
+            continue
+        item_line = i + 1
+        body, i = _collect_body(lines, i + 1)
+        try:
+            items.append(_item_from(match.group("op").upper(), match.group("rest"), body, gc))
+        except ValueError as exc:
+            unreadable.append(Unreadable(item_line, line, str(exc)))
+    return ParsedUpdate(Delta(old, new, tuple(items), Impact(affected, actions)), "full", unreadable)
+
+
+def _collect_body(lines: list[str], i: int) -> tuple[list[str], int]:
+    """Lines indented by two spaces after an item, even ones that look like items (they are
+    content); an empty line belongs to the body only when more body follows it."""
+    body: list[str] = []
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith(_INDENT):
+            body.append(line[len(_INDENT) :])
+        elif not line and i + 1 < len(lines) and lines[i + 1].startswith(_INDENT):
+            body.append("")
+        else:
+            break
+        i += 1
+    return body, i
+
+
+def _parse_oneline(rest: str, old: int | None, new: int, at: int, gc: GlobalContext | None) -> ParsedUpdate:
+    unreadable: list[Unreadable] = []
+    delta_part, impact_part = rest, ""
+    impact = re.search(r"\|\s*\**Impact\**:(?!.*\|\s*\**Impact\**:)", rest, re.IGNORECASE)
+    if impact:
+        delta_part, impact_part = rest[: impact.start()], rest[impact.end() :].strip()
+    delta_part = re.split(r"\|\s*\**Delta\**:", delta_part, maxsplit=1, flags=re.IGNORECASE)[1].strip()
+    items: list[DeltaItem] = []
+    if delta_part and delta_part.lower() != "no change":
+        for chunk in re.split(r";\s+(?=(?:\*\*)?(?:" + "|".join(OPS) + r")\b)", delta_part):
+            match = _ITEM.match(chunk)
+            if not match:
+                unreadable.append(Unreadable(at + 1, chunk, "not a delta item"))
+                continue
+            body_note = " (content in the full message)"
+            rest_text = match.group("rest").removesuffix(body_note)
+            try:
+                items.append(_item_from(match.group("op").upper(), rest_text, [], gc))
+            except ValueError as exc:
+                unreadable.append(Unreadable(at + 1, chunk, str(exc)))
+    actions: str = impact_part or "NONE"
+    affected: tuple[str, ...] = ()
+    m = re.match(r"^(?P<actions>.*?)\s*\((?P<names>[^()]*)\)\s*$", impact_part)
+    if m:
+        actions = m.group("actions").strip() or "NONE"
+        affected = tuple(n.strip() for n in m.group("names").split(",") if n.strip())
+    return ParsedUpdate(Delta(old, new, tuple(items), Impact(affected, actions)), "oneline", unreadable)

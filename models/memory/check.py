@@ -1,0 +1,45 @@
+"""``memory check``: TEAM-MEMORY's structure and size against ADR-001 §4."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from models.memory.access import READ_ONLY, access_of
+from models.session.team_memory import LINE_LIMIT, TAGS, TeamMemory
+
+
+def memory_check_data(memory: TeamMemory, read_problems: Sequence[object]) -> dict[str, object]:
+    """What ``memory check`` reports: structure, size against 500 lines, tags, problems."""
+    problems = [str(p) for p in [*read_problems, *memory.problems]]
+    kinds = [s.kind for s in memory.sections]
+    if "meta" not in kinds:
+        problems.append("no ## Meta section (ADR-001 §4)")
+    if "lead" not in kinds:
+        problems.append("no ## Lead section (ADR-001 §4: always present)")
+    if memory.line_count > LINE_LIMIT:
+        archived = sum(1 for s in memory.sections for e in s.entries if e.archived)
+        problems.append(f"{memory.line_count} lines, over {LINE_LIMIT}: remove [ARCHIVED] entries ({archived} now)")
+    for s in memory.sections:
+        unknown = sorted({e.tag for e in s.entries if e.tag and e.tag not in TAGS})
+        if unknown:
+            problems.append(f"## {s.header}: tags outside the seven: {', '.join(unknown)}")
+        if s.kind == "role" and access_of(s.role) == READ_ONLY and s.entries:
+            problems.append(f"## {s.header}: {s.role} is read-only on TEAM-MEMORY, yet the section has entries")
+    return {
+        "title": memory.title,
+        "lines": memory.line_count,
+        "limit": LINE_LIMIT,
+        "sections": [
+            {
+                "header": s.header,
+                "role": s.role,
+                "access": access_of(s.role),
+                "entries": len(s.entries),
+                "archived": sum(1 for e in s.entries if e.archived),
+                "replaced": s.replaced,
+                "tags": s.tag_counts(),
+            }
+            for s in memory.sections
+        ],
+        "problems": problems,
+    }

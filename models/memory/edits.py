@@ -1,0 +1,280 @@
+"""Safe edits of TEAM-MEMORY.md, which agents edit while the app is open (ADR-001).
+
+Every edit is anchored on a section header and applied to the file as it is on disk at that
+moment: re-read, replace that one section, check that every other section is byte-identical,
+write atomically, and start again if someone wrote in between. An edit carries the section
+as the Lead last saw it; if the section changed on disk since, the two changes are merged when
+they touch different lines, and the edit stops with both versions when they overlap.
+
+Our own writers (the window, the CLI, other app processes) also hold a lock file while they
+read, edit and replace, so that two of them never race between the check and the rename.
+Agents' Edit tool does not take it; the check-and-retry covers them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models.memory.access import READ_ONLY, RELAY, access_of
+from models.session.team_memory import TAGS, MemorySection, TeamMemory, parse_memory
+from models.text.atomic import FileChangedError, atomic_write
+from models.text.textfile import read_text, split_lines
+
+LOCK_NAME = ".lead-console-memory.lock"
+MAX_ATTEMPTS = 20
+
+
+class MemoryEditError(RuntimeError):
+    """An edit that cannot be made safely; nothing was written."""
+
+
+@dataclass
+class Conflict(MemoryEditError):
+    """The section changed on disk in the same lines as the Lead's edit."""
+
+    header: str
+    theirs: str
+    ours: str
+
+    def __str__(self) -> str:
+        return f"## {self.header} changed on disk where you edited it; nothing was written"
+
+
+@dataclass(frozen=True)
+class SectionEdit:
+    """Replace one section (found by its exact header) from ``before`` to ``after``.
+
+    ``before`` is the section as the Lead last saw it (None: take whatever is there now, for
+    appends that do not depend on it); a ``header`` absent from the file is created at the end
+    with ``after`` as its whole text.
+    """
+
+    header: str
+    before: str | None
+    after: str | Callable[[str], str]
+
+
+@dataclass
+class EditResult:
+    text: str  # the file as written
+    merged: list[str] = field(default_factory=list)  # headers merged with a concurrent change
+    attempts: int = 1
+    before: str = ""  # the file the edit was applied to
+
+    def inverse(self, headers: set[str]) -> list[SectionEdit]:
+        """Edits that undo this one on whatever the file holds later (merging as any edit)."""
+        touched = headers | {
+            s.header
+            for s in parse_memory(self.text).sections
+            if section_text(self.before, s.header) != section_text(self.text, s.header)
+        }
+        out = []
+        for header in sorted(touched):
+            was, now = section_text(self.before, header), section_text(self.text, header)
+            if now is not None:
+                out.append(SectionEdit(header, now, was or ""))
+            elif was is not None:
+                out.append(SectionEdit(header, None, was))
+        return out
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def section_span(memory: TeamMemory, header: str) -> tuple[int, int] | None:
+    """Line range (header line included) of the section with exactly this header."""
+    for section in memory.sections:
+        if section.header == header:
+            return section.line, section.end_line
+    return None
+
+
+def preview(path: Path, edits: list[SectionEdit]) -> tuple[str, str]:
+    """(the file now, the file after ``edits``) without writing: for the Lead's preview."""
+    text = read_text(path).text
+    return text, _apply(text, edits, [])
+
+
+def section_text(text: str, header: str) -> str | None:
+    span = section_span(parse_memory(text), header)
+    if span is None:
+        return None
+    lines = split_lines(text)
+    return "".join(lines[span[0] : span[1]])
+
+
+def _merge(base: str, theirs: str, ours: str) -> str | None:
+    """Three-way line merge of one section; None when both sides changed the same lines.
+
+    Two insertions at the same place are not a conflict (two appends): theirs come first.
+    """
+    b = split_lines(base)
+
+    def hunks(other: str) -> list[tuple[int, int, tuple[str, ...]]]:
+        o = split_lines(other)
+        sm = difflib.SequenceMatcher(None, b, o, autojunk=False)
+        return [(i1, i2, tuple(o[j1:j2])) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
+
+    mine, other = hunks(ours), hunks(theirs)
+    for a1, a2, a_lines in other:
+        for c1, c2, c_lines in mine:
+            if (a1, a2, a_lines) == (c1, c2, c_lines):
+                continue  # the same change on both sides
+            overlapping = a1 < c2 and c1 < a2  # both changed some of the same base lines
+            inside = (a1 == a2 and c1 < a1 < c2) or (c1 == c2 and a1 < c1 < a2)  # an insert within a change
+            if overlapping or inside:
+                return None
+    ordered = sorted(set(other) | set(mine), key=lambda h: (h[0], h[1], h not in other))
+    out: list[str] = []
+    at = 0
+    for i1, i2, lines in ordered:
+        out += b[at:i1]
+        out += lines
+        at = max(at, i2)
+    out += b[at:]
+    return "".join(out)
+
+
+def _apply(text: str, edits: list[SectionEdit], merged: list[str]) -> str:
+    memory = parse_memory(text)
+    lines = split_lines(text)
+    nl = "\r\n" if "\r\n" in text else "\n"
+    replacements: list[tuple[int, int, str]] = []
+    appended: list[str] = []
+    for edit in edits:
+        span = section_span(memory, edit.header)
+        if span is None:
+            if edit.before is not None:
+                raise MemoryEditError(f"## {edit.header} is no longer in TEAM-MEMORY.md; nothing was written")
+            new = edit.after("") if callable(edit.after) else edit.after
+            appended.append(new)
+            continue
+        current = "".join(lines[span[0] : span[1]])
+        new = edit.after(current) if callable(edit.after) else edit.after
+        if edit.before is not None and current != edit.before:
+            result = _merge(edit.before, current, new)
+            if result is None:
+                raise Conflict(edit.header, current, new)
+            merged.append(edit.header)
+            new = result
+        replacements.append((span[0], span[1], new))
+    for start, end, new in sorted(replacements, reverse=True):
+        lines[start:end] = split_lines(new)
+    out = "".join(lines)
+    for block in appended:
+        if out and not out.endswith(("\n", "\r")):
+            out += nl
+        if out and not out.endswith(nl * 2):
+            out += nl
+        out += block
+    produced = {h.header for block in [*(r[2] for r in replacements), *appended] for h in parse_memory(block).sections}
+    _verify(text, out, {e.header for e in edits} | produced, bool(appended))
+    return out
+
+
+def _verify(before: str, after: str, touched: set[str], appended: bool) -> None:
+    """Every section not edited must be byte-identical, in the same order.
+
+    When a section is appended at the end, the section before it may gain the blank line
+    that separates them: only its trailing line ends may differ then.
+    """
+
+    def untouched(text: str) -> list[tuple[str, str]]:
+        lines = split_lines(text)
+        return [
+            (s.header, "".join(lines[s.line : s.end_line]))
+            for s in parse_memory(text).sections
+            if s.header not in touched
+        ]
+
+    was, now = untouched(before), untouched(after)
+    same_last = appended and was and len(now) == len(was) and was[-1][0] == now[-1][0]
+    if same_last and was[-1][1].rstrip("\r\n") == now[-1][1].rstrip("\r\n"):
+        now[-1] = was[-1]
+    if was != now:
+        raise MemoryEditError("the edit would change other sections; nothing was written")
+
+
+def edit_memory(path: Path, edits: list[SectionEdit]) -> EditResult:
+    """Apply section edits to the file as it is now; retry when someone writes in between."""
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        with _locked(path.parent):
+            try:
+                loaded = read_text(path)
+            except FileNotFoundError:
+                raise MemoryEditError(f"{path.name} does not exist") from None
+            if any(p.severity == "error" for p in loaded.problems):
+                raise MemoryEditError(f"{path.name}: {loaded.problems[0].message}; nothing was written")
+            merged: list[str] = []
+            new = _apply(loaded.text, edits, merged)
+            if new == loaded.text:
+                return EditResult(new, merged, attempt, loaded.text)
+            try:
+                atomic_write(path, new.encode("utf-8"), loaded.stamp)
+            except FileChangedError:
+                continue  # an agent wrote between our read and our write: start again
+            return EditResult(new, merged, attempt, loaded.text)
+    raise MemoryEditError(f"{path.name} kept changing; gave up after {MAX_ATTEMPTS} attempts")
+
+
+def entry_line(tag: str | None, text: str, timestamp: str | None = None, relayed: bool = False) -> str:
+    if tag is not None and tag not in TAGS:
+        raise MemoryEditError(f"unknown tag {tag!r}; use one of {', '.join(TAGS)}")
+    parts = ["-"]
+    if tag:
+        parts.append(f"[{tag}]")
+    if timestamp:
+        parts.append(timestamp)
+    if relayed:
+        parts.append("(relayed by Lead)")
+    parts.append(" ".join(text.split()))
+    return " ".join(parts)
+
+
+def append_entry(section: str, line: str) -> str:
+    """The section with ``line`` after its last entry (before trailing blank lines)."""
+    nl = "\r\n" if "\r\n" in section else "\n"
+    body = section.rstrip("\r\n")
+    tail = section[len(body) :]
+    return body + nl + line + (tail if tail else nl)
+
+
+def header_of(memory: TeamMemory, role: str) -> MemorySection | None:
+    """The active (not replaced) section of ``role``; for Lead and Meta, by name."""
+    matches = [s for s in memory.sections if s.role.lower() == role.lower() and not s.replaced]
+    return matches[-1] if matches else None
+
+
+def add_entry(path: Path, role: str, tag: str | None, text: str, timestamp: str | None = None) -> EditResult:
+    """Add an entry to ``role``'s section (Lead: with a timestamp; relay roles: marked relayed)."""
+    memory = parse_memory(read_text(path).text)
+    section = header_of(memory, role)
+    access = access_of(role)
+    if access == READ_ONLY:
+        raise MemoryEditError(f"{role} is read-only on TEAM-MEMORY (ADR-001 §5)")
+    line = entry_line(tag, text, timestamp if role.lower() == "lead" or access == RELAY else None, access == RELAY)
+    if section is None:
+        header = role
+        return edit_memory(path, [SectionEdit(header, None, f"## {header}\n{line}\n")])
+    return edit_memory(path, [SectionEdit(section.header, None, lambda current: append_entry(current, line))])
+
+
+def utc_now_minutes() -> str:
+    """The timestamp form of ADR-001's Lead entries: ``2026-11-21T09:05Z``."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%MZ")

@@ -1,0 +1,208 @@
+"""The delta composer's state: base and working GC, the items, impact and forced fulls.
+
+The composer opens on the difference between the last published GC (the newest gc-history
+snapshot) and the working GC. The Lead may edit the working GC (section by section) and the
+items by hand; hand items are kept until reset, and every item that does not agree with the
+working GC is flagged (it does not apply, or the working GC says something else). Nothing here
+touches the disk: ``publish_plan`` describes what publishing would write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from models.delta.apply import apply_delta, set_version
+from models.delta.decisions import UpdatePlan, plan_update, render_full, snapshot_path, snapshot_versions
+from models.delta.diff import DiffResult, diff_gc
+from models.delta.items import ApplyError, Delta, DeltaItem, Impact
+from models.delta.message import render_message
+from models.publish.publishing import PublishPlan, prepare_publish
+from models.session.folder import GC_FILE, Session
+from models.session.gc import parse_gc
+from models.text.textfile import Stamp
+from models.text.tokens import EstimateTokenizer
+
+_STRUCTURE = EstimateTokenizer()
+
+
+@dataclass
+class Composer:
+    """What the Lead is composing. Pure: the window wraps edits of it in undo commands."""
+
+    session: Session
+    base_version: int | None
+    base_text: str | None
+    working_text: str
+    hand_items: tuple[DeltaItem, ...] | None = None
+    impact: Impact | None = None
+    forced_full: dict[str, str] = field(default_factory=dict)
+    gc_stamp: Stamp | None = None  # the GC on disk that ``working_text`` was taken from
+
+    @classmethod
+    def open(cls, session: Session) -> Composer:
+        """Base = newest snapshot; working = the GC as it is on disk."""
+        versions = snapshot_versions(session.folder)
+        base_version = versions[-1] if versions else None
+        base_text = (
+            snapshot_path(session.folder, base_version).read_text(encoding="utf-8")
+            if base_version is not None
+            else None
+        )
+        working = session.gc.text if session.gc is not None else ""
+        return cls(session, base_version, base_text, working, gc_stamp=session.stamps.get(GC_FILE))
+
+    def follow_disk(self) -> bool:
+        """Take the GC from disk unless the Lead is editing it here; True when taken."""
+        if self.edited_in_app:
+            return False
+        self.working_text = self.session.gc.text if self.session.gc is not None else ""
+        self.gc_stamp = self.session.stamps.get(GC_FILE)
+        return True
+
+    @property
+    def edited_in_app(self) -> bool:
+        """The working GC differs from the disk GC it was taken from (the Lead edits it here)."""
+        taken = self.gc_stamp
+        return taken is None or Stamp.of_bytes(self.working_text.encode("utf-8")).sha256 != taken.sha256
+
+    @property
+    def disk_changed_under_edit(self) -> bool:
+        """The Lead edits here while someone changed the GC on disk: publishing would be refused."""
+        now = self.session.stamps.get(GC_FILE)
+        return self.edited_in_app and not (now is not None and now.same_content(self.gc_stamp))
+
+    # -- versions and the delta -------------------------------------------------------------
+
+    @property
+    def new_version(self) -> int | None:
+        """What publishing will call the working GC: base + 1, or the working GC's own if higher."""
+        own = parse_gc(self.working_text, _STRUCTURE).version
+        if self.base_version is None:
+            return own
+        return max(own or 0, self.base_version + 1)
+
+    @property
+    def new_text(self) -> str:
+        version = self.new_version
+        return set_version(self.working_text, version) if version is not None else self.working_text
+
+    def computed(self) -> DiffResult | None:
+        if self.base_text is None:
+            return None
+        return diff_gc(self.base_text, self.new_text)
+
+    @property
+    def dirty(self) -> bool:
+        """The Lead's own unsaved work: the GC edited here, items, impact or forced fulls."""
+        return self.edited_in_app or self.hand_items is not None or bool(self.forced_full) or self.impact is not None
+
+    @property
+    def has_update(self) -> bool:
+        """Something to publish: the working GC is not the last published one (or none was)."""
+        if self.base_text is None:
+            return bool(self.working_text.strip())
+        return self.dirty or set_version(self.working_text, 0) != set_version(self.base_text, 0)
+
+    def items(self) -> tuple[DeltaItem, ...]:
+        if self.hand_items is not None:
+            return self.hand_items
+        result = self.computed()
+        return result.delta.items if result is not None else ()
+
+    def delta(self) -> Delta:
+        return Delta(self.base_version, self.new_version, self.items(), self.impact or self.default_impact())
+
+    def default_impact(self) -> Impact:
+        return Impact(tuple(t.role for t in self.session.teammates()), "NONE")
+
+    def flags(self) -> list[str | None]:
+        """Per item: why it does not agree with the working GC (None: it does)."""
+        items = self.items()
+        if self.hand_items is None or self.base_text is None:
+            return [None] * len(items)
+        computed = self.computed()
+        truth = {(i.op, i.ref, i.key): i for i in (computed.delta.items if computed else ())}
+        flags: list[str | None] = []
+        text = self.base_text
+        for item in items:
+            try:
+                text = apply_delta(text, Delta(None, None, (item,)))
+            except ApplyError as exc:
+                flags.append(f"does not apply: {exc.reason}")
+                continue
+            same = truth.get((item.op, item.ref, item.key))
+            if same is None and item.op != "REPLACED":
+                flags.append("the working GC does not have this change")
+            elif same is not None and same != item:
+                flags.append("the working GC says something else")
+            else:
+                flags.append(None)
+        return flags  # items that agree one by one may still not add up: see ``exact``
+
+    @property
+    def exact(self) -> bool:
+        if self.base_text is None:
+            return False
+        try:
+            return apply_delta(self.base_text, self.delta()) == self.new_text
+        except ApplyError:
+            return False
+
+    # -- the plan and publishing -------------------------------------------------------------------
+
+    def plan(self) -> UpdatePlan:
+        override = self.delta() if self.hand_items is not None else None
+        return plan_update(
+            self.session,
+            self.new_text,
+            impact=self.impact or self.default_impact(),
+            delta_override=override,
+            forced_full=self.forced_full,
+        )
+
+    def message_for(self, role: str, plan: UpdatePlan | None = None) -> str | None:
+        plan = plan or self.plan()
+        decision = next((d for d in plan.decisions if d.role == role), None)
+        if decision is None or decision.mode not in ("delta", "full"):
+            return None
+        if decision.mode == "delta" and decision.delta is not None:
+            return render_message(decision.delta)
+        return render_full(self.new_text, self.new_version)
+
+    def publish_plan(self, now: str | None = None) -> PublishPlan:
+        return prepare_publish(
+            self.session.folder, self.working_text, self.plan(), self.gc_stamp, self.forced_full, now
+        )
+
+    def as_replaced(self, ref: str) -> tuple[DeltaItem, ...]:
+        """The items with every item of section ``ref`` turned into one REPLACED of it."""
+        new = parse_gc(self.new_text, _STRUCTURE)
+        found = new.resolve(ref)
+        if found is None:
+            return self.items()
+        section = found.section
+        body = new.text[new.line_starts[section.line + 1] : section.own_end].replace("\r\n", "\n")
+        replaced = DeltaItem("REPLACED", ref, content=body)
+        out: list[DeltaItem] = []
+        for item in self.items():
+            if item.ref == ref and item.key is not None:
+                if replaced not in out:
+                    out.append(replaced)
+            else:
+                out.append(item)
+        return tuple(out)
+
+    def section_text(self, ref: str) -> str | None:
+        found = parse_gc(self.working_text, _STRUCTURE).resolve(ref)
+        if found is None:
+            return None
+        s = found.section
+        return self.working_text[s.start : s.end]
+
+    def with_section_text(self, ref: str, text: str) -> str:
+        """The working GC with section ``ref`` (and its subsections) replaced by ``text``."""
+        found = parse_gc(self.working_text, _STRUCTURE).resolve(ref)
+        if found is None:
+            raise KeyError(ref)
+        s = found.section
+        return self.working_text[: s.start] + text + self.working_text[s.end :]

@@ -1,0 +1,104 @@
+"""Where teammates' replies come from: the session's ``messages/inbox/`` (one message per
+file), a Claude Code team's lead mailbox (``~/.claude/teams/<team>/inboxes/<lead>.json``, only
+ever read), or a paste.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from models.review.messages import Kind, classify
+from models.text.textfile import read_text
+
+INBOX = Path("messages") / "inbox"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message seen, from wherever it came."""
+
+    source: str  # "inbox/<file>", "claude:<team>/<n>" or "pasted"
+    sender: str | None
+    text: str
+    timestamp: str | None
+
+    @property
+    def kind(self) -> Kind:
+        return classify(self.text)
+
+    @property
+    def sha(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def sender_from(name: str, text: str, roles: list[str]) -> str | None:
+    for line in text.splitlines()[:5]:
+        if line.lower().startswith("from:"):
+            return line.split(":", 1)[1].strip() or None
+    matches = [r for r in roles if name.startswith(r)]
+    return max(matches, key=len) if matches else None
+
+
+def read_inbox(folder: Path, roles: list[str]) -> list[Message]:
+    """The session's inbox files (.md/.txt), oldest name first; never deleted by the app."""
+    inbox = folder / INBOX
+    out = []
+    for path in sorted(inbox.glob("*")) if inbox.is_dir() else []:
+        if path.suffix not in (".md", ".txt") or path.name.startswith("."):
+            continue
+        loaded = read_text(path)
+        stamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        out.append(Message(f"inbox/{path.name}", sender_from(path.name, loaded.text, roles), loaded.text, stamp))
+    return out
+
+
+def read_claude_team(team_folder: Path, lead: str | None = None) -> tuple[list[str], list[Message], list[str]]:
+    """(members, messages to the lead, problems) of a Claude Code team; read only.
+
+    The schema is Claude Code's own and undocumented: unknown fields are ignored, missing
+    ones tolerated, and a file that does not parse is reported, not guessed.
+    """
+    problems: list[str] = []
+    members: list[str] = []
+    try:
+        config = json.loads((team_folder / "config.json").read_text(encoding="utf-8"))
+        members = [str(m.get("name")) for m in config.get("members", []) if isinstance(m, dict) and m.get("name")]
+        lead = lead or next(
+            (
+                str(m.get("name"))
+                for m in config.get("members", [])
+                if isinstance(m, dict) and m.get("agentType") == "team-lead"
+            ),
+            None,
+        )
+    except (OSError, json.JSONDecodeError, AttributeError) as exc:
+        problems.append(f"config.json: {exc}")
+    lead = lead or "team-lead"
+    inbox = team_folder / "inboxes" / f"{lead}.json"
+    messages: list[Message] = []
+    try:
+        items = json.loads(inbox.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return members, messages, problems
+    except (OSError, json.JSONDecodeError) as exc:
+        problems.append(f"inboxes/{lead}.json: {exc}")
+        return members, messages, problems
+    for n, item in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            problems.append(f"inboxes/{lead}.json item {n}: no text")
+            continue
+        sender = item.get("from")
+        stamp = item.get("timestamp")
+        messages.append(
+            Message(
+                f"claude:{team_folder.name}/{n}",
+                str(sender) if sender else None,
+                item["text"],
+                str(stamp) if stamp else None,
+            )
+        )
+    return members, messages, problems

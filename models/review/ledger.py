@@ -1,0 +1,81 @@
+"""``messages/ledger.jsonl``: every message sent and received, recorded once (by content hash
+and source), appended under the file's own check so that no line of another writer is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from models.delta.message import parse_message
+from models.publish.publishing import LEDGER, utc_now
+from models.review.inbox import Message
+
+
+def read_ledger(folder: Path) -> list[dict[str, Any]]:
+    path = folder / LEDGER
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line being appended right now, or damaged: never guessed
+        if isinstance(entry, dict):
+            out.append(entry)
+    return out
+
+
+def record_received(folder: Path, messages: list[Message]) -> list[Message]:
+    """Append the messages not yet in the ledger (by hash and source); return those new ones."""
+    seen = {(e.get("sha256"), e.get("source")) for e in read_ledger(folder) if e.get("direction") == "received"}
+    new = [m for m in messages if (m.sha, m.source) not in seen]
+    if not new:
+        return []
+    lines = [
+        json.dumps(
+            {
+                "ts": utc_now(),
+                "direction": "received",
+                "from": m.sender,
+                "source": m.source,
+                "kind": m.kind,
+                "message_time": m.timestamp,
+                "sha256": m.sha,
+            },
+            ensure_ascii=False,
+        )
+        for m in new
+    ]
+    append_ledger(folder, lines)
+    return new
+
+
+def last_sent(folder: Path, role: str) -> dict[str, Any] | None:
+    sent = [e for e in read_ledger(folder) if e.get("direction") == "sent" and e.get("to") == role]
+    return sent[-1] if sent else None
+
+
+def items_sent_in(folder: Path, entry: dict[str, Any]) -> int | None:
+    """How many delta items the sent message carried (None for a full injection)."""
+    if entry.get("mode") != "delta" or not entry.get("file"):
+        return None
+    try:
+        text = (folder / str(entry["file"])).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return len(parse_message(text).delta.items)
+
+
+def append_ledger(folder: Path, lines: list[str]) -> None:
+    path = folder / LEDGER
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, "".join(line + "\n" for line in lines).encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)

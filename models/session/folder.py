@@ -1,0 +1,292 @@
+"""A session folder (``.agent/teams/<id>/``) read as one object that can reload by part.
+
+Agents rewrite these files all the time, so the session reloads only the part whose file
+changed, and when a new reading is broken (half-written, bad YAML, binary) it keeps the last
+good one and says why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from models.session.gates import GateRecord, parse_gate, phase_number
+from models.session.gc import GlobalContext, parse_gc
+from models.session.plan import LastDelta, Plan, parse_plan
+from models.session.team_memory import TeamMemory, parse_memory
+from models.text.problems import Problem, has_errors
+from models.text.textfile import Stamp, TextFile, read_text
+from models.text.tokens import Tokenizer
+
+GC_FILE = "global-context.md"
+PLAN_FILE = "orchestration-plan.md"
+MEMORY_FILE = "TEAM-MEMORY.md"
+GATE_FILE = "gate-record.yaml"
+SESSION_MARKERS = (GC_FILE, PLAN_FILE, MEMORY_FILE)
+
+Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox"]
+ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders", "inbox")
+_FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "memory"}
+# Folders of a phase that are not teammates.
+_NOT_ROLES = {"L3-full", "gc-history", "messages"}
+_Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
+
+
+def natural_key(text: str) -> list[object]:
+    """Sort ``implementer-10`` after ``implementer-9``."""
+    return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text)]
+
+
+def part_of(session_folder: Path, path: Path) -> Part | None:
+    """Which part of the session a changed path belongs to (None: not ours to read)."""
+    try:
+        rel = path.relative_to(session_folder)
+    except ValueError:
+        return None
+    parts = rel.parts
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return _FILE_PARTS.get(parts[0])
+    if parts[:2] == ("messages", "inbox") and len(parts) == 3:
+        return "inbox"
+    if parts[0].startswith("phase-"):
+        if len(parts) == 2 and parts[1] == GATE_FILE:
+            return "gates"
+        if len(parts) == 2:
+            return "folders"
+    return None
+
+
+@dataclass
+class Teammate:
+    """A teammate as the union of every place that names it (SESSION-FOLDER.md)."""
+
+    role: str
+    confirmed: int | None = None
+    sent: int | None = None
+    status: str | None = None
+    last_delta: LastDelta | None = None
+    agent_type: str | None = None
+    sources: list[str] = field(default_factory=list)
+
+    def add_source(self, source: str) -> None:
+        if source not in self.sources:
+            self.sources.append(source)
+
+
+@dataclass
+class Session:
+    """Everything the app knows about one session folder."""
+
+    folder: Path
+    tokenizer: Tokenizer
+    gc: GlobalContext | None = None
+    plan: Plan | None = None
+    memory: TeamMemory | None = None
+    gates: list[GateRecord] = field(default_factory=list)
+    phase_roles: dict[str, list[int]] = field(default_factory=dict)
+    problems: dict[Part, list[Problem]] = field(default_factory=dict)
+    stamps: dict[str, Stamp | None] = field(default_factory=dict)
+    inbox_listing: list[tuple[str, int, int]] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.folder.name
+
+    @property
+    def gc_version(self) -> int | None:
+        """The GC's own version, else the plan's ``gc_version`` (SESSION-FOLDER.md)."""
+        if self.gc is not None and self.gc.version is not None:
+            return self.gc.version
+        return self.plan.gc_version if self.plan is not None else None
+
+    @property
+    def all_problems(self) -> list[Problem]:
+        return [p for part in ALL_PARTS for p in self.problems.get(part, [])]
+
+    # -- loading -----------------------------------------------------------------------
+
+    def reload(self, parts: Iterable[Part] = ALL_PARTS) -> set[Part]:
+        """Re-read the given parts; return those whose content actually changed."""
+        changed: set[Part] = set()
+        for part in dict.fromkeys(parts):
+            if self._reload_part(part):
+                changed.add(part)
+        return changed
+
+    def _reload_part(self, part: Part) -> bool:
+        if part == "gc":
+            return self._reload_file(GC_FILE, "gc", lambda f: parse_gc(f.text, self.tokenizer, GC_FILE))
+        if part == "plan":
+            return self._reload_file(PLAN_FILE, "plan", lambda f: parse_plan(f.text, PLAN_FILE))
+        if part == "memory":
+            return self._reload_file(MEMORY_FILE, "memory", lambda f: parse_memory(f.text, MEMORY_FILE))
+        if part == "gates":
+            return self._reload_gates()
+        if part == "inbox":
+            return self._reload_inbox()
+        return self._reload_folders()
+
+    def _reload_inbox(self) -> bool:
+        """The inbox's files and their sizes and times: the reviews are read by the caller."""
+        inbox = self.folder / "messages" / "inbox"
+        listing = (
+            sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in inbox.glob("*") if p.is_file())
+            if inbox.is_dir()
+            else []
+        )
+        changed = listing != self.inbox_listing
+        self.inbox_listing = listing
+        return changed
+
+    def _reload_file(self, name: str, attr: Part, parse: _Parser) -> bool:
+        path = self.folder / name
+        try:
+            loaded = read_text(path)
+        except FileNotFoundError:
+            missing = [Problem("warning", name, "not found in this session")]
+            changed = getattr(self, attr) is not None or self.problems.get(attr) != missing
+            setattr(self, attr, None)
+            self.stamps[name] = None
+            self.problems[attr] = [] if attr == "memory" else missing  # TEAM-MEMORY may be absent
+            return changed
+        except OSError as exc:
+            self.problems[attr] = [Problem("error", name, f"cannot be read: {exc.strerror}")]
+            return True
+        if self.stamps.get(name) is not None and loaded.stamp.same_content(self.stamps[name]):
+            return False
+        problems = list(loaded.problems)
+        if not loaded.text.strip() and not problems:
+            problems.append(Problem("error", name, "is empty (perhaps being written right now)"))
+        value = parse(loaded) if loaded.text else None
+        if value is not None:
+            problems += value.problems
+        previous = getattr(self, attr)
+        if has_errors(problems) and previous is not None:
+            problems.append(Problem("warning", name, "showing the last good version of the file"))
+            self.problems[attr] = problems
+            return True
+        setattr(self, attr, value)
+        self.stamps[name] = loaded.stamp
+        self.problems[attr] = problems
+        return True
+
+    def _reload_gates(self) -> bool:
+        gates: list[GateRecord] = []
+        problems: list[Problem] = []
+        stamps: dict[str, Stamp | None] = {}
+        for folder in self._phase_folders():
+            path = folder / GATE_FILE
+            if not path.is_file():
+                continue
+            rel = f"{folder.name}/{GATE_FILE}"
+            try:
+                loaded: TextFile = read_text(path, rel)
+            except OSError as exc:
+                problems.append(Problem("error", rel, f"cannot be read: {exc.strerror}"))
+                continue
+            stamps[rel] = loaded.stamp
+            gate = parse_gate(loaded.text, rel, phase_number(folder))
+            problems += loaded.problems + gate.problems
+            gates.append(gate)
+        gates.sort(key=lambda g: (g.phase is None, g.phase or 0, g.path))
+        old = {k: v for k, v in self.stamps.items() if k.endswith(GATE_FILE)}
+        changed = old != stamps or problems != self.problems.get("gates", [])
+        for key in old:
+            del self.stamps[key]
+        self.stamps.update(stamps)
+        self.gates = gates
+        self.problems["gates"] = problems
+        return changed
+
+    def _phase_folders(self) -> list[Path]:
+        try:
+            found = [p for p in self.folder.iterdir() if p.is_dir() and phase_number(p) is not None]
+        except OSError:
+            return []
+        return sorted(found, key=lambda p: natural_key(p.name))
+
+    def _reload_folders(self) -> bool:
+        roles: dict[str, list[int]] = {}
+        for folder in self._phase_folders():
+            number = phase_number(folder)
+            assert number is not None
+            for child in sorted(folder.iterdir(), key=lambda p: natural_key(p.name)):
+                if child.is_dir() and child.name not in _NOT_ROLES and not child.name.startswith("."):
+                    roles.setdefault(child.name, []).append(number)
+        changed = roles != self.phase_roles
+        self.phase_roles = roles
+        return changed
+
+    # -- derived views -----------------------------------------------------------------
+
+    def teammates(self) -> list[Teammate]:
+        """Teammates from the plan's keys and tables, TEAM-MEMORY and phase folders."""
+        found: dict[str, Teammate] = {}
+
+        def get(role: str) -> Teammate:
+            if role not in found:
+                found[role] = Teammate(role, agent_type=re.sub(r"-\d+$", "", role))
+            return found[role]
+
+        plan = self.plan
+        if plan is not None:
+            for role, version in plan.teammate_gc_versions.items():
+                get(role).confirmed = version
+                get(role).add_source("plan")
+            for role, last in plan.teammate_gc_last_delta.items():
+                get(role).sent = last.sent_version
+                get(role).last_delta = last
+                get(role).add_source("plan")
+            for role, status in plan.teammate_status.items():
+                get(role).status = status
+                get(role).add_source("plan")
+            # Plans are written top to bottom over time: a later table row is newer news.
+            latest = {row.name: row for row in plan.table_rows}
+            for name, row in latest.items():
+                mate = get(name)
+                mate.add_source("plan table")
+                if mate.status is None and row.status:
+                    mate.status = row.status
+                if mate.confirmed is None and row.gc_version is not None:
+                    mate.confirmed = row.gc_version
+        if self.memory is not None:
+            for section in self.memory.roles():
+                mate = get(section.role)
+                mate.add_source("memory")
+                if section.replaced and mate.status is None:
+                    mate.status = "REPLACED"
+        for role, phases in self.phase_roles.items():
+            mate = get(role)
+            for number in phases:
+                mate.add_source(f"phase-{number}")
+        return sorted(found.values(), key=lambda t: natural_key(t.role))
+
+
+def is_session_folder(path: Path) -> bool:
+    return path.is_dir() and any((path / name).is_file() for name in SESSION_MARKERS)
+
+
+def find_sessions(path: Path) -> list[Path]:
+    """Sessions reachable from ``path``: the folder itself, a project's ``.agent/teams/``
+    children, or the children of a folder of sessions."""
+    path = path.expanduser().resolve()
+    if is_session_folder(path):
+        return [path]
+    for base in (path / ".agent" / "teams", path / "teams", path):
+        if base.is_dir():
+            found = [p for p in base.iterdir() if is_session_folder(p)]
+            if found:
+                return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+    return []
+
+
+def open_session(folder: Path, tokenizer: Tokenizer) -> Session:
+    """Read a whole session folder."""
+    session = Session(folder.expanduser().resolve(), tokenizer)
+    session.reload()
+    return session

@@ -1,0 +1,379 @@
+"""The global context (GC): version, title, section tree and keyed items.
+
+Every node keeps its exact character range in the source text, so an edit can replace one
+section (or one item) and leave every other byte of the file as it was.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from models.session.versions import parse_version
+from models.text import mdblocks
+from models.text.frontmatter import FrontMatter, split_front_matter
+from models.text.problems import Problem
+from models.text.textfile import line_starts as starts_of
+from models.text.textfile import split_lines
+from models.text.tokens import Tokenizer
+
+ItemKind = Literal["bullet", "bold", "table"]
+
+_BULLET = re.compile(r"^(?P<indent> {0,3})(?P<mark>[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*?)\r?\n?$")
+_BOLD_KEY = re.compile(r"^\*\*(?P<key>[^*\n]+?)(?::\*\*|\*\*[ \t]*:)[ \t]*(?P<value>.*?)\r?\n?$")
+_BULLET_STARTS = frozenset("-*+0123456789")
+_PLAIN_KEY = re.compile(r"^(?P<key>[^:`*\n]{1,80}?):(?:[ \t]+(?P<value>.*?))?\r?\n?$")
+
+
+def norm(text: str) -> str:
+    """Comparison form of a heading or key: ``In Scope``, ``in_scope`` and ``**In scope**``."""
+    return re.sub(r"[\s_]+", " ", text.replace("*", "").replace("`", "")).strip().lower()
+
+
+@dataclass(eq=False)
+class Item:
+    """A keyed line (with its continuation lines) that a delta can add, change or remove."""
+
+    key: str
+    value: str
+    kind: ItemKind
+    line: int  # 0-based index of the first line in the file
+    end_line: int  # exclusive
+    start: int  # character offsets into the file's text
+    end: int
+
+
+@dataclass(eq=False)
+class Section:
+    """A heading and everything up to the next heading of the same or a higher level."""
+
+    title: str
+    level: int
+    line: int
+    start: int
+    parent: Section | None = field(default=None, repr=False)
+    children: list[Section] = field(default_factory=list, repr=False)
+    items: list[Item] = field(default_factory=list, repr=False)
+    end_line: int = 0
+    own_end_line: int = 0
+    end: int = 0
+    own_end: int = 0  # where the section's own text stops (its first child or its end)
+    duplicate_keys: list[str] = field(default_factory=list)
+    tokens: int = 0  # this section with all its subsections
+    own_tokens: int = 0
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        node: Section | None = self
+        parts: list[str] = []
+        while node is not None:
+            parts.append(node.title)
+            node = node.parent
+        return tuple(reversed(parts))
+
+    @property
+    def ref(self) -> str:
+        """The ADR-002 reference: ``§Component Map.Pipeline Stages (6)``."""
+        return "§" + ".".join(self.path)
+
+    def walk(self) -> Iterator[Section]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def find_item(self, key: str) -> Item | None:
+        wanted = norm(key)
+        return next((it for it in self.items if norm(it.key) == wanted), None)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a § reference points at: a section, or one item inside it."""
+
+    section: Section
+    item: Item | None = None
+
+
+@dataclass(eq=False)
+class GlobalContext:
+    """A parsed global-context.md."""
+
+    text: str
+    front: FrontMatter
+    version: int | None
+    title: str | None
+    sections: list[Section]
+    line_starts: list[int]
+    tokens: int
+    tokenizer: str
+    problems: list[Problem]
+
+    def walk(self) -> Iterator[Section]:
+        for section in self.sections:
+            yield from section.walk()
+
+    @property
+    def section_count(self) -> int:
+        return sum(1 for _ in self.walk())
+
+    def line_of(self, offset: int) -> int:
+        """0-based line index of a character offset."""
+        return bisect.bisect_right(self.line_starts, offset) - 1
+
+    def resolve(self, ref: str) -> Resolved | None:
+        """Resolve ``§Decisions.D-5``, ``§Scope.in_scope`` or ``§A.B (1.2).key``.
+
+        Heading text may contain dots, so at each level the longest heading that matches a
+        prefix of the reference wins; what is left after the deepest heading names an item.
+        A reference whose first part is no top-level heading may still name a unique nested
+        heading directly (``§Pipeline Stages (6)``).
+        """
+        wanted = norm(ref.strip().lstrip("§"))
+        if not wanted:
+            return None
+        found = _resolve_in(self.sections, wanted)
+        if found is not None:
+            return found
+        matches = [r for s in self.walk() if s.parent is not None for r in [_resolve_in([s], wanted)] if r is not None]
+        return matches[0] if len(matches) == 1 else None
+
+
+def _resolve_in(candidates: list[Section], wanted: str) -> Resolved | None:
+    ranked = sorted(candidates, key=lambda s: len(norm(s.title)), reverse=True)
+    for section in ranked:
+        title = norm(section.title)
+        if wanted == title:
+            return Resolved(section)
+        if wanted.startswith(title + "."):
+            rest = wanted[len(title) + 1 :]
+            deeper = _resolve_in(section.children, rest)
+            if deeper is not None:
+                return deeper
+            item = section.find_item(rest)
+            if item is not None:
+                return Resolved(section, item)
+    return None
+
+
+def parse_gc(text: str, tokenizer: Tokenizer, file: str = "global-context.md") -> GlobalContext:
+    """Parse a GC; problems are collected, never raised.
+
+    The last few results are kept by text: planning an update parses the working GC, the
+    session's GC and each base snapshot from several places, and a 20,000-line GC costs
+    about 0.1 s a parse. A parsed GC is never changed after this returns, so sharing is safe.
+    """
+    key = (text, tokenizer.name, file)
+    with _PARSED_LOCK:  # the context pane composes in a worker thread
+        found = _PARSED.get(key)
+        if found is not None:
+            _PARSED.move_to_end(key)
+            return found
+    found = _parse_gc(text, tokenizer, file)
+    with _PARSED_LOCK:
+        _PARSED[key] = found
+        while len(_PARSED) > _PARSED_KEEP:
+            _PARSED.popitem(last=False)
+    return found
+
+
+_PARSED_KEEP = 3
+_PARSED_LOCK = threading.Lock()
+_PARSED: OrderedDict[tuple[str, str, str], GlobalContext] = OrderedDict()
+
+
+def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
+    front, problems = split_front_matter(text, file)
+    lines = split_lines(text)
+    line_starts = starts_of(lines)
+    body_line = bisect.bisect_left(line_starts, front.body_start)
+    scan = mdblocks.scan(lines[body_line:], file, body_line + 1)
+    problems += scan.problems
+
+    version = parse_version(front.data.get("version"))
+    if front.data.get("version") is not None and version is None:
+        problems.append(Problem("warning", file, f"version {front.data['version']!r} is not GC-vN"))
+
+    headings = [mdblocks.Heading(h.line + body_line, h.level, h.text) for h in scan.headings]
+    title: str | None = None
+    if headings and headings[0].level == 1:
+        title = headings[0].text
+        headings = headings[1:]
+
+    n = len(lines)
+    sections: list[Section] = []
+    stack: list[Section] = []
+    for h in headings:
+        while stack and stack[-1].level >= h.level:
+            _close(stack.pop(), h.line, line_starts)
+        section = Section(h.text, h.level, h.line, line_starts[h.line])
+        if stack:
+            section.parent = stack[-1]
+            stack[-1].children.append(section)
+        else:
+            sections.append(section)
+        stack.append(section)
+    while stack:
+        _close(stack.pop(), n, line_starts)
+
+    first_start = sections[0].start if sections else len(text)
+    for top in sections:
+        _finish(top, text, line_starts)
+    _count_tokens(sections, text, tokenizer)
+    total = tokenizer.count(text[:first_start]) + sum(s.tokens for s in sections)
+    _check_sibling_titles(sections, problems, file)
+    return GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems)
+
+
+def _close(section: Section, end_line: int, line_starts: list[int]) -> None:
+    section.end_line = end_line
+    section.end = line_starts[end_line]
+
+
+_RelItem = tuple[str, str, ItemKind, int, int, int, int]
+
+
+@functools.lru_cache(maxsize=32_768)
+def _section_body(own_text: str) -> tuple[tuple[_RelItem, ...], tuple[str, ...]]:
+    """Items (positions relative to the heading) and duplicate keys of one section's text.
+
+    A section boundary is never inside a code fence (a heading in a fence is no heading), so
+    a section can be scanned on its own; memoised by text, a reload after an agent edited one
+    section re-parses that section only.
+    """
+    lines = split_lines(own_text)
+    in_code = mdblocks.scan(lines, "").in_code
+    items = parse_items(lines, 1, len(lines), in_code, starts_of(lines))
+    keys = [norm(it.key) for it in items]
+    counts = Counter(keys)
+    duplicates = tuple(it.key for it, key in zip(items, keys, strict=True) if counts[key] > 1)
+    rel = tuple((it.key, it.value, it.kind, it.line, it.end_line, it.start, it.end) for it in items)
+    return rel, duplicates
+
+
+def _finish(section: Section, text: str, line_starts: list[int]) -> None:
+    """Fill own ranges and items of a section and its subsections."""
+    section.own_end_line = section.children[0].line if section.children else section.end_line
+    section.own_end = line_starts[section.own_end_line]
+    own_text = text[section.start : section.own_end]
+    rel_items, duplicates = _section_body(own_text)
+    line, start = section.line, section.start
+    section.items = [
+        Item(key, value, kind, line + a, line + b, start + c, start + d) for key, value, kind, a, b, c, d in rel_items
+    ]
+    section.duplicate_keys = list(duplicates)
+    for child in section.children:
+        _finish(child, text, line_starts)
+
+
+def _count_tokens(sections: list[Section], text: str, tokenizer: Tokenizer) -> None:
+    """Own tokens of every section in one batch, then subtree totals bottom-up."""
+    flat = [s for top in sections for s in top.walk()]
+    counts = tokenizer.count_many([text[s.start : s.own_end] for s in flat])
+    for section, n in zip(flat, counts, strict=True):
+        section.own_tokens = n
+    for section in reversed(flat):  # children come after their parent in walk order
+        section.tokens = section.own_tokens + sum(c.tokens for c in section.children)
+
+
+def _check_sibling_titles(sections: list[Section], problems: list[Problem], file: str) -> None:
+    seen: dict[str, Section] = {}
+    for s in sections:
+        key = norm(s.title)
+        if key in seen:
+            problems.append(
+                Problem(
+                    "warning",
+                    file,
+                    f"two sections are both called {s.ref}; references reach the first only",
+                    s.line + 1,
+                )
+            )
+        seen.setdefault(key, s)
+        _check_sibling_titles(s.children, problems, file)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def parse_items(lines: list[str], start: int, end: int, in_code: list[bool], line_starts: list[int]) -> list[Item]:
+    """Keyed lines of one section body: bullets, bold-key paragraphs and table rows."""
+    items: list[Item] = []
+
+    def add(key: str, value: str, kind: ItemKind, first: int, stop: int) -> None:
+        key = key.strip().strip("*").strip()
+        if key:
+            items.append(Item(key, value.strip(), kind, first, stop, line_starts[first], line_starts[stop]))
+
+    i = start
+    while i < end:
+        line = lines[i]
+        if in_code[i] or not line.strip():
+            i += 1
+            continue
+        if (
+            mdblocks.is_table_row(line)
+            and i + 1 < end
+            and not in_code[i + 1]
+            and mdblocks.TABLE_DELIMITER.match(lines[i + 1])
+        ):
+            j = i + 2
+            while j < end and not in_code[j] and mdblocks.is_table_row(lines[j]):
+                cells = mdblocks.split_table_row(lines[j])
+                add(cells[0], " | ".join(cells[1:]), "table", j, j + 1)
+                j += 1
+            i = j
+            continue
+        bullet = _BULLET.match(line) if line.lstrip(" ")[:1] in _BULLET_STARTS else None
+        if bullet:
+            j = _bullet_end(lines, i, end, _indent(line))
+            content = bullet.group("content")
+            kv = _BOLD_KEY.match(content) if content.startswith("**") else _PLAIN_KEY.match(content)
+            if kv:
+                add(kv.group("key"), kv.group("value") or "", "bullet", i, j)
+            i = j
+            continue
+        bold = _BOLD_KEY.match(line) if line.startswith("**") else None
+        if bold:
+            j = i + 1
+            if bold.group("value"):
+                while (
+                    j < end
+                    and lines[j].strip()
+                    and not in_code[j]
+                    and not _BULLET.match(lines[j])
+                    and not _BOLD_KEY.match(lines[j])
+                    and not mdblocks.is_table_row(lines[j])
+                ):
+                    j += 1
+            else:  # "**In Scope:**" followed by its list: the block up to a blank line
+                while j < end and (lines[j].strip() or in_code[j]):
+                    j += 1
+            add(bold.group("key"), bold.group("value"), "bold", i, j)
+            i = j
+            continue
+        i += 1
+    return items
+
+
+def _bullet_end(lines: list[str], i: int, end: int, indent: int) -> int:
+    """First line after a bullet's continuation (deeper-indented lines, blank lines inside)."""
+    j = i + 1
+    last = j
+    while j < end:
+        line = lines[j]
+        if not line.strip():
+            j += 1
+            continue
+        if _indent(line) > indent:
+            j += 1
+            last = j
+            continue
+        break
+    return last

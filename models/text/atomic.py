@@ -1,0 +1,128 @@
+"""The one way Lead Console writes a file.
+
+Agents edit the session folder concurrently, so every write must (1) never leave a torn file,
+(2) never overwrite bytes someone else wrote after we read the file. The helper writes a temp
+file in the same folder, fsyncs it, checks that the target still has the content we read, and
+then renames over it with ``os.replace`` (atomic on POSIX within one file system).
+
+The check and the rename are two steps, so a writer that lands between them can still be
+overwritten; the window is a few microseconds instead of the seconds a user spends editing,
+and callers re-read and verify after writing where it matters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from models.text.textfile import Stamp, read_text, stamp_of
+
+TEMP_MARKER = ".lc-tmp-"
+
+
+class FileChangedError(RuntimeError):
+    """The file on disk is no longer what the caller read; nothing was written."""
+
+    def __init__(self, path: Path, expected: Stamp | None, found: Stamp | None) -> None:
+        self.path = path
+        self.expected = expected
+        self.found = found
+        if expected is None:
+            what = "was created by someone else"
+        elif found is None:
+            what = "was deleted"
+        else:
+            what = "was changed by someone else"
+        super().__init__(f"{path.name} {what} since it was read; nothing was written")
+
+
+class Missing:
+    """Sentinel: the caller read no file and expects none (a create)."""
+
+
+MISSING = Missing()
+
+
+def read_for_update(path: Path) -> tuple[str, Stamp | Missing]:
+    """The text to edit and the stamp to hand ``atomic_write``; ``("", MISSING)`` for no file.
+
+    Reading the stamp with the same bytes as the text is what lets the write refuse when
+    someone changed the file in between.
+    """
+    try:
+        loaded = read_text(path)
+    except FileNotFoundError:
+        return "", MISSING
+    return loaded.text, loaded.stamp
+
+
+def is_temp_file(name: str) -> bool:
+    """Temp files of ours and of other writers (``x.md.tmp.33393.177...``) are not content."""
+    return (
+        TEMP_MARKER in name or ".tmp." in name or name.endswith((".tmp", "~", ".swp", ".swx")) or name.startswith(".#")
+    )
+
+
+def _check(path: Path, expected: Stamp | Missing | None) -> None:
+    if expected is None:
+        return  # caller opted out of the check (app-owned files it alone writes)
+    found = stamp_of(path)
+    if isinstance(expected, Missing):
+        if found is not None:
+            raise FileChangedError(path, None, found)
+    elif not expected.same_content(found):
+        raise FileChangedError(path, expected, found)
+
+
+def atomic_write(path: Path, data: bytes, expected: Stamp | Missing | None) -> Stamp:
+    """Replace ``path`` with ``data`` atomically; return the new file's stamp.
+
+    ``expected`` is the stamp of the file as the caller read it, ``MISSING`` when the caller
+    expects to create it, or ``None`` to skip the check. Raises ``FileChangedError`` (nothing
+    written) when the file changed, and ``OSError`` when the disk refuses; in both cases the
+    original file is untouched and no temp file is left behind.
+    """
+    path = Path(path)
+    folder = path.parent
+    _check(path, expected)
+    mode: int | None = None
+    with contextlib.suppress(FileNotFoundError):
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    tmp = folder / f".{path.name}{TEMP_MARKER}{os.getpid()}-{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _check(path, expected)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(folder)
+    new = stamp_of(path)
+    assert new is not None
+    return new
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable; some file systems refuse to open folders, which is fine."""
+    try:
+        dfd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)

@@ -1,0 +1,49 @@
+"""Markdown to HTML for the preview panes, with raw HTML shown as text, never interpreted.
+
+Session files are written by language models and may contain anything, including
+``<script>``, ``<img src=http://...>`` or ``<a href=file:///...>``. Python-Markdown has no safe
+mode any more, so its two HTML pass-through processors are removed: raw HTML is then escaped
+like any other text. The viewer additionally refuses to load resources and follow links.
+"""
+
+from __future__ import annotations
+
+import re
+
+import markdown
+
+from models.text import mdblocks
+from models.text.textfile import split_lines
+
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]")
+_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
+
+
+def _safe_markdown() -> markdown.Markdown:
+    md = markdown.Markdown(extensions=_EXTENSIONS, output_format="html")
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    return md
+
+
+def _separate_lists(text: str) -> str:
+    """Put a blank line before a list that directly follows a paragraph line.
+
+    CommonMark lets a list interrupt a paragraph (``**In Scope:**`` then ``- item``, as every
+    real GC writes it); Python-Markdown does not and would run the items into the paragraph.
+    """
+    lines = split_lines(text)
+    in_code = mdblocks.scan(lines, "preview").in_code
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if i and not in_code[i] and _LIST_ITEM.match(line):
+            before = lines[i - 1]
+            if before.strip() and not before[0].isspace() and not _LIST_ITEM.match(before) and not in_code[i - 1]:
+                out.append("\n")
+        out.append(line)
+    return "".join(out)
+
+
+def render_markdown(text: str) -> str:
+    """HTML for ``text`` with every raw tag escaped."""
+    return _safe_markdown().convert(_separate_lists(text))

@@ -1,0 +1,122 @@
+"""Reading text files that other programs may be writing right now.
+
+The bytes as read are kept (with their fingerprint) so that a later write can prove the file
+did not change in between, and so that nothing we decode lossily is ever written back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models.text.problems import Problem
+
+# Files bigger than this are still read, but the caller is warned: a 10 MB GC is a mistake.
+LARGE_FILE_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a file looked like when it was read; compared before every write."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+    @classmethod
+    def of_bytes(cls, data: bytes, mtime_ns: int = 0) -> Stamp:
+        return cls(len(data), mtime_ns, hashlib.sha256(data).hexdigest())
+
+    def same_content(self, other: Stamp | None) -> bool:
+        """Content equality: mtime alone may change without the bytes changing (touch)."""
+        return other is not None and self.size == other.size and self.sha256 == other.sha256
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    """The current stamp of ``path``, or None when it does not exist."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+            mtime = os.fstat(fh.fileno()).st_mtime_ns
+    except FileNotFoundError:
+        return None
+    return Stamp.of_bytes(data, mtime)
+
+
+@dataclass
+class TextFile:
+    """A file's bytes, its best-effort text and what went wrong decoding it."""
+
+    path: Path
+    raw: bytes
+    text: str
+    stamp: Stamp
+    problems: list[Problem] = field(default_factory=list)
+    crlf: bool = False
+
+    @property
+    def exact(self) -> bool:
+        """True when ``text`` encodes back to ``raw`` exactly (safe to edit surgically)."""
+        return not any(p.severity == "error" for p in self.problems)
+
+
+def decode(raw: bytes, name: str) -> tuple[str, list[Problem]]:
+    """Decode UTF-8 (BOM allowed); report binary and undecodable bytes instead of failing."""
+    problems: list[Problem] = []
+    if b"\x00" in raw[:8192]:
+        problems.append(Problem("error", name, "looks like a binary file (NUL bytes); not read"))
+        return "", problems
+    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = body[: exc.start].count(b"\n") + 1
+        problems.append(
+            Problem(
+                "error",
+                name,
+                f"not valid UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start});"
+                " shown with replacement characters, never written back",
+                line,
+            )
+        )
+        text = body.decode("utf-8", errors="replace")
+    return text, problems
+
+
+def read_text(path: Path, display_name: str | None = None) -> TextFile:
+    """Read ``path`` once; the returned stamp belongs to exactly the bytes decoded."""
+    name = display_name or path.name
+    with open(path, "rb") as fh:
+        raw = fh.read()
+        mtime = os.fstat(fh.fileno()).st_mtime_ns
+    text, problems = decode(raw, name)
+    if len(raw) > LARGE_FILE_BYTES:
+        problems.append(Problem("warning", name, f"unusually large ({len(raw) / 1e6:.1f} MB); reading may be slow"))
+    crlf = "\r\n" in text
+    return TextFile(path, raw, text, Stamp.of_bytes(raw, mtime), problems, crlf)
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on ``\\n`` only, keeping line ends, so that ``"".join(lines) == text``.
+
+    ``str.splitlines`` also splits on form feeds and Unicode separators, which Markdown does
+    not treat as line ends; using it would shift every offset after such a character.
+    """
+    if not text:
+        return []
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+def line_starts(lines: list[str]) -> list[int]:
+    """Character offset of each line's start, plus the text's length at the end."""
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    return starts
