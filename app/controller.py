@@ -9,8 +9,8 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from app.cli.main import UsageError, resolve_session
 from app.live_session import LiveSession
+from app.resolve import UsageError, resolve_session
 from app.settings import AppSettings
 from app.watcher import FolderWatcher
 from models.publish.composer import Composer

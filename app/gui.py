@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from app.cli.main import EXIT_OK, EXIT_USAGE, UsageError
+from app.resolve import EXIT_OK, EXIT_USAGE, UsageError
 
 NO_DISPLAY = (
     "lead-console: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). "

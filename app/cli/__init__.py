@@ -1,0 +1,1 @@
+"""The ``lead-console`` command line: one module per command group, and their printers."""

@@ -1,0 +1,76 @@
+"""What a teammate is given: ``context`` (context.yaml) and ``planning`` (GSD selective loading)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from app.cli.common import tokenizer_arg
+from app.cli.report import (
+    composed_data,
+    composed_text,
+    planning_data,
+    planning_text,
+)
+from app.resolve import EXIT_FAILED, EXIT_OK, UsageError
+from models.context.compose import compose
+from models.context.gsd import AGENT_TYPES, selective_context
+from models.text.tokens import get_tokenizer
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    """Compose an agent's context from its context.yaml (generators only with --allow-exec)."""
+    home = Path(args.agent_home)
+    if not home.is_dir():
+        raise UsageError(f"{home}: no such folder")
+    composed = compose(home, Path(args.cwd or "."), get_tokenizer(args.tokenizer), lambda m: bool(args.allow_exec))
+    data = composed_data(composed)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(composed_text(data))
+    failed = composed.manifest.problems or any(b.status == "failed" for b in composed.blocks)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def cmd_planning(args: argparse.Namespace) -> int:
+    """The selective context of a GSD .planning/ folder for one agent type and phase."""
+    project = Path(args.project)
+    planning = project if project.name == ".planning" else project / ".planning"
+    if not planning.is_dir():
+        raise UsageError(f"{project}: no .planning/ folder")
+    try:
+        result = selective_context(
+            planning, args.agent, args.phase, get_tokenizer(args.tokenizer), Path(args.plan) if args.plan else None
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    data = planning_data(result)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(planning_text(data, result.text))
+    return EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add this group's subcommands."""
+    context = sub.add_parser("context", help="compose an agent's context (context.yaml) with tokens per block")
+    context.add_argument("agent_home", help="the agent's folder (holds context.yaml, system_prompt.md)")
+    context.add_argument("--cwd", help="the workspace (default: the current folder)")
+    context.add_argument(
+        "--allow-exec", action="store_true", help="run computed_file generators (commands from the file)"
+    )
+    context.add_argument("--json", action="store_true", help="print JSON for scripts")
+    tokenizer_arg(context)
+    context.set_defaults(func=cmd_context)
+
+    planning = sub.add_parser("planning", help="selective GSD context for an agent type and phase, with savings")
+    planning.add_argument("project", help="a project holding .planning/ (or the .planning folder)")
+    planning.add_argument("--agent", required=True, choices=AGENT_TYPES, help="the GSD agent type")
+    planning.add_argument("--phase", required=True, help="phase number (3 or 03)")
+    planning.add_argument("--plan", help="the PLAN.md whose requirements: line maps requirements")
+    planning.add_argument("--json", action="store_true", help="print JSON for scripts")
+    tokenizer_arg(planning)
+    planning.set_defaults(func=cmd_planning)
