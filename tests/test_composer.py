@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.controller import Controller
 from models.delta.apply import set_version
 from models.text.frontmatter import split_front_matter
-from ui.composer_pane import ComposerPane
+from ui.composer.pane import ComposerPane
 from ui.node_model import PAYLOAD_ROLE
 
 Q2_END = "(owner: Lead)\n"  # the end of the last item of §Open Questions

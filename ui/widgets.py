@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableView,
     QTextBrowser,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -120,7 +121,11 @@ def button(
 
 def column(*widgets: QWidget, margin: int = 0) -> QWidget:
     """Widgets stacked vertically in a plain container."""
-    box = QWidget()
+    return stack(QWidget(), *widgets, margin=margin)
+
+
+def stack(box: QWidget, *widgets: QWidget, margin: int = 0) -> QWidget:
+    """Lay ``widgets`` out vertically inside ``box`` (a pane's own widget); returns ``box``."""
     layout = QVBoxLayout(box)
     layout.setContentsMargins(margin, margin, margin, margin)
     layout.setSpacing(3)
@@ -154,3 +159,17 @@ def table_view(model: QAbstractItemModel, fit_columns: bool = False) -> QTableVi
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
     return view
+
+
+def number_columns(view: QTreeView, samples: dict[int, str]) -> None:
+    """Stretch column 0 and size the others once from sample text.
+
+    ``ResizeToContents`` would measure every row after every change, which on a 20,000-row
+    tree costs seconds; the sample width fits the widest value these columns hold.
+    """
+    header = view.header()
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    for number, sample in samples.items():
+        header.setSectionResizeMode(number, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(number, view.fontMetrics().horizontalAdvance(sample) + 24)

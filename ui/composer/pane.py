@@ -9,15 +9,14 @@ shows every file it will write and refuses when any of them changed since.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QUndoCommand, QUndoStack
+from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QInputDialog,
     QLabel,
@@ -32,102 +31,27 @@ from PySide6.QtWidgets import (
 )
 
 from models.delta.decisions import UpdatePlan
-from models.delta.items import OPS, DeltaItem, Impact
+from models.delta.items import DeltaItem, Impact
 from models.delta.message import render_message
 from models.publish.composer import Composer
+from models.publish.gate import GateError, set_gate_evaluation
 from models.publish.publishing import PublishPlan, PublishRefused, execute_publish, utc_now
 from models.session.versions import label
-from models.text.atomic import FileChangedError, atomic_write, read_for_update
 from models.text.problems import Problem
-from models.text.surgical import EditError, set_front_key
-from ui.composer_models import DecisionsModel, DeltaItemsModel
-from ui.markdown_highlighter import MarkdownHighlighter
+from ui.composer.header import describe
+from ui.composer.item_dialog import ItemDialog
+from ui.composer.models import DecisionsModel, DeltaItemsModel
+from ui.composer.section_editor import SectionEditor
+from ui.composer.undo import ComposerChange, ComposerState
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import MarkdownView, ProblemBanner, button, column, row, table_view
+from ui.widgets import ProblemBanner, button, column, row, table_view
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
 
 
-@dataclass(frozen=True)
-class _State:
-    working_text: str
-    hand_items: tuple[DeltaItem, ...] | None
-    impact: Impact | None
-    forced_full: tuple[tuple[str, str], ...]
-
-
 #: The session parts the update plan reads; changes elsewhere leave the composer as it is.
 PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders"})
-
-
-class _Change(QUndoCommand):
-    """One composer edit; consecutive edits of the same section merge into one step."""
-
-    def __init__(self, pane: ComposerPane, text: str, before: _State, after: _State, merge_key: str | None) -> None:
-        super().__init__(text)
-        self.pane, self.before, self.after, self.merge_key = pane, before, after, merge_key
-
-    def id(self) -> int:
-        """Section edits share an id so that QUndoStack offers them to mergeWith."""
-        return 1 if self.merge_key else -1
-
-    def mergeWith(self, other: QUndoCommand) -> bool:
-        """Typing in one section is one undo step, however many pauses it took."""
-        if not isinstance(other, _Change) or other.merge_key != self.merge_key or self.merge_key is None:
-            return False
-        self.after = other.after
-        return True
-
-    def redo(self) -> None:
-        """Apply the state after the edit."""
-        self.pane.apply_state(self.after)
-
-    def undo(self) -> None:
-        """Restore the state before the edit."""
-        self.pane.apply_state(self.before)
-
-
-class ItemDialog(QDialog):
-    """Add or edit one delta item by hand."""
-
-    def __init__(self, parent: QWidget, item: DeltaItem | None, refs: list[str]) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Delta item")
-        self.op = QComboBox()
-        self.op.addItems(OPS)
-        self.ref = QComboBox()
-        self.ref.setEditable(True)
-        self.ref.addItems(refs)
-        self.key = QLineEdit()
-        self.old = QLineEdit()
-        self.new = QPlainTextEdit()
-        form = QFormLayout(self)
-        for name, widget in (("Operation", self.op), ("§ Section", self.ref), ("Key", self.key)):
-            form.addRow(name, widget)
-        form.addRow("Old value", self.old)
-        form.addRow("New value / content", self.new)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-        if item is not None:
-            self.op.setCurrentText(item.op)
-            self.ref.setCurrentText(item.ref)
-            self.key.setText(item.key or "")
-            self.old.setText(item.old or "")
-            self.new.setPlainText((item.new if item.key is not None else item.content) or "")
-            self._position = item.position
-        else:
-            self._position = None
-
-    def item(self) -> DeltaItem:
-        key = self.key.text().strip() or None
-        text = self.new.toPlainText()
-        op = self.op.currentText()
-        if key is None:
-            return DeltaItem(op, self.ref.currentText().strip(), content=text, position=self._position)  # type: ignore[arg-type]
-        return DeltaItem(op, self.ref.currentText().strip(), key, self.old.text() or None, text or None)  # type: ignore[arg-type]
 
 
 class ComposerPane(QWidget):
@@ -143,7 +67,6 @@ class ComposerPane(QWidget):
         self.plan: UpdatePlan | None = None
         self.section_ref: str | None = None
         self.undo_stack = QUndoStack(self)
-        self._applying = False
         self._edit_timer = QTimer(self)
         self._edit_timer.setSingleShot(True)
         self._edit_timer.setInterval(EDIT_DELAY_MS)
@@ -160,24 +83,11 @@ class ComposerPane(QWidget):
         self.header.setFont(font)
         self.banner = ProblemBanner()
 
-        self.editor_label = QLabel("Select a section in the GC tree to edit it")
-        self.editor = QPlainTextEdit()
-        self.editor.setFont(QFont("Monospace"))
-        self.editor.setPlaceholderText("The selected section of the working GC")
-        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # tables and code read unwrapped
-        self.highlighter = MarkdownHighlighter(self.editor.document())
-        self.editor.textChanged.connect(self._on_typing)
-        self.rendered = MarkdownView()
-        self.rendered.setToolTip("The working section as it will read")
-        editor_split = QSplitter(Qt.Orientation.Vertical)
-        editor_split.addWidget(self.editor)
-        editor_split.addWidget(self.rendered)
-        editor_split.setSizes([360, 200])
-        editor_box = column(self.editor_label, editor_split)
-        focus_editor = QAction(self)
-        focus_editor.setShortcut(QKeySequence("Ctrl+E"))
-        focus_editor.triggered.connect(self.editor.setFocus)
-        self.addAction(focus_editor)
+        self.section_editor = SectionEditor()
+        self.section_editor.focus_action(self)
+        self.section_editor.typed.connect(self._on_typing)
+        self.editor, self.editor_label = self.section_editor.editor, self.section_editor.editor_label
+        self.rendered = self.section_editor.rendered
         focus_items = QAction(self)
         focus_items.setShortcut(QKeySequence("Ctrl+L"))
         focus_items.triggered.connect(self.items_view_focus)
@@ -229,7 +139,7 @@ class ComposerPane(QWidget):
         right.addWidget(column(QLabel("Delta items"), self.items_view, item_buttons, impact_box))
         right.addWidget(tabs)
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(editor_box)
+        split.addWidget(self.section_editor)
         split.addWidget(right)
         split.setSizes([420, 620])
 
@@ -258,12 +168,12 @@ class ComposerPane(QWidget):
         self.undo_stack.clear()
         self.refresh()
 
-    def state(self) -> _State:
+    def state(self) -> ComposerState:
         c = self.composer
         assert c is not None
-        return _State(c.working_text, c.hand_items, c.impact, tuple(sorted(c.forced_full.items())))
+        return ComposerState(c.working_text, c.hand_items, c.impact, tuple(sorted(c.forced_full.items())))
 
-    def apply_state(self, state: _State) -> None:
+    def apply_state(self, state: ComposerState) -> None:
         c = self.composer
         if c is None:
             return
@@ -271,10 +181,10 @@ class ComposerPane(QWidget):
         c.forced_full = dict(state.forced_full)
         self.refresh()
 
-    def _push(self, text: str, after: _State, merge_key: str | None = None) -> None:
+    def _push(self, text: str, after: ComposerState, merge_key: str | None = None) -> None:
         before = self.state()
         if after != before:
-            self.undo_stack.push(_Change(self, text, before, after, merge_key))
+            self.undo_stack.push(ComposerChange(self, text, before, after, merge_key))
 
     def on_session_changed(self, parts: Collection[str] = PLAN_PARTS) -> None:
         """Files changed on disk: follow the GC unless the Lead is editing it here.
@@ -313,28 +223,7 @@ class ComposerPane(QWidget):
     def _update_header(self, message: str) -> None:
         c, plan = self.composer, self.plan
         assert c is not None and plan is not None
-        tokenizer = c.session.tokenizer
-        problems: list[str] = []
-        if c.base_version is None:
-            head = "No gc-history snapshot yet: the first publish sends the full GC to everyone"
-        elif not c.has_update:
-            head = f"{label(c.base_version)} is published; edit the GC to compose {label(c.new_version)}"
-        else:
-            cost = tokenizer.count(message)
-            head = (
-                f"{label(c.base_version)} published → composing {label(c.new_version)} · "
-                f"{_count(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
-                f"team {plan.sent_tokens:,} tok, {plan.savings_percent:.0f}% saved ({tokenizer.name})"
-            )
-        if plan.frozen:
-            problems.append(f"{plan.frozen}: publishing is frozen until the gate concludes")
-        if c.disk_changed_under_edit:
-            problems.append(
-                "global-context.md changed on disk while you were editing it here: publishing will be refused. "
-                "Undo your edits to take the disk version."
-            )
-        if c.hand_items is not None and not c.exact:
-            problems.append("the edited items do not reproduce the working GC: delta recipients will get the full GC")
+        head, problems = describe(c, plan, message)
         self.header.setText(head)
         self.banner.show_problems([Problem("warning", "composer", p) for p in problems])
         gate = c.session.plan.gate_evaluation if c.session.plan else None
@@ -352,26 +241,7 @@ class ComposerPane(QWidget):
     def _show_section_text(self) -> None:
         c = self.composer
         text = c.section_text(self.section_ref) if (c is not None and self.section_ref) else None
-        self.editor_label.setText(
-            f"Editing §{self.section_ref}" if text is not None else "Select a section in the GC tree to edit it"
-        )
-        self.editor.setReadOnly(text is None)
-        if text is not None:
-            self.rendered.show_markdown(text)
-        else:
-            self.rendered.show_message("No section selected.")
-        if text is not None and text != self.editor.toPlainText() and not self._edit_timer.isActive():
-            self._applying = True
-            cursor = self.editor.textCursor().position()
-            self.editor.setPlainText(text)
-            cursor_to = self.editor.textCursor()
-            cursor_to.setPosition(min(cursor, len(text)))
-            self.editor.setTextCursor(cursor_to)
-            self._applying = False
-        elif text is None:
-            self._applying = True
-            self.editor.clear()
-            self._applying = False
+        self.section_editor.show_text(self.section_ref, text, keep_typed=self._edit_timer.isActive())
 
     def items_view_focus(self) -> None:
         self.items_view.setFocus()
@@ -379,7 +249,7 @@ class ComposerPane(QWidget):
             self.items_view.setCurrentIndex(self.items_model.index(0, 0))
 
     def _on_typing(self) -> None:
-        if not self._applying and self.section_ref:
+        if self.section_ref:
             self._edit_timer.start()
 
     def _commit_section_edit(self) -> None:
@@ -507,10 +377,9 @@ class ComposerPane(QWidget):
         self.set_gate(path, value)
 
     def set_gate(self, target: Path, value: dict[str, object] | None) -> bool:
-        text, expected = read_for_update(target)
         try:
-            atomic_write(target, set_front_key(text, "gate_evaluation", value).encode("utf-8"), expected)
-        except (EditError, FileChangedError, OSError) as exc:
+            set_gate_evaluation(target, value)
+        except GateError as exc:
             self._error(f"The gate could not be set: {exc}")
             return False
         assert self.composer is not None
@@ -561,7 +430,3 @@ class ComposerPane(QWidget):
     def _error(self, message: str) -> None:
         self.last_error = message
         self.banner.show_problems([Problem("error", "composer", message)])
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

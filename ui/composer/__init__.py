@@ -1,0 +1,1 @@
+"""The composer: edit the working GC, review the delta and decisions, publish."""

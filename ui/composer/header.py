@@ -1,0 +1,39 @@
+"""What the composer's header says: the versions, the delta's cost against the full GC, and
+why publishing would not go through."""
+
+from __future__ import annotations
+
+from models.delta.decisions import UpdatePlan
+from models.publish.composer import Composer
+from models.session.versions import label
+
+
+def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str]]:
+    """The header line and the warnings to show under it."""
+    tokenizer = c.session.tokenizer
+    problems: list[str] = []
+    if c.base_version is None:
+        head = "No gc-history snapshot yet: the first publish sends the full GC to everyone"
+    elif not c.has_update:
+        head = f"{label(c.base_version)} is published; edit the GC to compose {label(c.new_version)}"
+    else:
+        cost = tokenizer.count(message)
+        head = (
+            f"{label(c.base_version)} published → composing {label(c.new_version)} · "
+            f"{_count(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
+            f"team {plan.sent_tokens:,} tok, {plan.savings_percent:.0f}% saved ({tokenizer.name})"
+        )
+    if plan.frozen:
+        problems.append(f"{plan.frozen}: publishing is frozen until the gate concludes")
+    if c.disk_changed_under_edit:
+        problems.append(
+            "global-context.md changed on disk while you were editing it here: publishing will be refused. "
+            "Undo your edits to take the disk version."
+        )
+    if c.hand_items is not None and not c.exact:
+        problems.append("the edited items do not reproduce the working GC: delta recipients will get the full GC")
+    return head, problems
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

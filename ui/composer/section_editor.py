@@ -1,0 +1,72 @@
+"""The section editor: the selected section of the working GC, as Markdown source and rendered.
+
+The editor only shows text and reports typing; the composer pane decides when typing becomes
+an edit of the working GC (after a pause, as one undo step).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QWidget
+
+from ui.markdown_highlighter import MarkdownHighlighter
+from ui.widgets import MarkdownView, stack
+
+
+class SectionEditor(QWidget):
+    """A highlighted source editor above the rendered section."""
+
+    typed = Signal()  # the Lead typed (never emitted for text set by ``show_text``)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._applying = False
+        self.editor_label = QLabel("Select a section in the GC tree to edit it")
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(QFont("Monospace"))
+        self.editor.setPlaceholderText("The selected section of the working GC")
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # tables and code read unwrapped
+        self.highlighter = MarkdownHighlighter(self.editor.document())
+        self.editor.textChanged.connect(self._on_text_changed)
+        self.rendered = MarkdownView()
+        self.rendered.setToolTip("The working section as it will read")
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.editor)
+        split.addWidget(self.rendered)
+        split.setSizes([360, 200])
+        stack(self, self.editor_label, split)
+
+    def focus_action(self, owner: QWidget) -> None:
+        """Ctrl+E on ``owner`` puts the focus into the editor."""
+        focus = QAction(owner)
+        focus.setShortcut(QKeySequence("Ctrl+E"))
+        focus.triggered.connect(self.editor.setFocus)
+        owner.addAction(focus)
+
+    def show_text(self, ref: str | None, text: str | None, keep_typed: bool) -> None:
+        """Show section ``ref`` (``text`` None: nothing to edit); ``keep_typed`` keeps typing not yet taken."""
+        self.editor_label.setText(
+            f"Editing §{ref}" if text is not None else "Select a section in the GC tree to edit it"
+        )
+        self.editor.setReadOnly(text is None)
+        if text is not None:
+            self.rendered.show_markdown(text)
+        else:
+            self.rendered.show_message("No section selected.")
+        if text is not None and text != self.editor.toPlainText() and not keep_typed:
+            self._applying = True
+            cursor = self.editor.textCursor().position()
+            self.editor.setPlainText(text)
+            cursor_to = self.editor.textCursor()
+            cursor_to.setPosition(min(cursor, len(text)))
+            self.editor.setTextCursor(cursor_to)
+            self._applying = False
+        elif text is None:
+            self._applying = True
+            self.editor.clear()
+            self._applying = False
+
+    def _on_text_changed(self) -> None:
+        if not self._applying:
+            self.typed.emit()

@@ -1,0 +1,1 @@
+"""The window's panes, one module each; ``ui.main_window`` puts them into docks."""

@@ -1,0 +1,236 @@
+"""The TEAM-MEMORY pane: sections by role with their entries, filters, and the Lead's actions.
+
+The pane shows what the session read and asks ``MemoryActions`` to change the file; every
+change is previewed as a diff first, and a write that took entries away is shown with a
+Restore button.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QSettings, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTreeView,
+    QWidget,
+)
+
+from models.memory.access import access_of
+from models.memory.loss import Loss
+from models.session.folder import Session
+from models.session.team_memory import LINE_LIMIT, TAGS, MemoryEntry, MemoryQuery, MemorySection
+from models.text.problems import Problem
+from ui.item_models import MemoryModel
+from ui.memory_actions import MemoryActions
+from ui.node_model import PAYLOAD_ROLE
+from ui.widgets import ProblemBanner, button, number_columns, row, stack
+
+ALL_TAGS = "All tags"
+EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
+
+
+class MemoryPane(QWidget):
+    """TEAM-MEMORY by role and tag, with search, curation actions and the loss warning."""
+
+    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.session: Session | None = None
+        self.memory_model = MemoryModel(self)
+        self.memory_banner = ProblemBanner()
+        self.tag_box = QComboBox()
+        self.tag_box.addItems([ALL_TAGS, *TAGS])
+        self.tag_box.setToolTip("Show entries with this tag only")
+        self.search_box = QLineEdit()
+        self.search_box.setPlaceholderText("Search entries (Ctrl+F)")
+        self.search_box.setClearButtonEnabled(True)
+        self.archived_box = QCheckBox("Archived")
+        self.archived_box.setToolTip("Show entries marked [ARCHIVED]")
+        self.archived_box.setChecked(self.settings.value("memory/show_archived", "true") == "true")
+        self.line_count = QLabel()
+        bar = QWidget()
+        bar_layout = QHBoxLayout(bar)
+        bar_layout.setContentsMargins(0, 0, 0, 0)
+        for w in (self.tag_box, self.search_box, self.archived_box, self.line_count):
+            bar_layout.addWidget(w)
+        bar_layout.setStretch(1, 1)
+        self.memory_view = QTreeView()
+        self.memory_view.setModel(self.memory_model)
+        self.memory_view.setAlternatingRowColors(True)
+        self.memory_view.setUniformRowHeights(True)
+        self.memory_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        number_columns(self.memory_view, {1: "Dependency"})
+        self.memory_model.rowsInserted.connect(self._expand_inserted_sections)
+        self.tag_box.currentTextChanged.connect(self._apply_filter)
+        self.search_box.textChanged.connect(self._apply_filter)
+        self.archived_box.toggled.connect(self._apply_filter)
+        self.memory_actions = MemoryActions(self)
+        self.memory_actions.confirm = self._confirm_change  # type: ignore[method-assign]
+        self.memory_actions.failed.connect(
+            lambda message: self.memory_banner.show_problems([Problem("error", "TEAM-MEMORY.md", message)])
+        )
+        self.memory_actions.lossFound.connect(self._show_loss)
+        self.access_label = QLabel()
+        self.access_label.setToolTip("ADR-001 §5: who may write the selected section")
+        self.loss_label = QLabel()
+        self.loss_label.setWordWrap(True)
+        self.loss_label.setStyleSheet("QLabel { background:#f8d7da; color:#58151c; padding:4px; }")
+        self.restore_button = QPushButton("Restore lost entries")
+        self.restore_button.clicked.connect(self.memory_actions.restore_lost)
+        self.loss_box = row(self.loss_label, self.restore_button)
+        self.loss_box.hide()
+        window = Qt.ShortcutContext.WindowShortcut
+        actions = row(
+            button("Add…", self.add_entry, "Ctrl+Shift+A", self, context=window),
+            button("Archive", self.archive_selected, "Ctrl+Shift+X", self, context=window),
+            button("Archive phase…", self.archive_phase, None, self, context=window),
+            button("Replace…", self.replace_teammate, None, self, context=window),
+            button("Prune", self.memory_actions.prune, None, self, context=window),
+            self.access_label,
+        )
+        self.memory_view.selectionModel().currentChanged.connect(self._show_access)
+        stack(self, bar, actions, self.memory_banner, self.loss_box, self.memory_view)
+        self._apply_filter()
+
+    def show_memory(self, session: Session, first: bool) -> None:
+        """Show the session's TEAM-MEMORY; on a follow-up, check what an outside write took away."""
+        self.session = session
+        path = session.folder / "TEAM-MEMORY.md"
+        text = session.memory.text if session.memory else None
+        if first or self.memory_actions.path != path:
+            self.memory_actions.set_file(path, text, session.memory)
+        else:
+            self.memory_actions.check_loss(text, session.memory)
+        self.memory_model.set_memory(session.memory)
+        self.memory_banner.show_problems(session.problems.get("memory", []))
+        self._update_bar()
+        if first:
+            self._expand_rows(0, self.memory_model.rowCount() - 1)
+
+    def save_settings(self) -> None:
+        self.settings.setValue("memory/show_archived", "true" if self.archived_box.isChecked() else "false")
+
+    def focus_search(self) -> None:
+        self.search_box.setFocus()
+        self.search_box.selectAll()
+
+    def _update_bar(self) -> None:
+        memory = self.session.memory if self.session else None
+        if memory is None:
+            self.line_count.setText("no TEAM-MEMORY.md")
+            self.line_count.setStyleSheet("")
+            return
+        over = memory.line_count > LINE_LIMIT
+        self.line_count.setText(f"{memory.line_count} / {LINE_LIMIT} lines")
+        self.line_count.setStyleSheet("color:#b42318; font-weight:bold" if over else "")
+        self.line_count.setToolTip("Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else "")
+        present = sorted({e.tag for s in memory.sections for e in s.entries if e.tag and e.tag not in TAGS})
+        wanted = [ALL_TAGS, *TAGS, *present]
+        if [self.tag_box.itemText(i) for i in range(self.tag_box.count())] != wanted:
+            current = self.tag_box.currentText()
+            self.tag_box.blockSignals(True)
+            self.tag_box.clear()
+            self.tag_box.addItems(wanted)
+            self.tag_box.setCurrentText(current if current in wanted else ALL_TAGS)
+            self.tag_box.blockSignals(False)
+
+    def _apply_filter(self) -> None:
+        tag = self.tag_box.currentText()
+        query = MemoryQuery(None if tag == ALL_TAGS else tag, self.search_box.text(), self.archived_box.isChecked())
+        self.memory_model.set_query(query)
+
+    def _expand_inserted_sections(self, parent: QModelIndex, first: int, last: int) -> None:
+        if not parent.isValid():
+            self._expand_rows(first, last)
+
+    def _expand_rows(self, first: int, last: int) -> None:
+        """Expand the sections of a file of readable size; leave a huge one collapsed.
+
+        A tree view lays out every expanded row again after each change; with thousands of
+        entries open (far past ADR-001's 500 lines) every live update would cost that.
+        """
+        model = self.memory_model
+        if model.entry_count() > EXPAND_LIMIT:
+            return
+        for number in range(first, last + 1):
+            self.memory_view.expand(model.index(number, 0))
+
+    def _confirm_change(self, title: str, diff: str) -> bool:
+        box = QMessageBox(self)
+        box.setWindowTitle(title)
+        box.setText(f"{title}: write this change to TEAM-MEMORY.md?")
+        box.setDetailedText(diff)
+        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+        return box.exec() == QMessageBox.StandardButton.Ok
+
+    def _show_loss(self, loss: Loss) -> None:
+        if not loss.any:
+            self.loss_box.hide()
+            return
+        lines = loss.describe()
+        for header, entries in loss.lost_entries.items():
+            lines += [f"  {header}: {e.strip()[:100]}" for e in entries[:5]]
+        self.loss_label.setText(
+            "An outside write to TEAM-MEMORY.md took entries away (ADR-001: Edit, never Write):\n" + "\n".join(lines)
+        )
+        self.restore_button.setEnabled(bool(loss.lost_entries or loss.removed_sections))
+        self.loss_box.show()
+
+    def _roles(self) -> list[str]:
+        memory = self.session.memory if self.session else None
+        roles = ["Lead"] + [s.role for s in memory.roles() if not s.replaced] if memory else ["Lead"]
+        mates = [t.role for t in self.session.teammates()] if self.session else []
+        return list(dict.fromkeys([*roles, *mates]))
+
+    def add_entry(self) -> None:
+        role, ok = QInputDialog.getItem(
+            self, "Add entry", "Section (relay roles are marked relayed):", self._roles(), 0, False
+        )
+        if not ok:
+            return
+        tag, ok = QInputDialog.getItem(self, "Add entry", "Tag:", list(TAGS), 0, False)
+        if not ok:
+            return
+        text, ok = QInputDialog.getText(self, "Add entry", f"[{tag}] entry for {role}:")
+        if ok and text.strip():
+            self.memory_actions.add_entry(role, tag, text.strip())
+
+    def selected_entries(self) -> list[tuple[str, MemoryEntry]]:
+        chosen = []
+        for index in self.memory_view.selectionModel().selectedRows(0):
+            payload = self.memory_model.data(index, PAYLOAD_ROLE)
+            parent = self.memory_model.data(index.parent(), PAYLOAD_ROLE)
+            if isinstance(payload, MemoryEntry) and isinstance(parent, MemorySection):
+                chosen.append((parent.header, payload))
+        return chosen
+
+    def archive_selected(self) -> None:
+        chosen = self.selected_entries()
+        if chosen:
+            self.memory_actions.archive(chosen)
+
+    def archive_phase(self) -> None:
+        phase, ok = QInputDialog.getInt(self, "Archive a phase", "Archive the entries of phase:", 1, 0, 99)
+        if ok:
+            self.memory_actions.archive_phase(phase)
+
+    def replace_teammate(self) -> None:
+        roles = [r for r in self._roles() if r != "Lead"]
+        role, ok = QInputDialog.getItem(self, "Replace a teammate", "Teammate being replaced:", roles, 0, False)
+        if ok:
+            self.memory_actions.replace_teammate(role)
+
+    def _show_access(self, index: QModelIndex) -> None:
+        payload = self.memory_model.data(index, PAYLOAD_ROLE)
+        parent = self.memory_model.data(index.parent(), PAYLOAD_ROLE)
+        section = payload if isinstance(payload, MemorySection) else parent
+        self.access_label.setText(
+            f"{section.role}: {access_of(section.role)}" if isinstance(section, MemorySection) else ""
+        )

@@ -1,0 +1,68 @@
+"""The teammate table: confirmed and last-sent versions, status, last ACK and what is due."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import QWidget
+
+from models.review.validation import Review
+from models.session.folder import Session
+from ui.item_models import SORT_ROLE, TeammateModel
+from ui.node_model import PAYLOAD_ROLE
+from ui.widgets import ProblemBanner, stack, table_view
+
+DUE_ACTIONS = ("confirm", "resend", "full", "guide", "lost", "attention")
+
+
+def _ack_result(r: Review) -> str:
+    """``2/3 NEED_CLARIFICATION`` (``?`` for what the ACK did not say)."""
+    ack = r.ack
+    assert ack is not None
+    applied = "?" if ack.applied is None else ack.applied
+    total = "?" if ack.total is None else ack.total
+    return f"{applied}/{total} {ack.action or '?'}"
+
+
+class TeammatesPane(QWidget):
+    """Every teammate the session names, sortable, with the plan's problems above it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plan_banner = ProblemBanner()
+        self.teammate_model = TeammateModel(self)
+        self.teammate_proxy = QSortFilterProxyModel(self)
+        self.teammate_proxy.setSourceModel(self.teammate_model)
+        self.teammate_proxy.setSortRole(SORT_ROLE)
+        self.teammate_view = table_view(self.teammate_proxy, fit_columns=True)
+        self.teammate_view.setSortingEnabled(True)
+        self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.teammate_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        stack(self, self.plan_banner, self.teammate_view)
+
+    def show_teammates(self, session: Session) -> None:
+        self.teammate_model.set_teammates(session.teammates(), session.gc_version)
+        self.plan_banner.show_problems(session.problems.get("plan", []))
+
+    def selected_role(self) -> str | None:
+        index = self.teammate_view.currentIndex()
+        mate = index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
+        return mate.role if mate is not None else None
+
+    def show_reviews(self, reviews: list[Review], handled: set[tuple[str, str]], pings: dict[str, str]) -> None:
+        """The ACK and Due columns: each teammate's newest ACK, and what the Lead owes it."""
+        acks: dict[str, str] = {}
+        due: dict[str, str] = {}
+        for r in reviews:  # oldest first: later messages override earlier ones
+            role = r.message.sender
+            if role is None:
+                continue
+            if r.ack is not None:
+                acks[role] = _ack_result(r)
+            done = (r.message.source, r.message.sha) in handled
+            if not done and r.action in DUE_ACTIONS:
+                due[role] = f"{r.action} since {r.message.timestamp or '?'}"
+            elif done:
+                due.pop(role, None)
+        for role, since in pings.items():
+            due.setdefault(role, f"ping (no ACK since {since})")
+        self.teammate_model.set_reviews(acks, due)
