@@ -1,0 +1,58 @@
+"""The layers of README's Architecture section, enforced by import-linter's contracts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(root / "pyproject.toml"), "--no-cache"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_tree_keeps_every_contract() -> None:
+    result = _lint(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "4 kept, 0 broken" in result.stdout
+
+
+def _copy_tree(tmp_path: Path) -> Path:
+    for name in ("models", "ui", "app"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_a_model_importing_qt_breaks_the_purity_contract(tmp_path: Path) -> None:
+    root = _copy_tree(tmp_path)
+    with (root / "models" / "text" / "problems.py").open("a", encoding="utf-8") as f:
+        f.write("\nfrom PySide6 import QtCore  # noqa\n")
+    result = _lint(root)
+    assert result.returncode == 1
+    assert "models/ is pure Python: no Qt, no ui, no app BROKEN" in result.stdout
+    assert "models.text.problems -> PySide6" in result.stdout
+
+
+def test_a_lower_model_package_importing_a_higher_one_breaks_the_layers(tmp_path: Path) -> None:
+    root = _copy_tree(tmp_path)
+    with (root / "models" / "session" / "gates.py").open("a", encoding="utf-8") as f:
+        f.write("\nimport models.review.ledger  # noqa\n")
+    result = _lint(root)
+    assert result.returncode == 1
+    assert "models/ packages, each using only those below it BROKEN" in result.stdout
+    assert "3 kept, 1 broken" in result.stdout
