@@ -106,19 +106,26 @@ def test_versions_titles_and_items_of_the_real_cow_gc() -> None:
         ("§Decisions Log.D-5", "§Decisions Log", "D-5"),
         ("§Scope.in_scope", "§Scope", "In Scope"),
         ("Scope.Goal", "§Scope", "Goal"),
+        # A section's own reference quotes a title holding ": " (README: delta rules); the
+        # hand-written plain forms still resolve.
         (
             "§Phase 2 Research Findings Summary.D1: Team Memory (TEAM-MEMORY.md)",
-            "§Phase 2 Research Findings Summary.D1: Team Memory (TEAM-MEMORY.md)",
+            '§Phase 2 Research Findings Summary."D1: Team Memory (TEAM-MEMORY.md)"',
             None,
         ),
         (
             "§Phase 2 Research Findings Summary.D1: Team Memory (TEAM-MEMORY.md).위치",
-            "§Phase 2 Research Findings Summary.D1: Team Memory (TEAM-MEMORY.md)",
+            '§Phase 2 Research Findings Summary."D1: Team Memory (TEAM-MEMORY.md)"',
+            "위치",
+        ),
+        (
+            '§Phase 2 Research Findings Summary."D1: Team Memory (TEAM-MEMORY.md)".위치',
+            '§Phase 2 Research Findings Summary."D1: Team Memory (TEAM-MEMORY.md)"',
             "위치",
         ),
         (
             "§D2: Context Delta Protocol.Token 절감",
-            "§Phase 2 Research Findings Summary.D2: Context Delta Protocol",
+            '§Phase 2 Research Findings Summary."D2: Context Delta Protocol"',
             "Token 절감",
         ),
     ],

@@ -41,7 +41,7 @@ def cmd_delta(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(delta_data(result.delta, result.exact, message, tokens), ensure_ascii=False, indent=2))
         return EXIT_OK
-    if result.delta.empty:
+    if old.text == new.text:
         print("no change")
         return EXIT_OK
     print(message, end="" if message.endswith("\n") else "\n")
@@ -66,6 +66,13 @@ def cmd_apply(args: argparse.Namespace) -> int:
     if blocking:
         for u in blocking:
             print(f"lead-console: line {u.line}: {u.reason}: {u.text.strip()}", file=sys.stderr)
+        return EXIT_FAILED
+    if parsed.delta.empty and not parsed.says_no_change:
+        print(
+            "lead-console: the message has no delta items (a version bump alone says "
+            "'- (no content change)'); nothing was written",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     try:
         result = apply_delta(gc_file.text, parsed.delta)

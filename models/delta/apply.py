@@ -1,9 +1,9 @@
 """Applying a GC delta (ADR-002 §4) to a GC, byte for byte.
 
-Text is carried with ``\\n`` line ends and written back in the file's own line-end style. The
-message format has no syntax for where a new item goes, so an ADDED item is appended after
-the section's last item, in that item's format; new sections say where they go (``after §X``,
-``first in §P``, ``at the start``).
+Text is carried with ``\\n`` line ends and written back in the file's own line-end style. A new
+item goes after the item its position names (``after:<key>``), before the section's first
+item (``first``), or after its last item, in the format of the item it goes next to; new
+sections say where they go (``after §X``, ``first in §P``, ``at the start``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from models.delta.items import (
     AT_START,
+    FIRST_ITEM,
     FRONT_MATTER,
     PREAMBLE,
     PSEUDO_REFS,
@@ -23,7 +24,8 @@ from models.delta.items import (
     split_item,
     structure,
 )
-from models.session.gc import GlobalContext, Item, Section, norm
+from models.session.gc import GlobalContext, Item, Section
+from models.session.refs import norm
 from models.session.versions import parse_version
 from models.text.frontmatter import split_front_matter
 
@@ -87,7 +89,9 @@ def apply_item(text: str, item: DeltaItem) -> str:
         raw = item_text(gc, existing)
         prefix, value, suffix = split_item(raw, existing.kind)
         if item.old is not None and value != item.old:
-            raise ApplyError(item, f"expected old value {item.old!r}, the GC has {value!r}")
+            if value + suffix != item.old:
+                raise ApplyError(item, f"expected old value {item.old!r}, the GC has {value!r}")
+            suffix = ""  # the change includes the item's end (a table row's closing pipe, spacing)
         ending = text[existing.start : existing.end][len(_native(raw, nl)) :]
         replacement = _native(prefix + (item.new or "") + suffix, nl) + ending
         return text[: existing.start] + replacement + text[existing.end :]
@@ -95,18 +99,36 @@ def apply_item(text: str, item: DeltaItem) -> str:
 
 
 def _add_item(text: str, gc: GlobalContext, section: Section, item: DeltaItem, nl: str) -> str:
-    """Append a new item line after the section's last item, in that item's format."""
-    if section.items:
-        last = max(section.items, key=lambda it: it.start)
-        prefix, _, suffix = split_item(item_text(gc, last), last.kind)
-        key_at = prefix.find(last.key)
-        if key_at >= 0:
-            prefix = prefix[:key_at] + (item.key or "") + prefix[key_at + len(last.key) :]
-        at = last.start + len(text[last.start : last.end].rstrip("\r\n"))
-    else:
-        prefix, suffix = f"- {item.key}: ", ""
+    """Insert a new item line where its position says, in the format of its neighbour."""
+    if not section.items:
+        if item.position is not None:
+            raise ApplyError(item, "the section has no items to place it among")
         at = section.start + len(text[section.start : section.own_end].rstrip("\r\n"))
-    return text[:at] + nl + _native(prefix + (item.new or "") + suffix, nl) + text[at:]
+        return text[:at] + nl + _native(f"- {item.key}: {item.new or ''}", nl) + text[at:]
+    in_order = sorted(section.items, key=lambda it: it.start)
+    if item.position == FIRST_ITEM:
+        first = in_order[0]
+        return text[: first.start] + _native(_like(gc, first, item), nl) + nl + text[first.start :]
+    if item.position is not None and item.position.startswith("after:"):
+        anchor_key = item.position[len("after:") :]
+        anchor = _find_item(section, anchor_key)
+        if anchor is None:
+            raise ApplyError(item, f"the section has no item {anchor_key} to put it after")
+    elif item.position is None:
+        anchor = in_order[-1]
+    else:
+        raise ApplyError(item, f"an item cannot go {item.position!r}")
+    at = anchor.start + len(text[anchor.start : anchor.end].rstrip("\r\n"))
+    return text[:at] + nl + _native(_like(gc, anchor, item), nl) + text[at:]
+
+
+def _like(gc: GlobalContext, template: Item, item: DeltaItem) -> str:
+    """The new item's text in ``template``'s format: its prefix with the key swapped, its suffix."""
+    prefix, _, suffix = split_item(item_text(gc, template), template.kind)
+    key_at = prefix.find(template.key)
+    if key_at >= 0:
+        prefix = prefix[:key_at] + (item.key or "") + prefix[key_at + len(template.key) :]
+    return prefix + (item.new or "") + suffix
 
 
 def _apply_section_op(text: str, gc: GlobalContext, item: DeltaItem, nl: str) -> str:
@@ -155,10 +177,10 @@ def _keyed(item: DeltaItem) -> bool:
 
 def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
     """Apply item-level ops to one section's own text, as a one-section document."""
-    title = structure(own_text).sections[0].title
+    ref = structure(own_text).sections[0].ref[1:]
     for item in items:
         try:
-            own_text = apply_item(own_text, replace(item, ref=title))
+            own_text = apply_item(own_text, replace(item, ref=ref))
         except ApplyError as exc:
             raise ApplyError(item, exc.reason) from None
     return own_text

@@ -18,6 +18,7 @@ from difflib import SequenceMatcher
 from models.delta.apply import apply_delta, apply_to_section
 from models.delta.items import (
     AT_START,
+    FIRST_ITEM,
     FRONT_MATTER,
     PREAMBLE,
     ApplyError,
@@ -26,9 +27,11 @@ from models.delta.items import (
     item_text,
     item_value,
     lf,
+    split_item,
     structure,
 )
-from models.session.gc import GlobalContext, Section, norm
+from models.session.gc import GlobalContext, Item, Section
+from models.session.refs import norm
 from models.text.tokens import EstimateTokenizer
 
 _STRUCTURE = EstimateTokenizer()
@@ -80,11 +83,34 @@ def _item_ops(old: GlobalContext, o: Section, new: GlobalContext, n: Section) ->
     for key, it in new_items.items():
         before = old_items.get(key)
         if before is not None and item_text(old, before) != item_text(new, it):
-            ops.append(DeltaItem("CHANGED", ref, it.key, item_value(old, before), item_value(new, it)))
-    for key, it in new_items.items():
-        if key not in old_items:
-            ops.append(DeltaItem("ADDED", ref, it.key, new=item_value(new, it)))
+            ops.append(DeltaItem("CHANGED", ref, it.key, *_changed_values(old, before, new, it)))
+    in_order = sorted(n.items, key=lambda it: it.start)
+    for index, it in enumerate(in_order):
+        if norm(it.key) in old_items:
+            continue
+        if index == len(in_order) - 1:
+            position = None  # after the last item, the default
+        elif index == 0:
+            position = FIRST_ITEM
+        else:
+            position = f"after:{in_order[index - 1].key}"
+        ops.append(DeltaItem("ADDED", ref, it.key, new=item_value(new, it), position=position))
     return ops
+
+
+LONG_VALUE_LINES = 4
+
+
+def _changed_values(old: GlobalContext, o: Item, new: GlobalContext, n: Item) -> tuple[str | None, str]:
+    """Old and new value of a CHANGED item; when the change reaches past the value into the
+    item's end (a table row's closing ``|``, spaces before it), the end goes with the value."""
+    _, o_value, o_suffix = split_item(item_text(old, o), o.kind)
+    _, n_value, n_suffix = split_item(item_text(new, n), n.kind)
+    if o_suffix != n_suffix:
+        o_value, n_value = o_value + o_suffix, n_value + n_suffix
+    # A long block (a bold key and its list) is sent with its new text only: repeating the old
+    # one doubles the cost for a check that applying does not need.
+    return (o_value if o_value.count("\n") < LONG_VALUE_LINES else None), n_value
 
 
 class _Differ:

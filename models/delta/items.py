@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from models.session.gc import GlobalContext, Item, parse_gc
+from models.session.refs import top_segment
 from models.text.tokens import EstimateTokenizer
 
 Op = Literal["ADDED", "CHANGED", "REMOVED", "REPLACED"]
@@ -22,6 +23,7 @@ FRONT_MATTER = "(front matter)"
 PREAMBLE = "(preamble)"
 PSEUDO_REFS = (FRONT_MATTER, PREAMBLE)
 AT_START = "start"
+FIRST_ITEM = "first"
 _STRUCTURE = EstimateTokenizer()  # applying needs structure, not token counts
 
 
@@ -48,7 +50,9 @@ class DeltaItem:
     old: str | None = None
     new: str | None = None
     content: str | None = None
-    position: str | None = None  # ADDED section: "after:<ref>", "first-in:<ref>" or "start"
+    # Where an ADDED goes. A section: "after:<ref>", "first-in:<ref>" or "start". An item:
+    # "after:<key>", "first", or None for after the section's last item.
+    position: str | None = None
 
     @property
     def label(self) -> str:
@@ -58,7 +62,7 @@ class DeltaItem:
     @property
     def top_section(self) -> str:
         """The top-level section the item touches (for FC-4's share of the GC)."""
-        return self.ref.split(".", 1)[0] if self.ref not in PSEUDO_REFS else self.ref
+        return top_segment(self.ref) if self.ref not in PSEUDO_REFS else self.ref
 
 
 @dataclass(frozen=True)

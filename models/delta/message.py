@@ -8,8 +8,12 @@ The multi-line form is ADR-002 §4's. What the ADR leaves open is pinned down so
 - CHANGED is ``key: old → new`` when both values are one line without an arrow; otherwise
   the item line ends at the key and the body holds ``old:`` and ``new:`` blocks, their lines
   indented by two more spaces.
-- A reference or key containing ``: `` is written in brackets: ``§[R-1: Mathpix API]``.
-- A new section says where it goes: ``(after §X)``, ``(first in §P)`` or ``(at the start)``.
+- References and keys are written plain where that reads back unambiguously, and quoted
+  otherwise (``§"Risks [CRITICAL]"``, ``"R-1: Mathpix API"``; see ``models.session.refs``).
+  Hand-written brackets (``§[R-1: Mathpix API]``) are still read.
+- A new section says where it goes: ``(after §X)``, ``(first in §P)`` or ``(at the start)``;
+  a new item says so after its key when it does not go last: ``D-9 (after D-4)``, ``D-0 (first)``.
+- A version bump that changes nothing else is ``- (no content change)``.
 
 Parsing is lenient with what people and models write (``->`` for ``→``, ``**bold**``
 markers, bullets ``*``/``+``, prose around the message) and reports every line it could not
@@ -21,8 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from models.delta.items import AT_START, OPS, Delta, DeltaItem, Impact
+from models.delta.items import AT_START, FIRST_ITEM, OPS, Delta, DeltaItem, Impact
 from models.session.gc import GlobalContext
+from models.session.refs import POSITION_LIKE, quote, read_quoted, split_ref
 
 ARROW = "→"
 CHANGED_FORMS = "CHANGED needs 'key: old → new', or old: and new: lines below it"
@@ -31,19 +36,39 @@ _HEADER = re.compile(r"\[CONTEXT-UPDATE\]\**\s*(?:GC-v(?P<old>\d+)\s*(?:→|->)\
 _ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?P<op>ADDED|CHANGED|REMOVED|REPLACED)(?:\*\*)?:?\s+(?P<rest>.*?)\s*$")
 _POSITION = re.compile(r"\s*\((?:(?P<kind>after|first in)\s+(?P<ref>§.+?)|(?P<start>at the start))\)\s*$")
 _INDENT = "  "
+NO_CONTENT_CHANGE = "(no content change)"
+_NO_CHANGE_LINES = ("(no change)", NO_CONTENT_CHANGE, "none", "no change", "no content change")
 
 
 # -- rendering ------------------------------------------------------------------------------
 
 
 def _ref_text(ref: str) -> str:
+    if split_ref(ref) is not None:  # a reference the GC wrote, quoted where it must be
+        return f"§{ref}"
     plain = ": " not in ref and not ref.endswith(":") and "]" not in ref and "**" not in ref
-    return f"§{ref}" if plain else f"§[{ref}]"
+    return f"§{ref}" if plain and not POSITION_LIKE.search(ref) else f"§[{ref}]"
 
 
 def _key_text(key: str) -> str:
-    plain = ": " not in key and not key.startswith("[") and "**" not in key and not _ARROWS.search(f" {key} ")
-    return key if plain else f"[{key}]"
+    plain = (
+        ": " not in key
+        and not key.endswith(":")
+        and not key.startswith(("[", '"'))
+        and "**" not in key
+        and key == key.strip()
+        and not _ARROWS.search(f" {key} ")
+        and not POSITION_LIKE.search(key)
+    )
+    return key if plain else quote(key)
+
+
+def _item_position_text(position: str | None) -> str:
+    if position == FIRST_ITEM:
+        return " (first)"
+    if position is not None and position.startswith("after:"):
+        return f" (after {_key_text(position[len('after:') :])})"
+    return ""
 
 
 def _body(text: str, extra: str = "") -> list[str]:
@@ -78,11 +103,13 @@ def render_item(item: DeltaItem) -> list[str]:
         return [head]
     if item.op == "ADDED":
         first, *rest = (item.new or "").split("\n")
+        head += _item_position_text(item.position)
         return [f"{head}:" + (f" {first}" if first else ""), *[_INDENT + line for line in rest]]
     old, new = item.old or "", item.new or ""
     if _inline_value(old) and _inline_value(new) and old and new:
         return [f"{head}: {old} {ARROW} {new}"]
-    return [head, f"{_INDENT}old:", *_body(old, _INDENT), f"{_INDENT}new:", *_body(new, _INDENT)]
+    old_block = [f"{_INDENT}old:", *_body(old, _INDENT)] if item.old is not None else []
+    return [head, *old_block, f"{_INDENT}new:", *_body(new, _INDENT)]
 
 
 def render_message(delta: Delta) -> str:
@@ -92,7 +119,7 @@ def render_message(delta: Delta) -> str:
     for item in delta.items:
         lines += render_item(item)
     if not delta.items:
-        lines.append("- (no change)")
+        lines.append(f"- {_no_change_text(delta)}")
     lines += [
         "",
         "## Impact Assessment",
@@ -100,6 +127,11 @@ def render_message(delta: Delta) -> str:
         f"- Required actions: {delta.impact.actions}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _no_change_text(delta: Delta) -> str:
+    bumped = delta.old_version is not None and delta.old_version != delta.new_version
+    return NO_CONTENT_CHANGE if bumped else "(no change)"
 
 
 def oneline_exact(delta: Delta) -> bool:
@@ -121,9 +153,10 @@ def render_oneline(delta: Delta) -> str:
         parts.append(line)
     old = f"GC-v{delta.old_version}" if delta.old_version is not None else "GC-v?"
     affected = f" ({', '.join(delta.impact.affected)})" if delta.impact.affected else ""
+    items = "; ".join(parts) or _no_change_text(delta).strip("()")
     return (
         f"[CONTEXT-UPDATE] {old} {ARROW} GC-v{delta.new_version} | Delta: "
-        f"{'; '.join(parts) or 'no change'} | Impact: {delta.impact.actions}{affected}"
+        f"{items} | Impact: {delta.impact.actions}{affected}"
     )
 
 
@@ -146,6 +179,7 @@ class ParsedUpdate:
     delta: Delta
     form: str  # "full" or "oneline"
     unreadable: list[Unreadable] = field(default_factory=list)
+    says_no_change: bool = False  # an explicit "(no change)" / "(no content change)" line
 
 
 def _unbold(text: str) -> str:
@@ -158,6 +192,9 @@ def _take_ref(rest: str, gc: GlobalContext | None) -> tuple[str, str]:
     if rest.startswith("**"):
         rest = rest[2:]
     rest = rest.removeprefix("§").lstrip()
+    canonical = _take_canonical_ref(rest)
+    if canonical is not None:
+        return canonical
     if rest.startswith("["):
         close = rest.find("]")
         if close > 0:
@@ -172,31 +209,86 @@ def _take_ref(rest: str, gc: GlobalContext | None) -> tuple[str, str]:
     return _unbold(rest.rstrip(":")), ""
 
 
-def _take_key(rest: str) -> tuple[str, str | None]:
-    """Split ``key: value`` (or ``[key]: value``); the value is None when there is no colon."""
-    if rest.startswith("["):
+def _take_canonical_ref(rest: str) -> tuple[str, str] | None:
+    """A reference as the app writes it, with at least one quoted segment, and what follows."""
+    if '"' not in rest:
+        return None
+    i, quoted = 0, False
+    while True:
+        if rest.startswith('"', i):
+            read = read_quoted(rest, i)
+            if read is None:
+                return None
+            i, quoted = read[1], True
+        else:
+            j = i
+            while j < len(rest) and rest[j] not in '.:"':
+                j += 1
+            if j == i or rest.startswith('"', j):
+                return None
+            i = j
+        if not rest.startswith(".", i):
+            break
+        i += 1
+    if not quoted:
+        return None
+    return rest[:i].strip(), rest[i:].lstrip("*").removeprefix(":").strip()
+
+
+_ITEM_POSITION = re.compile(r"^\s*\((?:after\s+(?P<after>.+?)|(?P<first>first))\)")
+
+
+def _take_position(rest: str) -> tuple[str | None, str]:
+    """An item's ``(after KEY)`` or ``(first)`` at the start of ``rest``, and what follows."""
+    m = _ITEM_POSITION.match(rest)
+    if m is None:
+        return None, rest
+    if m.group("first"):
+        return FIRST_ITEM, rest[m.end() :]
+    start = rest.index("after", m.start()) + len("after")
+    anchor = rest[start:].lstrip()
+    if anchor.startswith('"'):
+        read = read_quoted(anchor, 0)
+        if read is None or not anchor[read[1] :].startswith(")"):
+            return None, rest
+        return "after:" + read[0].text, anchor[read[1] + 1 :]
+    return "after:" + m.group("after").strip(), rest[m.end() :]
+
+
+def _take_key(rest: str) -> tuple[str, str | None, str | None]:
+    """Split ``key (position): value`` (the key plain, quoted or in brackets) into the key, the
+    position (or None) and the value (None when there is no colon)."""
+    key: str | None = None
+    if rest.startswith('"'):
+        read = read_quoted(rest, 0)
+        if read is not None:
+            key, rest = read[0].text, rest[read[1] :]
+    elif rest.startswith("["):
         close = rest.find("]")
         if close > 0:
-            after = rest[close + 1 :]
-            return rest[1:close], (after[1:].removeprefix(" ") if after.startswith(":") else None)
-    m = re.match(r"^(?P<key>.+?)\*{0,2}:(?:\s(?P<value>.*)|$)", rest)
-    if not m:
-        return _unbold(rest), None
-    return _unbold(m.group("key")), m.group("value") if m.group("value") is not None else ""
+            key, rest = rest[1:close], rest[close + 1 :]
+    if key is None:
+        m = re.match(r"^(?P<key>.+?)(?=\s+\((?:after\s|first\))|\*{0,2}:(?:\s|$)|$)", rest)
+        assert m is not None  # the pattern matches any text
+        key, rest = _unbold(m.group("key")), rest[m.end() :]
+    position, rest = _take_position(rest)
+    rest = rest.lstrip("*")
+    if not rest.startswith(":"):
+        return key, position, None
+    return key, position, rest[1:].removeprefix(" ")
 
 
 def _item_from(op: str, rest: str, body: list[str], gc: GlobalContext | None) -> DeltaItem:
     position: str | None = None
     if op == "ADDED":
         pos = _POSITION.search(rest)
-        if pos:
-            rest = rest[: pos.start()]
+        if pos and not _take_ref(rest[: pos.start()], None)[1]:  # a new section, not an item's value
             if pos.group("start"):
                 position = AT_START
             else:
                 where = _take_ref(pos.group("ref"), None)[0]
                 position = ("after:" if pos.group("kind") == "after" else "first-in:") + where
-            ref, _ = _take_ref(rest, None)
+            ref, _ = _take_ref(rest[: pos.start()], None)
             return DeltaItem("ADDED", ref, content="\n".join(body), position=position)
     ref, more = _take_ref(rest, gc)
     content = "\n".join(body)
@@ -208,12 +300,14 @@ def _item_from(op: str, rest: str, body: list[str], gc: GlobalContext | None) ->
         if op == "CHANGED":
             raise ValueError("CHANGED needs a key")
         return DeltaItem(op, ref)  # type: ignore[arg-type]
-    key, value = _take_key(more)
+    key, item_position, value = _take_key(more)
+    if item_position is not None and op != "ADDED":
+        raise ValueError("only an ADDED item says where it goes")
     if op == "REMOVED":
         return DeltaItem("REMOVED", ref, key, old=value or None)
     if op == "ADDED":
         lines = [value or "", *body]
-        return DeltaItem("ADDED", ref, key, new="\n".join(lines))
+        return DeltaItem("ADDED", ref, key, new="\n".join(lines), position=item_position)
     if value is None:  # block form: old:/new: in the body
         return _changed_block(ref, key, body)
     halves = _ARROWS.split(value, maxsplit=1)
@@ -234,9 +328,10 @@ def _changed_block(ref: str, key: str, body: list[str]) -> DeltaItem:
             current.append(line.removeprefix(_INDENT))
         else:
             raise ValueError("expected old: or new:")
-    if set(values) != {"old", "new"}:
-        raise ValueError("CHANGED needs both old: and new:")
-    return DeltaItem("CHANGED", ref, key, "\n".join(values["old"]), "\n".join(values["new"]))
+    if "new" not in values:
+        raise ValueError("CHANGED needs a new: block")
+    old = "\n".join(values["old"]) if "old" in values else None
+    return DeltaItem("CHANGED", ref, key, old, "\n".join(values["new"]))
 
 
 def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
@@ -262,6 +357,7 @@ def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
     affected: tuple[str, ...] = ()
     actions = "NONE"
     section = "delta"
+    says_no_change = False
     i = header_at + 1
     while i < len(lines):
         line = lines[i]
@@ -289,7 +385,9 @@ def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
         if section != "delta" or not match:
             reason = "not a delta item" if section == "delta" else "outside the Delta section"
             bare = re.sub(r"^[-*+]\s*", "", stripped).lower()
-            if not (section == "delta" and bare in ("(no change)", "none", "no change")):
+            if section == "delta" and bare in _NO_CHANGE_LINES:
+                says_no_change = True
+            else:
                 unreadable.append(Unreadable(i + 1, line, reason))
             i += 1
             continue
@@ -299,7 +397,8 @@ def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
             items.append(_item_from(match.group("op").upper(), match.group("rest"), body, gc))
         except ValueError as exc:
             unreadable.append(Unreadable(item_line, line, str(exc)))
-    return ParsedUpdate(Delta(old, new, tuple(items), Impact(affected, actions)), "full", unreadable)
+    delta = Delta(old, new, tuple(items), Impact(affected, actions))
+    return ParsedUpdate(delta, "full", unreadable, says_no_change)
 
 
 def _collect_body(lines: list[str], i: int) -> tuple[list[str], int]:
@@ -326,7 +425,8 @@ def _parse_oneline(rest: str, old: int | None, new: int, at: int, gc: GlobalCont
         delta_part, impact_part = rest[: impact.start()], rest[impact.end() :].strip()
     delta_part = re.split(r"\|\s*\**Delta\**:", delta_part, maxsplit=1, flags=re.IGNORECASE)[1].strip()
     items: list[DeltaItem] = []
-    if delta_part and delta_part.lower() != "no change":
+    says_no_change = delta_part.lower() in _NO_CHANGE_LINES
+    if delta_part and not says_no_change:
         for chunk in re.split(r";\s+(?=(?:\*\*)?(?:" + "|".join(OPS) + r")\b)", delta_part):
             match = _ITEM.match(chunk)
             if not match:
@@ -344,4 +444,5 @@ def _parse_oneline(rest: str, old: int | None, new: int, at: int, gc: GlobalCont
     if m:
         actions = m.group("actions").strip() or "NONE"
         affected = tuple(n.strip() for n in m.group("names").split(",") if n.strip())
-    return ParsedUpdate(Delta(old, new, tuple(items), Impact(affected, actions)), "oneline", unreadable)
+    delta = Delta(old, new, tuple(items), Impact(affected, actions))
+    return ParsedUpdate(delta, "oneline", unreadable, says_no_change)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from models.session.refs import Segment, norm, segment, split_ref
 from models.session.versions import parse_version
 from models.text import mdblocks
 from models.text.frontmatter import FrontMatter, split_front_matter
@@ -29,11 +30,6 @@ _BULLET = re.compile(r"^(?P<indent> {0,3})(?P<mark>[-*+]|\d{1,9}[.)])[ \t]+(?P<c
 _BOLD_KEY = re.compile(r"^\*\*(?P<key>[^*\n]+?)(?::\*\*|\*\*[ \t]*:)[ \t]*(?P<value>.*?)\r?\n?$")
 _BULLET_STARTS = frozenset("-*+0123456789")
 _PLAIN_KEY = re.compile(r"^(?P<key>[^:`*\n]{1,80}?):(?:[ \t]+(?P<value>.*?))?\r?\n?$")
-
-
-def norm(text: str) -> str:
-    """Comparison form of a heading or key: ``In Scope``, ``in_scope`` and ``**In scope**``."""
-    return re.sub(r"[\s_]+", " ", text.replace("*", "").replace("`", "")).strip().lower()
 
 
 @dataclass(eq=False)
@@ -67,6 +63,7 @@ class Section:
     duplicate_keys: list[str] = field(default_factory=list)
     tokens: int = 0  # this section with all its subsections
     own_tokens: int = 0
+    segment: str = ""  # this heading as one segment of a § reference (models.session.refs)
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -79,8 +76,14 @@ class Section:
 
     @property
     def ref(self) -> str:
-        """The ADR-002 reference: ``§Component Map.Pipeline Stages (6)``."""
-        return "§" + ".".join(self.path)
+        """The ADR-002 reference: ``§Component Map.Pipeline Stages (6)``, with a segment quoted
+        where a plain one would be ambiguous (``§"Risks [CRITICAL]"``)."""
+        node: Section | None = self
+        parts: list[str] = []
+        while node is not None:
+            parts.append(node.segment or node.title)
+            node = node.parent
+        return "§" + ".".join(reversed(parts))
 
     def walk(self) -> Iterator[Section]:
         yield self
@@ -134,6 +137,9 @@ class GlobalContext:
         A reference whose first part is no top-level heading may still name a unique nested
         heading directly (``§Pipeline Stages (6)``).
         """
+        segments = split_ref(ref)
+        if segments is not None:
+            return _resolve_segments(self.sections, segments)
         wanted = norm(ref.strip().lstrip("§"))
         if not wanted:
             return None
@@ -159,6 +165,32 @@ def _resolve_in(candidates: list[Section], wanted: str) -> Resolved | None:
             if item is not None:
                 return Resolved(section, item)
     return None
+
+
+def _resolve_segments(candidates: list[Section], segments: list[Segment]) -> Resolved | None:
+    """Follow a reference with quoted segments: exactly, one level per segment; a last segment
+    that names no heading may name an item of the section before it."""
+    first, rest = segments[0], segments[1:]
+    matching = [s for s in candidates if first.matches(s.title)]
+    if len(matching) < first.occurrence:
+        return None
+    section = matching[first.occurrence - 1]
+    if not rest:
+        return Resolved(section)
+    deeper = _resolve_segments(section.children, rest)
+    if deeper is not None or len(rest) > 1:
+        return deeper
+    key = rest[0]
+    exact = next((it for it in section.items if it.key == key.text), None) if key.exact else None
+    item = exact or section.find_item(key.text)
+    return Resolved(section, item) if item is not None else None
+
+
+def _assign_segments(siblings: list[Section]) -> None:
+    titles = [s.title for s in siblings]
+    for s in siblings:
+        s.segment = segment(s.title, titles)
+        _assign_segments(s.children)
 
 
 def parse_gc(text: str, tokenizer: Tokenizer, file: str = "global-context.md") -> GlobalContext:
@@ -226,6 +258,7 @@ def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
         _finish(top, text, line_starts)
     _count_tokens(sections, text, tokenizer)
     total = tokenizer.count(text[:first_start]) + sum(s.tokens for s in sections)
+    _assign_segments(sections)
     _check_sibling_titles(sections, problems, file)
     return GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems)
 
@@ -290,7 +323,7 @@ def _check_sibling_titles(sections: list[Section], problems: list[Problem], file
                 Problem(
                     "warning",
                     file,
-                    f"two sections are both called {s.ref}; references reach the first only",
+                    f"two sections are both called {s.title!r}; a reference written by hand reaches the first only",
                     s.line + 1,
                 )
             )

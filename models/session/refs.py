@@ -1,0 +1,130 @@
+"""§ references that can name every heading and item key a Markdown file can hold.
+
+A reference is a path of segments joined by ``.``: ``Architecture Decisions.D-5``. A segment
+is written plain when that is unambiguous (no character that the message format or the path
+uses, and no sibling with the same title up to case and spacing); otherwise it is quoted,
+``"Cross-Reference Integrity Requirement [CRITICAL]"``, with ``\\`` escaping ``"`` and
+``\\``, and ``#N`` after the quote when it is the N-th sibling with exactly that title.
+
+Plain segments compare leniently (``In Scope`` = ``in_scope`` = ``**In scope**``), as people
+and models write them; quoted segments compare exactly. A reference without any quote is read
+the lenient way the app always read them, where a heading may contain dots.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# What a plain segment may not hold: the characters that quoting, paths and the message format use.
+_SPECIAL = frozenset('."[]§`*\\|:→\t')
+# The end of a line that the message format reads as a position: "(after §X)", "(first)".
+POSITION_LIKE = re.compile(r"\((?:after .*|first(?: in .*)?|at the start)\)\s*$")
+
+
+def norm(text: str) -> str:
+    """Comparison form of a heading or key: ``In Scope``, ``in_scope`` and ``**In scope**``."""
+    return re.sub(r"[\s_]+", " ", text.replace("*", "").replace("`", "")).strip().lower()
+
+
+def plain_safe(text: str) -> bool:
+    """Whether ``text`` reads back as itself when written without quotes."""
+    return (
+        bool(text)
+        and text == text.strip()
+        and not _SPECIAL.intersection(text)
+        and "->" not in text
+        and "  " not in text
+        and not POSITION_LIKE.search(text)
+    )
+
+
+def quote(text: str, occurrence: int = 1) -> str:
+    body = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{body}"' + (f"#{occurrence}" if occurrence > 1 else "")
+
+
+def segment(title: str, siblings: list[str]) -> str:
+    """``title`` as a segment among ``siblings`` (every title at that level, itself included)."""
+    same = [t for t in siblings if norm(t) == norm(title)]
+    if len(same) == 1 and plain_safe(title):
+        return title
+    earlier = 0
+    for t in siblings:
+        if t is title:
+            break
+        earlier += t == title
+    return quote(title, earlier + 1)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One step of a reference: a title (or item key) and how to compare it."""
+
+    text: str
+    exact: bool = False
+    occurrence: int = 1
+
+    def matches(self, title: str) -> bool:
+        return title == self.text if self.exact else norm(title) == norm(self.text)
+
+
+def read_quoted(text: str, at: int) -> tuple[Segment, int] | None:
+    """A quoted segment starting at ``text[at]`` (a ``"``), and where it ends; None if unclosed."""
+    out: list[str] = []
+    i = at + 1
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if ch == '"':
+            i += 1
+            occurrence = 1
+            m = re.match(r"#(\d{1,6})", text[i:])
+            if m:
+                occurrence = max(1, int(m.group(1)))
+                i += m.end()
+            return Segment("".join(out), True, occurrence), i
+        out.append(ch)
+        i += 1
+    return None
+
+
+def split_ref(ref: str) -> list[Segment] | None:
+    """The segments of a reference that uses quotes; None for a reference without any (read
+    it the lenient way) or one that is not well formed."""
+    ref = ref.strip().removeprefix("§")
+    if '"' not in ref:
+        return None
+    segments: list[Segment] = []
+    i = 0
+    while i <= len(ref):
+        if i < len(ref) and ref[i] == '"':
+            read = read_quoted(ref, i)
+            if read is None:
+                return None
+            seg, i = read
+        else:
+            end = ref.find(".", i)
+            end = len(ref) if end < 0 else end
+            if '"' in ref[i:end] or end == i:
+                return None
+            seg, i = Segment(ref[i:end].strip()), end
+        segments.append(seg)
+        if i == len(ref):
+            return segments
+        if ref[i] != ".":
+            return None
+        i += 1
+    return None
+
+
+def top_segment(ref: str) -> str:
+    """The top-level section part of a reference, as written."""
+    segments = split_ref(ref)
+    if segments is None:
+        return ref.split(".", 1)[0]
+    first = segments[0]
+    return quote(first.text, first.occurrence) if first.exact else first.text
