@@ -52,7 +52,12 @@ def _item_runs(lines: list[str]) -> list[list[int]]:
         body = line.rstrip("\r\n")
         keyed = ok[i] and (
             re.match(r"^- (\*\*[^*]+\*\*|[A-Za-z0-9][^:`*]{0,60}): \S", body)
-            or (body.startswith("|") and not re.match(r"^\|[\s:|-]+\|?$", body) and i > 1 and lines[i - 1].startswith("|"))
+            or (
+                body.startswith("|")
+                and not re.match(r"^\|[\s:|-]+\|?$", body)
+                and i > 1
+                and lines[i - 1].startswith("|")
+            )
         )
         if keyed:
             run.append(i)
@@ -77,24 +82,24 @@ def edits(text: str) -> Iterator[tuple[str, str]]:
         m = re.search(r"GC-v(\d+)", lines[version])
         if m:
             bumped = lines[version].replace(m.group(0), f"GC-v{int(m.group(1)) + 1}")
-            yield "version bump only", "".join(lines[:version] + [bumped] + lines[version + 1 :])
+            yield "version bump only", "".join([*lines[:version], bumped, *lines[version + 1 :]])
     if front:
-        yield "front matter key added", "".join(lines[: front - 1] + [f"reviewer: lead{nl}"] + lines[front - 1 :])
+        yield "front matter key added", "".join([*lines[: front - 1], f"reviewer: lead{nl}", *lines[front - 1 :]])
     for n, run in enumerate(runs[:3]):
         first, middle, last = run[0], run[len(run) // 2], run[-1]
         line = lines[middle]
         body = line.rstrip("\r\n")
         changed = body + " (revised)" + line[len(body) :]
-        yield f"run {n}: item changed", "".join(lines[:middle] + [changed] + lines[middle + 1 :])
+        yield f"run {n}: item changed", "".join([*lines[:middle], changed, *lines[middle + 1 :]])
         words = body.rsplit(" ", 1)
         if len(words) == 2 and words[1]:
             spaced = words[0] + "  " + words[1] + line[len(body) :]
-            yield f"run {n}: doubled space", "".join(lines[:middle] + [spaced] + lines[middle + 1 :])
+            yield f"run {n}: doubled space", "".join([*lines[:middle], spaced, *lines[middle + 1 :]])
         yield f"run {n}: item removed", "".join(lines[:middle] + lines[middle + 1 :])
         new = _new_item(lines[first], nl, n)
-        yield f"run {n}: item inserted in the middle", "".join(lines[:middle] + [new] + lines[middle:])
-        yield f"run {n}: item appended", "".join(lines[: last + 1] + [new] + lines[last + 1 :])
-        yield f"run {n}: item inserted first", "".join(lines[:first] + [new] + lines[first:])
+        yield f"run {n}: item inserted in the middle", "".join([*lines[:middle], new, *lines[middle:]])
+        yield f"run {n}: item appended", "".join([*lines[: last + 1], new, *lines[last + 1 :]])
+        yield f"run {n}: item inserted first", "".join([*lines[:first], new, *lines[first:]])
     if len(heads) >= 3:
         a, b = heads[1], heads[2]
         level = len(_HEADING.match(lines[a]).group(1))  # type: ignore[union-attr]
@@ -102,13 +107,13 @@ def edits(text: str) -> Iterator[tuple[str, str]]:
         yield "section added", "".join(lines[:b] + block + lines[b:])
         yield "section removed", "".join(lines[:a] + lines[b:])
         renamed = lines[a].rstrip("\r\n") + " (renamed)" + lines[a][len(lines[a].rstrip("\r\n")) :]
-        yield "heading renamed", "".join(lines[:a] + [renamed] + lines[a + 1 :])
+        yield "heading renamed", "".join([*lines[:a], renamed, *lines[a + 1 :]])
         section_b_end = heads[3] if len(heads) > 3 else len(lines)
         if len(_HEADING.match(lines[b]).group(1)) == level:  # type: ignore[union-attr]
             moved = lines[:a] + lines[b:section_b_end] + lines[a:b] + lines[section_b_end:]
             yield "section moved", "".join(moved)
         body_line = a + 1
-        yield "section text changed", "".join(lines[: body_line] + [f"A new paragraph.{nl}", nl] + lines[body_line:])
+        yield "section text changed", "".join([*lines[:body_line], f"A new paragraph.{nl}", nl, *lines[body_line:]])
 
 
 def _new_item(template: str, nl: str, n: int) -> str:

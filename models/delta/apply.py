@@ -25,7 +25,7 @@ from models.delta.items import (
     structure,
 )
 from models.session.gc import GlobalContext, Item, Section
-from models.session.refs import norm
+from models.session.refs import norm, split_ref
 from models.session.versions import parse_version
 from models.text.frontmatter import split_front_matter
 
@@ -167,6 +167,11 @@ def _insert_point(gc: GlobalContext, item: DeltaItem, text: str) -> int:
 
 
 def _refuse_duplicate(siblings: list[Section], title: str, item: DeltaItem) -> None:
+    """A section is not added twice by a hand-written reference. A GC may hold two sections with
+    one title, and the app's own (quoted) reference says which one it means, so it may add one."""
+    segments = split_ref(item.ref)
+    if segments is not None and segments[-1].exact:
+        return
     if any(norm(s.title) == norm(title) for s in siblings):
         raise ApplyError(item, f"a section called {title!r} is already there")
 

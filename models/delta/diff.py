@@ -126,12 +126,15 @@ class _Differ:
         old_keys = [key(self.old, s) for s in olds]
         new_keys = [key(self.new, s) for s in news]
         matched: dict[int, Section] = {}
+        removed: list[DeltaItem] = []
         for tag, i1, i2, j1, _ in SequenceMatcher(None, old_keys, new_keys, autojunk=False).get_opcodes():
             if tag == "equal":
                 for k in range(i2 - i1):
                     matched[j1 + k] = olds[i1 + k]
             else:
-                self.items += [DeltaItem("REMOVED", _ref(s)) for s in olds[i1:i2]]
+                removed += [DeltaItem("REMOVED", _ref(s)) for s in olds[i1:i2]]
+        # Last first: removing a section must not renumber the ones still to remove ("Notes"#2).
+        self.items += reversed(removed)
         for index, section in enumerate(news):
             before = matched.get(index)
             if before is not None:

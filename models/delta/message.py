@@ -55,7 +55,7 @@ def _key_text(key: str) -> str:
         ": " not in key
         and not key.endswith(":")
         and not key.startswith(("[", '"'))
-        and "**" not in key
+        and "*" not in key
         and key == key.strip()
         and not _ARROWS.search(f" {key} ")
         and not POSITION_LIKE.search(key)
@@ -67,7 +67,9 @@ def _item_position_text(position: str | None) -> str:
     if position == FIRST_ITEM:
         return " (first)"
     if position is not None and position.startswith("after:"):
-        return f" (after {_key_text(position[len('after:') :])})"
+        anchor = position[len("after:") :]
+        text = _key_text(anchor)
+        return f" (after {quote(anchor) if text == anchor and ')' in anchor else text})"
     return ""
 
 

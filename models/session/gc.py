@@ -188,8 +188,8 @@ def _resolve_segments(candidates: list[Section], segments: list[Segment]) -> Res
 
 def _assign_segments(siblings: list[Section]) -> None:
     titles = [s.title for s in siblings]
-    for s in siblings:
-        s.segment = segment(s.title, titles)
+    for index, s in enumerate(siblings):
+        s.segment = segment(titles, index)
         _assign_segments(s.children)
 
 

@@ -30,7 +30,7 @@ def norm(text: str) -> str:
 def plain_safe(text: str) -> bool:
     """Whether ``text`` reads back as itself when written without quotes."""
     return (
-        bool(text)
+        bool(norm(text))
         and text == text.strip()
         and not _SPECIAL.intersection(text)
         and "->" not in text
@@ -44,17 +44,13 @@ def quote(text: str, occurrence: int = 1) -> str:
     return f'"{body}"' + (f"#{occurrence}" if occurrence > 1 else "")
 
 
-def segment(title: str, siblings: list[str]) -> str:
-    """``title`` as a segment among ``siblings`` (every title at that level, itself included)."""
+def segment(siblings: list[str], index: int) -> str:
+    """``siblings[index]`` as a segment among ``siblings`` (every title at that level)."""
+    title = siblings[index]
     same = [t for t in siblings if norm(t) == norm(title)]
     if len(same) == 1 and plain_safe(title):
         return title
-    earlier = 0
-    for t in siblings:
-        if t is title:
-            break
-        earlier += t == title
-    return quote(title, earlier + 1)
+    return quote(title, siblings[:index].count(title) + 1)
 
 
 @dataclass(frozen=True)
