@@ -268,3 +268,21 @@ def test_any_reference_and_key_survive_render_and_parse(item: DeltaItem) -> None
         item = DeltaItem("CHANGED", ref, item.key, item.old or "before", item.new)
     delta = Delta(1, 2, (item,))
     assert parse_message(render_message(delta)).delta == delta
+
+
+def test_the_ack_validator_reads_quoted_references_back() -> None:
+    from models.review.messages import parse_ack
+
+    ack = parse_ack(
+        "[ACK-UPDATE] GC-v4 received. Items: 1/2 applied. Impact: understood. "
+        'Unclear items: §"Cross-Reference Integrity Requirement [CRITICAL]", §"[PERMANENT] Lead Guidelines".G-2. '
+        "Action: NEED_CLARIFICATION"
+    )
+    gc = parse_gc(BRACKETS, EstimateTokenizer())
+    assert ack.unclear is not None and len(ack.unclear) == 2
+    found = [gc.resolve(ref) for ref in ack.unclear]
+    assert [f.section.title if f else None for f in found] == [
+        "Cross-Reference Integrity Requirement [CRITICAL]",
+        "[PERMANENT] Lead Guidelines",
+    ]
+    assert found[1] is not None and found[1].item is not None and found[1].item.key == "G-2"

@@ -23,7 +23,12 @@ _ACK = re.compile(r"\[ACK-UPDATE\]\**\s*(?:GC-v(?P<version>\d+))?", re.I)
 _STATUS = re.compile(r"\[STATUS\]\**(?P<rest>[^\n]*)", re.I)
 _UPDATE = re.compile(r"\[CONTEXT-UPDATE\]", re.I)
 _FIELD = r"[-*+•]?\s*\**\s*{name}\s*\**\s*:\s*\**\s*(?P<value>[^\n]*?)\s*\**\s*(?:$|\n)"
-_REF = re.compile(r"§\s*(\[[^\]]+\]|[^,;\n]+?)(?=\s*(?:,|;|$|\n|\s+and\s+))")
+# A § reference in prose: bracketed, or up to a comma, semicolon, "and" or the next one-line
+# field (". Action:"), outside quoted segments.
+_REF = re.compile(
+    r'§\s*(\[[^\]]+\]|(?:"(?:[^"\\\n]|\\.)*"(?:#\d+)?|[^,;\n"])+?)'
+    r"(?=\s*(?:,|;|$|\n|\s+and\s+|\.\s+\w[\w -]*:|\.\s*$))"
+)
 
 
 def _clean(text: str) -> str:
