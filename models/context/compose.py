@@ -21,6 +21,7 @@ from typing import Any, Literal
 import yaml
 
 from models.text.tokens import Tokenizer
+from models.text.yaml_load import safe_load
 
 SCHEMA_VERSION = "1.6.0"
 DEFAULT_TIMEOUT_MS = 30_000
@@ -155,7 +156,7 @@ def load_manifest(agent_home: Path) -> Manifest:
     raw = path.read_bytes()
     sha = hashlib.sha256(raw).hexdigest()
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = safe_load(raw.decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         return Manifest([], [f"context.yaml is not readable YAML: {getattr(exc, 'problem', exc)}"], path, sha)
     sources, problems = _validate(data)

@@ -13,6 +13,7 @@ import yaml
 
 from models.text.atomic import MISSING, Missing, atomic_write
 from models.text.textfile import Stamp, stamp_of
+from models.text.yaml_load import safe_load
 
 LINKS_FILE = "context-links.yaml"
 
@@ -28,7 +29,7 @@ def load_links(folder: Path) -> tuple[dict[str, Link], list[str]]:
     if not path.exists():
         return {}, []
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = safe_load(path.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         return {}, [f"{LINKS_FILE} is not readable: {getattr(exc, 'problem', exc)}"]
     links: dict[str, Link] = {}

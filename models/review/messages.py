@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 import yaml
 
+from models.text.yaml_load import safe_load
+
 Kind = Literal["ack", "status", "delta_report", "context_update", "protocol", "unknown"]
 ACTIONS = ("CONTINUE", "PAUSE", "NEED_CLARIFICATION")
 STATUSES = ("CONTEXT_RECEIVED", "CONTEXT_LOST", "CONTEXT_PRESSURE", "COMPLETE", "BLOCKED", "IN_PROGRESS")
@@ -210,12 +212,12 @@ def parse_delta_report(text: str) -> DeltaReport:
     state = _block(text, "STATE")
     if state is not None:
         try:
-            loaded = yaml.safe_load(state)
+            loaded = safe_load(state)
             report.state = loaded if isinstance(loaded, dict) else None
         except yaml.YAMLError:
             report.unreadable.append("STATE block is not readable YAML")
     try:
-        data = yaml.safe_load(body)
+        data = safe_load(body)
     except yaml.YAMLError as exc:
         report.unreadable.append(f"DELTA block is not readable YAML: {getattr(exc, 'problem', exc)}")
         return report

@@ -19,7 +19,7 @@ from models.session.refs import Segment, norm, segment, split_ref
 from models.session.versions import parse_version
 from models.text import mdblocks
 from models.text.frontmatter import FrontMatter, split_front_matter
-from models.text.problems import Problem
+from models.text.problems import Problem, shown
 from models.text.textfile import line_starts as starts_of
 from models.text.textfile import split_lines
 from models.text.tokens import Tokenizer
@@ -229,7 +229,7 @@ def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
 
     version = parse_version(front.data.get("version"))
     if front.data.get("version") is not None and version is None:
-        problems.append(Problem("warning", file, f"version {front.data['version']!r} is not GC-vN"))
+        problems.append(Problem("warning", file, f"version {shown(front.data['version'])} is not GC-vN"))
 
     headings = [mdblocks.Heading(h.line + body_line, h.level, h.text) for h in scan.headings]
     title: str | None = None

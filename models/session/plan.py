@@ -10,7 +10,7 @@ from typing import Any
 from models.session.versions import parse_version
 from models.text import mdblocks
 from models.text.frontmatter import FrontMatter, split_front_matter
-from models.text.problems import Problem
+from models.text.problems import Problem, shown
 from models.text.textfile import line_starts, split_lines
 
 # Header cells that mark a table as a teammate table (first column holds the role id).
@@ -84,11 +84,11 @@ def parse_plan(text: str, file: str = "orchestration-plan.md") -> Plan:
     if "gc_version" in data:
         plan.gc_version = parse_version(data["gc_version"])
         if plan.gc_version is None:
-            problems.append(Problem("warning", file, f"gc_version {data['gc_version']!r} is not GC-vN"))
+            problems.append(Problem("warning", file, f"gc_version {shown(data['gc_version'])} is not GC-vN"))
     for role, value in _mapping(data, "teammate_gc_versions", file, problems).items():
         version = parse_version(value)
         if version is None:
-            problems.append(Problem("warning", file, f"teammate_gc_versions.{role}: {value!r} is not a version"))
+            problems.append(Problem("warning", file, f"teammate_gc_versions.{role}: {shown(value)} is not a version"))
         else:
             plan.teammate_gc_versions[role] = version
     for role, value in _mapping(data, "teammate_gc_last_delta", file, problems).items():

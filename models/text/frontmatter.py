@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from models.text.problems import Problem
+from models.text.yaml_load import safe_load
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
@@ -37,7 +38,7 @@ def split_front_matter(text: str, file: str) -> tuple[FrontMatter, list[Problem]
     raw = text[opening.end() : closing.start()]
     fm = FrontMatter(present=True, body_start=closing.end(), raw=raw)
     try:
-        data = yaml.safe_load(raw) if raw.strip() else {}
+        data = safe_load(raw) if raw.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else None  # +1 for 1-based, +1 for the fence
@@ -56,7 +57,7 @@ def split_front_matter(text: str, file: str) -> tuple[FrontMatter, list[Problem]
 def parse_yaml_mapping(text: str, file: str) -> tuple[dict[str, Any], list[Problem]]:
     """Parse a whole file as one YAML mapping (gate records without front matter)."""
     try:
-        data = yaml.safe_load(text) if text.strip() else {}
+        data = safe_load(text) if text.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -31,3 +31,9 @@ class Problem:
 def has_errors(problems: list[Problem]) -> bool:
     """True when any problem is severe enough to distrust the whole reading."""
     return any(p.severity == "error" for p in problems)
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """A value as a problem message quotes it: ``repr``, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,59 @@
+"""Loading YAML written by agents, bounded before anything walks or prints the value.
+
+PyYAML builds an alias bomb (``a: &a [x, x, ...]``, ``b: &b [*a, *a, ...]``, ...) cheaply, as
+shared lists; it is a later ``repr`` or walk that expands 9⁹ values and takes gigabytes. Deep
+nesting raises RecursionError in the same places. So every load here counts what the value
+expands to, shared parts counted each time they appear (as a printer would), and refuses past
+a limit with a ``yaml.YAMLError`` that the callers already report as a one-line problem.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+MAX_VALUES = 100_000  # values a document may expand to (front matter holds a few dozen)
+MAX_DEPTH = 64
+
+
+class YamlTooLarge(yaml.YAMLError):
+    """The document expands past the limits (aliases or nesting); nothing of it is used."""
+
+
+def safe_load(text: str) -> Any:
+    """``yaml.safe_load`` with the expansion and depth bounded."""
+    try:
+        data = yaml.safe_load(text)
+    except RecursionError:
+        raise YamlTooLarge(f"YAML nested deeper than Python can read (limit {MAX_DEPTH})") from None
+    _check(data)
+    return data
+
+
+def _check(data: Any) -> None:
+    """Count expanded values with one memo per distinct container, so the count is exact and
+    the cost stays linear in the document's own size."""
+    sizes: dict[int, int] = {}
+    depth_of: dict[int, int] = {}
+    # Iterative post-order: (value, depth, children already pushed)
+    stack: list[tuple[Any, int, bool]] = [(data, 0, False)]
+    while stack:
+        value, depth, expanded = stack.pop()
+        if not isinstance(value, (list, dict)):
+            continue
+        key = id(value)
+        if depth > MAX_DEPTH:
+            raise YamlTooLarge(f"YAML nested more than {MAX_DEPTH} levels deep")
+        children = list(value.values()) + list(value.keys()) if isinstance(value, dict) else value
+        if not expanded:
+            if key in sizes and depth_of.get(key, 0) >= depth:
+                continue
+            depth_of[key] = depth
+            stack.append((value, depth, True))
+            stack.extend((child, depth + 1, False) for child in children if isinstance(child, (list, dict)))
+            continue
+        total = 1 + sum(sizes.get(id(c), 1) if isinstance(c, (list, dict)) else 1 for c in children)
+        sizes[key] = total
+        if total > MAX_VALUES:
+            raise YamlTooLarge(f"YAML expands to more than {MAX_VALUES:,} values (aliases repeated)")
