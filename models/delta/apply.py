@@ -9,6 +9,7 @@ sections say where they go (``after §X``, ``first in §P``, ``at the start``).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 
 from models.delta.items import (
@@ -207,11 +208,79 @@ def _apply_item_run(text: str, items: list[DeltaItem]) -> str:
 
 
 def apply_delta(text: str, delta: Delta) -> str:
-    """The GC after ``delta``; raises ``ApplyError`` (naming the item) when anything does not fit."""
+    """The GC after ``delta``; raises ``ApplyError`` (naming the item) when anything does not fit,
+    or when the result would damage what the delta does not name (``check_result``)."""
     front, _ = split_front_matter(text, "global-context.md")
     version = parse_version(front.data.get("version"))
     if delta.old_version is not None and version is not None and version != delta.old_version:
         raise ApplyError(None, f"the delta is for GC-v{delta.old_version}, this GC is GC-v{version}")
+    refuse_contradictions(delta.items)
+    result = _apply_items(text, delta)
+    check_result(text, result, delta)
+    return result
+
+
+def refuse_contradictions(items: tuple[DeltaItem, ...]) -> None:
+    """Two items about the same item, or a section replaced twice, cannot both be meant;
+    applying them one after the other would silently keep whichever came last.
+
+    A section added or removed may renumber sections of the same title (``"Notes"#2``), so the
+    items on either side of it are compared separately.
+    """
+    seen: dict[tuple[str, str | None], DeltaItem] = {}
+    for item in items:
+        if item.key is None and item.op in ("ADDED", "REMOVED"):
+            seen.clear()
+            continue
+        key = (item.ref, norm(item.key) if item.key is not None else None)
+        if key in seen:
+            raise ApplyError(item, f"contradicts {seen[key].label}")
+        seen[key] = item
+
+
+Shape = Counter[tuple[tuple[str, ...], str]]
+
+
+def _shape(gc: GlobalContext, skip: set[tuple[str, ...]]) -> Shape:
+    """(title path, own text) of every section whose path is not in ``skip``."""
+    return Counter((s.path, gc.text[s.start : s.own_end]) for s in gc.walk() if s.path not in skip)
+
+
+def check_result(old_text: str, new_text: str, delta: Delta) -> None:
+    """Refuse a result that damages what the delta does not name: the front matter must still
+    parse as it did, and every section no item names must be there, byte for byte, with no
+    section appearing that no ADDED brings (a heading glued to a REPLACED body, or one hidden
+    in an ADDED item's value).
+
+    Sections are named by their title path: items may address one of several sections with the
+    same title (``"Notes"#2``) as the document is while they apply, so the check names them all.
+    """
+    old, new = structure(old_text), structure(new_text)
+    if old.front.present and not _front_broken(old) and (not new.front.present or _front_broken(new)):
+        raise ApplyError(None, "the result's front matter would no longer parse; nothing was applied")
+    named: set[tuple[str, ...]] = set()
+    for item in delta.items:
+        if item.ref in PSEUDO_REFS:
+            continue
+        for gc in (old, new):
+            found = gc.resolve(item.ref)
+            if found is None:
+                continue
+            whole = item.key is None and item.op in ("ADDED", "REMOVED")
+            named |= {s.path for s in found.section.walk()} if whole else {found.section.path}
+    was, now = _shape(old, named), _shape(new, named)
+    if was != now:
+        missing, extra = was - now, now - was
+        path = next(iter(missing or extra))[0]
+        verb = "changes or removes" if missing else "adds"
+        raise ApplyError(None, f"the result {verb} §{'.'.join(path)}, which no item names; nothing was applied")
+
+
+def _front_broken(gc: GlobalContext) -> bool:
+    return any(p.message.startswith("front matter") for p in gc.problems)
+
+
+def _apply_items(text: str, delta: Delta) -> str:
     items = list(delta.items)
     i = 0
     while i < len(items):
