@@ -14,7 +14,6 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -36,7 +35,7 @@ from ui.panes.inbox_pane import ReviewPane
 from ui.panes.memory_pane import MemoryPane
 from ui.panes.sections_pane import SectionsPane
 from ui.panes.teammates_pane import TeammatesPane
-from ui.widgets import MarkdownView, column
+from ui.widgets import MarkdownView, column, plain_label
 
 
 class MainWindow(QMainWindow):
@@ -71,7 +70,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _build_preview(self) -> None:
-        self.preview_title = QLabel("Select a section")
+        self.preview_title = plain_label("Select a section")
         self.preview_title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.preview_title.font()
         font.setBold(True)
@@ -144,11 +143,11 @@ class MainWindow(QMainWindow):
 
     def _build_status(self) -> None:
         bar = self.statusBar()
-        self.status_attention = QLabel()
-        self.status_session = QLabel("No session")
-        self.status_version = QLabel()
-        self.status_tokens = QLabel()
-        self.status_problems = QLabel()
+        self.status_attention = plain_label()
+        self.status_session = plain_label("No session")
+        self.status_version = plain_label()
+        self.status_tokens = plain_label()
+        self.status_problems = plain_label()
         for w in (
             self.status_session,
             self.status_version,

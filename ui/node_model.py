@@ -11,6 +11,7 @@ Subclasses say how a payload is displayed and what of it is shown (its ``signatu
 
 from __future__ import annotations
 
+import html
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -27,6 +28,11 @@ from PySide6.QtCore import (
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 PAYLOAD_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def plain_tooltip(text: str) -> str:
+    """``text`` as a tooltip that shows it literally: escaped, line breaks kept."""
+    return "<qt><p style='white-space:pre-wrap'>" + html.escape(text) + "</p></qt>"
 
 
 @dataclass(eq=False)
@@ -124,13 +130,20 @@ class NodeTreeModel(QAbstractItemModel):
         return self.rowCount(parent) > 0
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """Delegates to ``display``; ``PAYLOAD_ROLE`` returns the model object itself."""
+        """Delegates to ``display``; ``PAYLOAD_ROLE`` returns the model object itself.
+
+        Tooltips hold text from session files; Qt would render one that looks like HTML (and
+        load its ``<img>``), so each is handed over as escaped rich text, shown as written.
+        """
         if not index.isValid():
             return None
         node: Node = index.internalPointer()
         if role == PAYLOAD_ROLE:
             return node.payload
-        return self.display(node.payload, index.column(), role)
+        value = self.display(node.payload, index.column(), role)
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(value, str) and value:
+            return plain_tooltip(value)
+        return value
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Column titles for horizontal headers."""

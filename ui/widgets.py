@@ -6,7 +6,7 @@ import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractItemModel, Qt, QUrl
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QImage, QKeySequence, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -62,6 +62,7 @@ class MarkdownView(QTextBrowser):
         super().__init__(parent)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
+        self.setSearchPaths([])
         self.document().setDefaultStyleSheet(
             "table { border-collapse: collapse; } th, td { border: 1px solid #bbb; padding: 2px 6px; }"
             "code, pre { background: #f4f4f4; }"
@@ -87,8 +88,23 @@ class MarkdownView(QTextBrowser):
         self.setHtml(f"<p style='color:#777'>{html.escape(text)}</p>")
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
-        """Never load images or style sheets named by the document (local or remote)."""
-        return None
+        """Never load images or style sheets named by the document (local or remote).
+
+        Returning nothing is not enough: QTextDocument then opens a local path itself (a GC
+        with ``![a](/dev/zero)`` froze the window). An empty value of the asked type is an
+        answer, so nothing is opened.
+        """
+        if type == QTextDocument.ResourceType.ImageResource.value:
+            return QImage()
+        return ""
+
+
+def plain_label(text: str = "") -> QLabel:
+    """A label that shows ``text`` as written: session files may hold HTML, and a rich-text
+    label would render it and load its images."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
 
 
 def button(

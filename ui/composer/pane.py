@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
@@ -44,7 +43,7 @@ from ui.composer.models import DecisionsModel, DeltaItemsModel
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import ProblemBanner, button, column, row, table_view
+from ui.widgets import ProblemBanner, button, column, plain_label, row, table_view
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
@@ -76,7 +75,7 @@ class ComposerPane(QWidget):
     # -- layout -------------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.header = QLabel("No session")
+        self.header = plain_label("No session")
         self.header.setWordWrap(True)
         font = self.header.font()
         font.setBold(True)
@@ -136,7 +135,7 @@ class ComposerPane(QWidget):
         self.preview_tabs = tabs
 
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(column(QLabel("Delta items"), self.items_view, item_buttons, impact_box))
+        right.addWidget(column(plain_label("Delta items"), self.items_view, item_buttons, impact_box))
         right.addWidget(tabs)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.section_editor)

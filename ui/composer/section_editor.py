@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QWidget
 
 from ui.markdown_highlighter import MarkdownHighlighter
-from ui.widgets import MarkdownView, stack
+from ui.widgets import MarkdownView, plain_label, stack
 
 
 class SectionEditor(QWidget):
@@ -22,7 +22,7 @@ class SectionEditor(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._applying = False
-        self.editor_label = QLabel("Select a section in the GC tree to edit it")
+        self.editor_label = plain_label("Select a section in the GC tree to edit it")
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFont("Monospace"))
         self.editor.setPlaceholderText("The selected section of the working GC")

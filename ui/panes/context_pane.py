@@ -18,7 +18,6 @@ from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QLabel,
     QMessageBox,
     QPushButton,
     QSplitter,
@@ -33,7 +32,7 @@ from models.session.folder import Session
 from models.text.tokens import Tokenizer
 from ui.item_models import DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import NodeTreeModel, Spec, keyed
-from ui.widgets import row, table_view
+from ui.widgets import plain_label, row, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _PREVIEW_LINES = 40
@@ -152,7 +151,7 @@ class ContextPane(QWidget):
         self.pool.setMaxThreadCount(1)
         self.teammate = QComboBox()
         self.teammate.currentTextChanged.connect(self.refresh)
-        self.status = QLabel()
+        self.status = plain_label()
         link = QPushButton("Link…")
         link.setToolTip("Choose this teammate's agent home and workspace")
         link.clicked.connect(self._ask_link)

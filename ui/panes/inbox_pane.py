@@ -13,7 +13,6 @@ from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QInputDialog,
-    QLabel,
     QPlainTextEdit,
     QSplitter,
     QVBoxLayout,
@@ -23,7 +22,7 @@ from PySide6.QtWidgets import (
 from models.review.validation import Review
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
-from ui.widgets import button, column, row, table_view
+from ui.widgets import button, column, plain_label, row, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _BADGE = {"critical": "‼ critical", "high": "⚠ high", "medium": "medium", "low": "low"}
@@ -105,7 +104,7 @@ class ReviewPane(QWidget):
         self.model = ReviewModel(self)
         self.view = table_view(self.model, fit_columns=True)
         self.view.selectionModel().currentChanged.connect(self._show_raw)
-        self.header = QLabel("No messages yet")
+        self.header = plain_label("No messages yet")
         self.reports_only = QCheckBox("DELTA reports only")
         self.reports_only.toggled.connect(lambda on: self.model.set_filter(self.model.sender_filter, on))
         self.raw = QPlainTextEdit()

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
@@ -30,7 +29,7 @@ from models.text.problems import Problem
 from ui.item_models import MemoryModel
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import ProblemBanner, button, number_columns, row, stack
+from ui.widgets import ProblemBanner, button, number_columns, plain_label, row, stack
 
 ALL_TAGS = "All tags"
 EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
@@ -54,7 +53,7 @@ class MemoryPane(QWidget):
         self.archived_box = QCheckBox("Archived")
         self.archived_box.setToolTip("Show entries marked [ARCHIVED]")
         self.archived_box.setChecked(self.settings.value("memory/show_archived", "true") == "true")
-        self.line_count = QLabel()
+        self.line_count = plain_label()
         bar = QWidget()
         bar_layout = QHBoxLayout(bar)
         bar_layout.setContentsMargins(0, 0, 0, 0)
@@ -77,9 +76,9 @@ class MemoryPane(QWidget):
             lambda message: self.memory_banner.show_problems([Problem("error", "TEAM-MEMORY.md", message)])
         )
         self.memory_actions.lossFound.connect(self._show_loss)
-        self.access_label = QLabel()
+        self.access_label = plain_label()
         self.access_label.setToolTip("ADR-001 §5: who may write the selected section")
-        self.loss_label = QLabel()
+        self.loss_label = plain_label()
         self.loss_label.setWordWrap(True)
         self.loss_label.setStyleSheet("QLabel { background:#f8d7da; color:#58151c; padding:4px; }")
         self.restore_button = QPushButton("Restore lost entries")
