@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import yaml
 
+from models.context.generators import UnsafeCommand, expand_command, trust_key
 from models.text.tokens import Tokenizer
 from models.text.yaml_load import safe_load
 
@@ -56,7 +57,20 @@ class Manifest:
     sources: list[Source]
     problems: list[str] = field(default_factory=list)
     path: Path | None = None  # None: the default manifest
-    sha256: str | None = None  # of context.yaml's bytes: what the Lead trusts
+    sha256: str | None = None  # of context.yaml's bytes
+    trust_key: str | None = None  # what the Lead trusts (models.context.generators), once composed
+    raw: bytes | None = field(default=None, repr=False)  # the bytes these sources were read from
+
+    def commands(self) -> list[list[str]]:
+        """Every generator's command, as written."""
+        return [list(s.spec["generator"]["command"]) for s in self.sources if s.type == "computed_file"]
+
+    def key_for(self, agent_home: Path, cwd: Path) -> str | None:
+        """The trust key in this workspace; None without a context.yaml to trust."""
+        if self.raw is None:
+            return None
+        # The bytes the sources came from, not a new read: trust must cover what will run.
+        return trust_key(self.raw, self.commands(), agent_home, cwd)
 
 
 @dataclass
@@ -160,7 +174,7 @@ def load_manifest(agent_home: Path) -> Manifest:
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         return Manifest([], [f"context.yaml is not readable YAML: {getattr(exc, 'problem', exc)}"], path, sha)
     sources, problems = _validate(data)
-    return Manifest(sources, problems, path, sha)
+    return Manifest(sources, problems, path, sha, raw=raw)
 
 
 def latest_run(cwd: Path) -> Path | None:
@@ -232,6 +246,7 @@ def compose(
     """Compose an agent's context; generators run only when ``trusted(manifest)`` says so."""
     agent_home, cwd = agent_home.resolve(), cwd.resolve()
     manifest = load_manifest(agent_home)
+    manifest.trust_key = manifest.key_for(agent_home, cwd)
     run = latest_run(cwd)
     run_id = run_id or (run.name if run else "")
     blocks = []
@@ -276,7 +291,10 @@ def _computed_block(
     source: Source, home: Path, cwd: Path, tokenizer: Tokenizer, trusted: bool, run_id: str, manifest: Manifest
 ) -> Block:
     gen = source.spec["generator"]
-    command = [expand(c, home, cwd) for c in gen["command"]]
+    try:
+        command = expand_command(list(gen["command"]), home, cwd)
+    except UnsafeCommand as exc:
+        return Block("computed_file", source.id, "refused", reason=str(exc), command=list(gen["command"]))
     output = Path(expand(source.spec["output_path"], home, cwd))
     if not trusted:
         block = Block(

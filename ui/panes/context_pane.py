@@ -217,9 +217,10 @@ class ContextPane(QWidget):
             return [value]
         return [str(v) for v in value] if isinstance(value, list) else []
 
-    def trusted(self, sha: str | None) -> bool:
-        """Whether this exact context.yaml (by content hash) may run its generators."""
-        return sha is not None and sha in self._trusted_hashes()
+    def trusted(self, key: str | None) -> bool:
+        """Whether this context.yaml may run its generators in this workspace, with these
+        scripts (``Manifest.key_for``: their content hashes)."""
+        return key is not None and key in self._trusted_hashes()
 
     def trust(self, sha: str) -> None:
         self.settings.setValue("context/trusted", [*self._trusted_hashes(), sha])
@@ -230,8 +231,9 @@ class ContextPane(QWidget):
         if link is None:
             return
         manifest = load_manifest(link.agent_home)
-        commands = [" ".join(s.spec["generator"]["command"]) for s in manifest.sources if s.type == "computed_file"]
-        if manifest.sha256 is None or not commands:
+        commands = [" ".join(command) for command in manifest.commands()]
+        key = manifest.key_for(link.agent_home.resolve(), link.workspace.resolve())
+        if key is None or not commands:
             self.status.setText("No generators to trust")
             return
         box = QMessageBox(self)
@@ -240,7 +242,7 @@ class ContextPane(QWidget):
         box.setDetailedText("\n".join(commands))
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         if self.confirm(box):
-            self.trust(manifest.sha256)
+            self.trust(key)
             self._start(role)
 
     def confirm(self, box: QMessageBox) -> bool:
@@ -257,7 +259,7 @@ class ContextPane(QWidget):
         self.status.setText(f"Composing {role}…")
 
         def work() -> Composed:
-            return compose(link.agent_home, link.workspace, tokenizer, lambda m: self.trusted(m.sha256))
+            return compose(link.agent_home, link.workspace, tokenizer, lambda m: self.trusted(m.trust_key))
 
         self.pool.start(_Compose(work, lambda result: self._finished.emit(role, result)))
 
