@@ -29,7 +29,8 @@ from models.memory.edits import (
     preview,
     utc_now_minutes,
 )
-from models.memory.loss import Loss, detect_loss, restore
+from models.memory.journal import MemoryJournal, Vanished
+from models.memory.loss import Loss, detect_loss, journal_loss, restore_edits
 from models.session.team_memory import MemoryEntry, TeamMemory, parse_memory
 
 
@@ -66,16 +67,24 @@ class MemoryActions(QObject):
         self.snapshot: str | None = None
         self._parsed: TeamMemory | None = None  # the snapshot, parsed, when the session had it
         self.loss: Loss | None = None
+        self.journal: MemoryJournal | None = None
         self.undo_stack = QUndoStack(self)
         self.last_preview = ""
 
     def set_file(self, path: Path, text: str | None, memory: TeamMemory | None = None) -> None:
-        """Follow another TEAM-MEMORY; ``memory`` is ``text`` parsed, kept for the loss check."""
+        """Follow another TEAM-MEMORY; ``memory`` is ``text`` parsed, kept for the loss check.
+
+        The journal is asked at once: entries that vanished while the app was closed are
+        reported like any other loss.
+        """
         if path != self.path:
             self.undo_stack.clear()
             self.loss = None
+            self.journal = MemoryJournal(path.parent)
         self.path, self.snapshot = path, text
         self._parsed = memory if memory is not None and memory.text == text else None
+        if text is not None:
+            self._report(journal_loss(self._observe(text, memory)))
 
     # -- the change pipeline: preview, confirm, write ----------------------------------------------
 
@@ -103,7 +112,7 @@ class MemoryActions(QObject):
     def write(self, edits: list[SectionEdit]):  # type: ignore[no-untyped-def]
         assert self.path is not None
         try:
-            result = edit_memory(self.path, edits)
+            result = edit_memory(self.path, edits, self.journal)
         except Conflict as exc:
             self.failed.emit(f"{exc}\n--- on disk now:\n{exc.theirs}--- your edit:\n{exc.ours}")
             return None
@@ -177,15 +186,11 @@ class MemoryActions(QObject):
         return self._run("Prune archived entries", [SectionEdit(h, None, prune_section) for h in headers])
 
     def restore_lost(self) -> bool:
-        """Put back what the last outside write took away."""
+        """Put back what outside writes took away, each entry where it stood; previewed first."""
         if self.path is None or self.loss is None or not self.loss.any:
             return False
-        try:
-            result = restore(self.path, self.loss)
-        except MemoryEditError as exc:
-            self.failed.emit(str(exc))
+        if not self._run("Restore lost entries", restore_edits(self.loss)):
             return False
-        self.snapshot = result.text
         self.loss = None
         self.lossFound.emit(Loss())
         return True
@@ -198,16 +203,32 @@ class MemoryActions(QObject):
         ``memory`` is ``text`` as the session parsed it; it is kept with the snapshot so that
         the next write is compared without parsing either side again.
         """
-        loss = Loss()
+        structural = Loss()
         if memory is not None and memory.text != text:
             memory = None
         if self.snapshot is not None and text is not None and text != self.snapshot:
             parsed = self._parsed if self._parsed is not None and self._parsed.text == self.snapshot else None
-            loss = detect_loss(self.snapshot, text, old=parsed, new=memory)
+            structural = detect_loss(self.snapshot, text, old=parsed, new=memory)
+        vanished = self._observe(text, memory) if text is not None else []
         if text is not None:
             self.snapshot = text
             self._parsed = memory
+        return self._report(journal_loss(vanished, structural))
+
+    def _observe(self, text: str, memory: TeamMemory | None) -> list[Vanished]:
+        """Journal what the file holds now; the entries that vanished, each reported once."""
+        if self.journal is None:
+            return []
+        try:
+            return self.journal.observe(text, memory if memory is not None else parse_memory(text))
+        except OSError as exc:
+            self.failed.emit(f"the TEAM-MEMORY journal could not be written: {exc.strerror or exc}")
+            return []
+
+    def _report(self, loss: Loss) -> Loss:
         if loss.any:
+            if self.loss is not None and self.loss.any:  # still not restored: keep both
+                loss = _merged(self.loss, loss)
             self.loss = loss
             self.lossFound.emit(loss)
         return loss
@@ -219,3 +240,16 @@ class MemoryActions(QObject):
     def _header(self, role: str) -> str | None:
         section = header_of(parse_memory(self._text()), role)
         return section.header if section is not None else None
+
+
+def _merged(old: Loss, new: Loss) -> Loss:
+    """Two reports the Lead has not acted on yet, as one."""
+    lost = {h: list(v) for h, v in old.lost_entries.items()}
+    for header, entries in new.lost_entries.items():
+        lost.setdefault(header, []).extend(e for e in entries if e not in lost[header])
+    return Loss(
+        lost,
+        {**old.removed_sections, **new.removed_sections},
+        [*old.renamed, *(r for r in new.renamed if r not in old.renamed)],
+        [*old.vanished, *new.vanished],
+    )

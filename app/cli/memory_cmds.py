@@ -11,6 +11,7 @@ from app.cli.memory_output import memory_check_text
 from app.resolve import EXIT_FAILED, EXIT_OK, read_file, resolve_session
 from models.memory.check import memory_check_data
 from models.memory.edits import MemoryEditError, add_entry, utc_now_minutes
+from models.memory.journal import MemoryJournal
 from models.session.team_memory import TAGS, parse_memory
 
 
@@ -32,7 +33,9 @@ def cmd_memory_check(args: argparse.Namespace) -> int:
     """TEAM-MEMORY's structure, line count, tags per section and protocol problems."""
     folder = resolve_session(args.folder, args.session)
     memory_file = read_file(str(folder / "TEAM-MEMORY.md"))
-    data = memory_check_data(parse_memory(memory_file.text), memory_file.problems)
+    memory = parse_memory(memory_file.text)
+    vanished = MemoryJournal(folder).vanished(memory_file.text, memory)  # reads only
+    data = memory_check_data(memory, memory_file.problems, vanished)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
@@ -50,6 +53,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add.add_argument("--tag", choices=TAGS, help="one of ADR-001's seven tags")
     add.add_argument("text", nargs="+", help="the entry")
     add.set_defaults(func=cmd_memory_add)
-    check = memory_sub.add_parser("check", help="structure, line count, tags and protocol problems")
+    check = memory_sub.add_parser(
+        "check", help="structure, line count, tags, protocol problems, and entries lost since the app saw them"
+    )
     session_args(check)
     check.set_defaults(func=cmd_memory_check)

@@ -5,12 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from models.memory.access import READ_ONLY, access_of
+from models.memory.journal import Vanished
 from models.session.team_memory import LINE_LIMIT, TAGS, TeamMemory
 
 
-def memory_check_data(memory: TeamMemory, read_problems: Sequence[object]) -> dict[str, object]:
-    """What ``memory check`` reports: structure, size against 500 lines, tags, problems."""
+def memory_check_data(
+    memory: TeamMemory, read_problems: Sequence[object], vanished: Sequence[Vanished] = ()
+) -> dict[str, object]:
+    """What ``memory check`` reports: structure, size against 500 lines, tags, problems, and
+    the entries the app's journal knows that the file no longer holds (``vanished``)."""
     problems = [str(p) for p in [*read_problems, *memory.problems]]
+    problems += [f"entry lost: {v.describe()}" for v in vanished]
     kinds = [s.kind for s in memory.sections]
     if "meta" not in kinds:
         problems.append("no ## Meta section (ADR-001 §4)")
@@ -40,6 +45,10 @@ def memory_check_data(memory: TeamMemory, read_problems: Sequence[object]) -> di
                 "tags": s.tag_counts(),
             }
             for s in memory.sections
+        ],
+        "lost": [
+            {"header": v.seen.header, "entry": v.seen.entry, "by": v.seen.by, "at": v.seen.at, "after": v.seen.after}
+            for v in vanished
         ],
         "problems": problems,
     }

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from models.memory.access import READ_ONLY, RELAY, access_of
+from models.memory.journal import MemoryJournal, identity
+from models.memory.settle import HalfWritten, settled_read
 from models.session.team_memory import TAGS, MemorySection, TeamMemory, parse_memory
 from models.text.atomic import FileChangedError, atomic_write
 from models.text.textfile import read_text, split_lines
@@ -105,8 +107,10 @@ def section_span(memory: TeamMemory, header: str) -> tuple[int, int] | None:
 
 def preview(path: Path, edits: list[SectionEdit]) -> tuple[str, str]:
     """(the file now, the file after ``edits``) without writing: for the Lead's preview."""
-    text = read_text(path).text
-    return text, _apply(text, edits, [])
+    loaded = read_text(path)
+    if not loaded.exact:
+        raise MemoryEditError(f"{path.name}: {loaded.problems[0].message}; nothing was written")
+    return loaded.text, _apply(loaded.text, edits, [])
 
 
 def section_text(text: str, header: str) -> str | None:
@@ -209,26 +213,72 @@ def _verify(before: str, after: str, touched: set[str], appended: bool) -> None:
         raise MemoryEditError("the edit would change other sections; nothing was written")
 
 
-def edit_memory(path: Path, edits: list[SectionEdit]) -> EditResult:
-    """Apply section edits to the file as it is now; retry when someone writes in between."""
+EditsFor = Callable[[str], list[SectionEdit]]
+
+
+def edit_memory(
+    path: Path,
+    edits: list[SectionEdit] | EditsFor,
+    journal: MemoryJournal | None = None,
+) -> EditResult:
+    """Apply section edits to the file as it is now; retry when someone writes in between.
+
+    ``edits`` may be a function of the file's text, for edits that depend on what the file
+    holds when it is finally read (which section a role has). The file is read only once it
+    is settled and whole (``settled_read``); a symlink is written through to its target; a
+    BOM and line ends are kept. If an agent was still writing into the file we replaced, its
+    bytes are taken from the replaced file and the edit is made again on them.
+    """
+    journal = journal if journal is not None else MemoryJournal(path.parent)
     for attempt in range(1, MAX_ATTEMPTS + 1):
-        with _locked(path.parent):
-            try:
-                loaded = read_text(path)
-            except FileNotFoundError:
-                raise MemoryEditError(f"{path.name} does not exist") from None
-            if any(p.severity == "error" for p in loaded.problems):
-                raise MemoryEditError(f"{path.name}: {loaded.problems[0].message}; nothing was written")
-            merged: list[str] = []
-            new = _apply(loaded.text, edits, merged)
-            if new == loaded.text:
-                return EditResult(new, merged, attempt, loaded.text)
-            try:
-                atomic_write(path, new.encode("utf-8"), loaded.stamp)
-            except FileChangedError:
-                continue  # an agent wrote between our read and our write: start again
-            return EditResult(new, merged, attempt, loaded.text)
+        try:
+            result = _attempt(path, edits, journal, attempt)
+        except FileNotFoundError:
+            raise MemoryEditError(f"{path.name} does not exist; nothing was written") from None
+        except (HalfWritten, IsADirectoryError, ValueError) as exc:
+            raise MemoryEditError(str(exc)) from None
+        except OSError as exc:
+            raise MemoryEditError(f"{path.name}: {exc.strerror or exc}; nothing was written") from None
+        if result is not None:
+            return result
     raise MemoryEditError(f"{path.name} kept changing; gave up after {MAX_ATTEMPTS} attempts")
+
+
+def _attempt(
+    path: Path, edits: list[SectionEdit] | EditsFor, journal: MemoryJournal, attempt: int
+) -> EditResult | None:
+    """One read-edit-write under our lock; None when someone wrote in between (try again)."""
+    with _locked(path.parent), settled_read(path, journal) as read:
+        base = read.text
+        for _ in range(MAX_ATTEMPTS):
+            wanted = edits(base) if callable(edits) else edits
+            merged: list[str] = []
+            new = _apply(base, wanted, merged)
+            if new == read.text:
+                return EditResult(new, merged, attempt, base)
+            try:
+                written = atomic_write(read.target, read.bom + new.encode("utf-8"), read.expected)
+            except FileChangedError:
+                return None
+            orphan = read.orphaned()
+            if orphan is None:
+                before, after = _entry_ids(base), _entry_ids(new)
+                journal.observe(new, parse_memory(new), after - before, report=False)
+                journal.forget(before - after)  # pruned or deleted by this edit, on purpose
+                return EditResult(new, merged, attempt, base)
+            # An agent's write went on into the file we replaced: make the edit again on its bytes.
+            base, read.text, read.expected = orphan, new, written
+    return None
+
+
+def _entry_ids(text: str) -> set[str]:
+    return {identity(e) for e in _all_entries(text)}
+
+
+def _all_entries(text: str) -> list[str]:
+    lines = split_lines(text)
+    memory = parse_memory(text)
+    return ["".join(lines[e.line : e.end_line]) for s in memory.sections for e in s.entries]
 
 
 def entry_line(tag: str | None, text: str, timestamp: str | None = None, relayed: bool = False) -> str:
@@ -260,17 +310,23 @@ def header_of(memory: TeamMemory, role: str) -> MemorySection | None:
 
 
 def add_entry(path: Path, role: str, tag: str | None, text: str, timestamp: str | None = None) -> EditResult:
-    """Add an entry to ``role``'s section (Lead: with a timestamp; relay roles: marked relayed)."""
-    memory = parse_memory(read_text(path).text)
-    section = header_of(memory, role)
+    """Add an entry to ``role``'s section (Lead: with a timestamp; relay roles: marked relayed).
+
+    The section is looked up in the file as it is when the edit is made, never in an earlier
+    read that an agent's write may have caught half-way.
+    """
     access = access_of(role)
     if access == READ_ONLY:
         raise MemoryEditError(f"{role} is read-only on TEAM-MEMORY (ADR-001 §5)")
     line = entry_line(tag, text, timestamp if role.lower() == "lead" or access == RELAY else None, access == RELAY)
-    if section is None:
-        header = role
-        return edit_memory(path, [SectionEdit(header, None, f"## {header}\n{line}\n")])
-    return edit_memory(path, [SectionEdit(section.header, None, lambda current: append_entry(current, line))])
+
+    def edits_for(current: str) -> list[SectionEdit]:
+        section = header_of(parse_memory(current), role)
+        if section is None:
+            return [SectionEdit(role, None, f"## {role}\n{line}\n")]
+        return [SectionEdit(section.header, None, lambda now: append_entry(now, line))]
+
+    return edit_memory(path, edits_for)
 
 
 def utc_now_minutes() -> str:

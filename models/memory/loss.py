@@ -2,8 +2,10 @@
 and putting them back.
 
 ADR-001 asks agents to Edit, never Write, TEAM-MEMORY; a whole-file Write from a stale
-copy drops what others added meanwhile. The window compares each new version with the one it
-saw before and offers to restore what vanished.
+copy drops what others added meanwhile. Entries are found vanished by the app's journal
+(``models.memory.journal``), which knows every entry the app wrote or saw, however fast the
+writes came; sections removed or renamed are found by comparing with the version seen before.
+Restoring puts each entry back after the entry it followed.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from models.memory.edits import EditResult, SectionEdit, append_entry, edit_memory
+from models.memory.journal import Vanished, identity
 from models.session.team_memory import TeamMemory, parse_memory
 from models.text.textfile import split_lines
 
@@ -24,18 +27,34 @@ class Loss:
     lost_entries: dict[str, list[str]] = field(default_factory=dict)  # header → entry lines
     removed_sections: dict[str, str] = field(default_factory=dict)  # header → whole text
     renamed: list[tuple[str, str]] = field(default_factory=list)
-    cross_section: list[str] = field(default_factory=list)
+    vanished: list[Vanished] = field(default_factory=list)  # from the journal: who wrote each, and where
 
     @property
     def any(self) -> bool:
-        return bool(self.lost_entries or self.removed_sections or self.renamed or self.cross_section)
+        return bool(self.lost_entries or self.removed_sections or self.renamed)
 
     def describe(self) -> list[str]:
-        out = [f"## {h}: {len(v)} entries vanished" for h, v in self.lost_entries.items()]
+        out = [f"## {h}: {_count(len(v), 'entry', 'entries')} vanished" for h, v in self.lost_entries.items()]
         out += [f"## {h} was removed" for h in self.removed_sections]
         out += [f"## {a} was renamed to ## {b}" for a, b in self.renamed]
-        out += self.cross_section
         return out
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def journal_loss(vanished: list[Vanished], structural: Loss | None = None) -> Loss:
+    """A ``Loss`` of the journal's vanished entries, with the sections ``structural`` found removed
+    or renamed (an entry of a removed section comes back with its section)."""
+    loss = Loss(
+        vanished=[v for v in vanished if structural is None or v.seen.header not in structural.removed_sections]
+    )
+    if structural is not None:
+        loss.removed_sections, loss.renamed = structural.removed_sections, structural.renamed
+    for v in loss.vanished:
+        loss.lost_entries.setdefault(v.seen.header, []).append(v.seen.entry + "\n")
+    return loss
 
 
 def _entry_lines(text: str, memory: TeamMemory) -> dict[str, list[str]]:
@@ -84,10 +103,6 @@ def detect_loss(
         vanished = [e for e in candidates if _strip_archived(e) not in everywhere]
         if vanished:
             loss.lost_entries[section.header] = vanished
-    grew = [h for h, entries in new_entries.items() if len(entries) > len(old_entries.get(h, []))]
-    roles = {h for h in grew if h.split()[0].lower() not in ("lead", "meta")}
-    if len(roles) > 1:
-        loss.cross_section.append(f"one write added entries to {len(roles)} role sections: {', '.join(sorted(roles))}")
     return loss
 
 
@@ -98,17 +113,43 @@ def _strip_archived(entry: str) -> str:
     return _ARCHIVED_MARK.sub("", entry)
 
 
-def restore(path: Path, loss: Loss) -> EditResult:
-    """Put vanished entries back at the end of their sections and removed sections at the end."""
+def restore_edits(loss: Loss) -> list[SectionEdit]:
+    """Edits that put vanished entries back where they stood (after the entry they followed,
+    else at the end of their section) and removed sections back at the end of the file."""
     edits: list[SectionEdit] = []
+    after = {v.seen.entry: v.seen.after for v in loss.vanished}
     for header, entries in loss.lost_entries.items():
 
-        def add_back(current: str, entries: list[str] = entries) -> str:
+        def add_back(current: str, header: str = header, entries: list[str] = entries) -> str:
+            if not current:
+                current = f"## {header}\n"
             for entry in entries:
-                current = append_entry(current, entry.rstrip("\r\n"))
+                current = put_back(current, entry.rstrip("\r\n"), after.get(entry.rstrip("\r\n")))
             return current
 
         edits.append(SectionEdit(header, None, add_back))
     for header, text in loss.removed_sections.items():
         edits.append(SectionEdit(header, None, text if text.endswith("\n") else text + "\n"))
-    return edit_memory(path, edits)
+    return edits
+
+
+def put_back(section: str, entry: str, after: str | None) -> str:
+    """``section`` with ``entry`` after the entry ``after`` (its first line when that is there),
+    else appended."""
+    nl = "\r\n" if "\r\n" in section else "\n"
+    lines = split_lines(section)
+    memory = parse_memory(section)
+    entries = memory.sections[0].entries if memory.sections else []
+    if after is None and entries:
+        at = entries[0].line
+        return "".join(lines[:at]) + entry.replace("\n", nl) + nl + "".join(lines[at:])
+    for e in entries:
+        text = "".join(lines[e.line : e.end_line]).replace("\r\n", "\n").rstrip("\n")
+        if after is not None and identity(text) == identity(after):
+            return "".join(lines[: e.end_line]) + entry.replace("\n", nl) + nl + "".join(lines[e.end_line :])
+    return append_entry(section, entry.replace("\n", nl))
+
+
+def restore(path: Path, loss: Loss) -> EditResult:
+    """Put back what ``loss`` names (``restore_edits``), through the safe edit path."""
+    return edit_memory(path, restore_edits(loss))

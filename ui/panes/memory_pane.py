@@ -174,8 +174,9 @@ class MemoryPane(QWidget):
             self.loss_box.hide()
             return
         lines = loss.describe()
-        for header, entries in loss.lost_entries.items():
-            lines += [f"  {header}: {e.strip()[:100]}" for e in entries[:5]]
+        lines += [f"  {v.describe()}" for v in loss.vanished[:8]]
+        if len(loss.vanished) > 8:
+            lines.append(f"  … and {len(loss.vanished) - 8} more")
         self.loss_label.setText(
             "An outside write to TEAM-MEMORY.md took entries away (ADR-001: Edit, never Write):\n" + "\n".join(lines)
         )

@@ -1,0 +1,230 @@
+"""The app's journal of TEAM-MEMORY entries: every entry it wrote and every entry it saw.
+
+Comparing each version of the file with the one before misses losses: writes come faster than
+any watcher reads them, and a stale whole-file Write by one agent can drop an entry that
+another added a moment before. The journal remembers each entry once, with who wrote it and
+where it stood, so that an entry missing from the file is found whenever the file is next read,
+by the window or by ``memory check``, and is reported once (the report is journaled too).
+
+The journal is app-owned (``.lead-console/memory-journal.jsonl`` in the session folder),
+appended only, one JSON object a line; every app process shares it under a lock, so two of
+them never report one loss twice. A torn last line (a crash mid-append) is skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from models.session.team_memory import TeamMemory
+from models.text.textfile import split_lines
+
+JOURNAL = Path(".lead-console") / "memory-journal.jsonl"
+APP = "Lead Console"
+_ARCHIVED = re.compile(r"\[ARCHIVED\]\s*", re.I)
+
+
+def identity(entry_lines: str) -> str:
+    """What makes two entry texts the same entry: archiving and line ends do not count."""
+    return _ARCHIVED.sub("", entry_lines.replace("\r\n", "\n")).rstrip("\n")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """An entry as the journal knows it."""
+
+    header: str  # the section it stood in
+    entry: str  # its lines, ``\n``-separated, without the final line end
+    by: str  # APP, or "the file" for an entry the app found there
+    at: str  # when it was written or first seen (UTC)
+    after: str | None  # the entry before it in its section then; None: the first
+
+
+@dataclass(frozen=True)
+class Vanished:
+    """An entry the journal knows that the file no longer holds anywhere."""
+
+    seen: Seen
+    noticed: str
+
+    def describe(self) -> str:
+        who = "written by Lead Console" if self.seen.by == APP else "first seen in the file"
+        first = self.seen.entry.split("\n", 1)[0].strip()
+        return f"## {self.seen.header}: {first[:100]} ({who} at {self.seen.at})"
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class MemoryJournal:
+    """One session's journal; reads what other processes appended before each decision."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / JOURNAL
+        self.seen: dict[str, Seen] = {}  # identity → entry
+        self.reported: set[str] = set()
+        self.removed: set[str] = set()  # the app archived-and-pruned or deleted these on purpose
+        self.sections: list[str] | None = None  # the headers at the last good read
+        self._offset = 0
+
+    # -- reading and appending ------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._catch_up(fd)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def _catch_up(self, fd: int) -> None:
+        size = os.fstat(fd).st_size
+        if size <= self._offset:
+            return
+        data = os.pread(fd, size - self._offset, self._offset)
+        complete = data[: data.rfind(b"\n") + 1]
+        self._offset += len(complete)
+        for raw in complete.splitlines():
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue  # a torn line from a crash: the rest of the journal still holds
+            if isinstance(record, dict):
+                self._take(record)
+
+    def _take(self, record: dict[str, object]) -> None:
+        kind = record.get("kind")
+        key = str(record.get("id", ""))
+        if kind == "seen" and (key not in self.seen or key in self.reported or key in self.removed):
+            after = record.get("after")
+            self.seen[key] = Seen(
+                str(record.get("header", "")),
+                str(record.get("entry", "")),
+                str(record.get("by", "the file")),
+                str(record.get("at", "")),
+                after if isinstance(after, str) else None,
+            )
+            self.reported.discard(key)
+            self.removed.discard(key)
+        elif kind == "lost":
+            self.reported.add(key)
+        elif kind == "removed":
+            self.removed.add(key)
+        elif kind == "sections":
+            headers = record.get("headers")
+            if isinstance(headers, list):
+                self.sections = [str(h) for h in headers]
+
+    def _append(self, records: list[dict[str, object]]) -> None:
+        if not records:
+            return
+        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        for record in records:
+            self._take(record)
+        self._offset += len(data)
+
+    # -- what callers ask -------------------------------------------------------------------------
+
+    def observe(
+        self, text: str, memory: TeamMemory, written_by_app: Iterable[str] = (), report: bool = True
+    ) -> list[Vanished]:
+        """Take in the file as it is now: journal its new entries (``written_by_app`` holds the
+        identities this process just wrote), and return the entries that vanished since they
+        were journaled, each once across every app process. A writer that shows nothing to the
+        Lead passes ``report=False``: it journals, and leaves the report to the window."""
+        ours = set(written_by_app)
+        now = _now()
+        with self._locked():
+            present = _entries(text, memory)
+            everywhere = {key for entries in present.values() for key, _ in entries}
+            records: list[dict[str, object]] = []
+            vanished: list[Vanished] = []
+            for key, seen in self.seen.items():
+                if key not in everywhere and key not in self.reported and key not in self.removed:
+                    vanished.append(Vanished(seen, now))
+                    if report:
+                        records.append({"kind": "lost", "id": key, "at": now})
+            for header, entries in present.items():
+                previous: str | None = None
+                for key, lines in entries:
+                    if key not in self.seen or key in self.reported or key in self.removed:
+                        by = APP if key in ours else "the file"
+                        records.append(
+                            {
+                                "kind": "seen",
+                                "id": key,
+                                "header": header,
+                                "entry": lines,
+                                "by": by,
+                                "at": now,
+                                "after": previous,
+                            }
+                        )
+                    previous = lines
+            headers = [s.header for s in memory.sections]
+            if headers and headers != self.sections:
+                records.append({"kind": "sections", "headers": headers, "at": now})
+            self._append(records)
+        return vanished
+
+    def vanished(self, text: str, memory: TeamMemory) -> list[Vanished]:
+        """Every journaled entry the file no longer holds, reported before or not; reads only
+        (``memory check`` writes nothing)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return []
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            self._catch_up(fd)
+        finally:
+            os.close(fd)
+        everywhere = {key for entries in _entries(text, memory).values() for key, _ in entries}
+        now = _now()
+        return [Vanished(s, now) for key, s in self.seen.items() if key not in everywhere and key not in self.removed]
+
+    def missing_sections(self, memory: TeamMemory) -> list[str]:
+        """Headers of the last good read that this version lacks (without journaling anything)."""
+        with self._locked():
+            if not self.sections:
+                return []
+            now = {s.header for s in memory.sections}
+            return [h for h in self.sections if h not in now]
+
+    def forget(self, identities: Iterable[str]) -> None:
+        """The app removed these entries on purpose (prune): their absence is no loss."""
+        with self._locked():
+            self._append([{"kind": "removed", "id": key, "at": _now()} for key in identities if key in self.seen])
+
+
+def _entries(text: str, memory: TeamMemory) -> dict[str, list[tuple[str, str]]]:
+    """Per section header: (identity, lines) of each entry, in order; Meta is settings, not entries."""
+    lines = split_lines(text)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for section in memory.sections:
+        if section.kind == "meta":
+            continue
+        entries = []
+        for entry in section.entries:
+            raw = "".join(lines[entry.line : entry.end_line])
+            entries.append((identity(raw), raw.replace("\r\n", "\n").rstrip("\n")))
+        out[section.header] = entries
+    return out

@@ -1,0 +1,143 @@
+"""Reading TEAM-MEMORY.md for an edit only once no one is half-way through writing it.
+
+Agents' Edit tool rewrites the whole file in place: truncate, then write. A read in between
+sees an empty or cut-off file; an edit made on it and renamed over the file wiped what the
+agent was writing (its remaining bytes went into the file we had just replaced). So a read
+for an edit waits until the file's bytes hold still for a moment and it is whole: not empty,
+its front matter closed, a heading in it, and every section of the last good read still
+there. The file descriptor of what was read stays open until the edit is written, so that a
+write that still lands in the replaced file is noticed and its bytes are taken over
+(``SettledRead.orphaned``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from models.memory.journal import MemoryJournal
+from models.session.team_memory import TeamMemory, parse_memory
+from models.text.frontmatter import split_front_matter
+from models.text.textfile import Stamp, decode
+
+BOM = b"\xef\xbb\xbf"
+SETTLE_S = 0.02  # the bytes must hold still this long
+SETTLE_TRIES = 15  # then the file is called half-written (about 0.6 s)
+
+
+class HalfWritten(RuntimeError):
+    """The file did not settle into a whole file; nothing was written."""
+
+
+@dataclass
+class SettledRead:
+    """The file as read for an edit, and the open descriptor of exactly that file."""
+
+    target: Path  # the real file (a symlink's target)
+    text: str
+    bom: bytes
+    expected: Stamp  # what the write checks the path still holds
+    fd: int
+    state: tuple[int, int]  # size and mtime of the read file's inode, when last looked at
+
+    def orphaned(self) -> str | None:
+        """The read file's final text if someone wrote into it after we read it (we have
+        replaced it since, so those bytes are nowhere else); None when no one did."""
+        st = os.fstat(self.fd)
+        if (st.st_size, st.st_mtime_ns) == self.state:
+            return None
+        data, self.state = _read_still(self.fd)
+        return decode(data.removeprefix(BOM), self.target.name)[0]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _read_still(fd: int) -> tuple[bytes, tuple[int, int]]:
+    """Read until two reads a moment apart agree (bounded: then the last read)."""
+    st = os.fstat(fd)
+    data = _read_all(fd)
+    for _ in range(SETTLE_TRIES):
+        time.sleep(SETTLE_S)
+        again = os.fstat(fd)
+        if (again.st_size, again.st_mtime_ns) == (st.st_size, st.st_mtime_ns):
+            break
+        st, data = again, _read_all(fd)
+    return data, (st.st_size, st.st_mtime_ns)
+
+
+def incomplete(text: str, memory: TeamMemory, journal: MemoryJournal | None) -> str | None:
+    """Why ``text`` looks like a file caught mid-write, or None when it looks whole."""
+    if not text.strip():
+        return "it is empty"
+    front, problems = split_front_matter(text, "TEAM-MEMORY.md")
+    if front.present and any("never ends" in p.message for p in problems):
+        return "its front matter does not close"
+    if not memory.sections and memory.title is None:
+        return "it has no heading"
+    missing = journal.missing_sections(memory) if journal is not None else []
+    if missing:
+        return "sections of the last read are missing: " + ", ".join(f"## {h}" for h in missing)
+    return None
+
+
+@contextlib.contextmanager
+def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledRead]:
+    """Yield the file once it is settled and whole; raise ``HalfWritten`` when it never is."""
+    target = path.resolve()
+    if not target.exists():
+        raise FileNotFoundError(path)
+    if not target.is_file():
+        raise IsADirectoryError(f"{path.name} is not a regular file")
+    problem = "it kept changing"
+    for _ in range(SETTLE_TRIES):
+        fd = os.open(target, os.O_RDONLY)
+        keep = False
+        try:
+            st = os.fstat(fd)
+            data = _read_all(fd)
+            time.sleep(SETTLE_S)
+            now, at_path = os.fstat(fd), os.stat(target)
+            if (now.st_size, now.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or at_path.st_ino != st.st_ino:
+                problem = "it kept changing"
+                continue
+            bom = BOM if data.startswith(BOM) else b""
+            text, problems = decode(data.removeprefix(bom), path.name)
+            errors = [p for p in problems if p.severity == "error"]
+            if errors:
+                raise ValueError(f"{path.name}: {errors[0].message}")
+            memory = parse_memory(text)
+            why = incomplete(text, memory, journal)
+            if why is not None:
+                problem = why
+                continue
+            keep = True
+            read = SettledRead(
+                target, text, bom, Stamp.of_bytes(data, st.st_mtime_ns), fd, (st.st_size, st.st_mtime_ns)
+            )
+        finally:
+            if not keep:
+                os.close(fd)
+        try:
+            yield read
+        finally:
+            os.close(fd)
+        return
+    if journal is not None and problem.startswith("sections"):
+        with contextlib.suppress(OSError, ValueError):
+            text = decode(target.read_bytes().removeprefix(BOM), path.name)[0]
+            journal.observe(text, parse_memory(text), report=False)  # the new shape: the next edit goes ahead
+    waited = SETTLE_TRIES * SETTLE_S
+    raise HalfWritten(f"{path.name} looks half-written ({problem}) after {waited:.1f} s; nothing was written")
