@@ -65,7 +65,7 @@ def test_add_relay_and_refuse(qtbot: QtBot, controller: Controller, demo_copy: P
     actions = controller.window.memory_actions
     assert actions.add_entry("Lead", "Decision", "ship behind a flag")
     assert actions.add_entry("researcher-1", "Finding", "Adyen sandbox lags")
-    assert not actions.add_entry("devils-advocate-1", "Warning", "no")
+    assert not actions.add_entry("Lead", "Gossip", "no")  # refused: not one of the seven tags
     text = _memory(demo_copy)
     assert re.search(r"- \[Decision\] \d{4}-\d\d-\d\dT\d\d:\d\dZ ship behind a flag\n", text)
     assert re.search(r"- \[Finding\] \S+ \(relayed by Lead\) Adyen sandbox lags\n", text)

@@ -127,9 +127,6 @@ class MemoryActions(QObject):
     def add_entry(self, role: str, tag: str | None, text: str) -> bool:
         """A Lead entry, or one relayed into a teammate's section (ADR-001 IP-010)."""
         access = access_of(role)
-        if access == "read-only":
-            self.failed.emit(f"{role} is read-only on TEAM-MEMORY (ADR-001 §5)")
-            return False
         stamp = utc_now_minutes() if role.lower() == "lead" or access == "Lead relay" else None
         try:
             line = entry_line(tag, text, stamp, relayed=access == "Lead relay")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
+from models.session.roles import role_type
 
 # ADR-001 §5: who may write a TEAM-MEMORY section, by agent type.
 DIRECT = "direct Edit (own section)"
 RELAY = "Lead relay"
-READ_ONLY = "read-only"
 LEAD = "Lead (full access)"
 _ACCESS = {
     "implementer": DIRECT,
@@ -15,14 +14,14 @@ _ACCESS = {
     "architect": RELAY,
     "tester": RELAY,
     "researcher": RELAY,
-    "devils-advocate": READ_ONLY,
+    "devils-advocate": RELAY,  # no Edit tool: it sends findings, the Lead writes them
 }
 
 
 def access_of(role: str) -> str:
-    """ADR-001 §5's access for a role id (``researcher-1`` → Lead relay)."""
-    if role.lower() == "lead":
+    """ADR-001 §5's access for a role id, by its type (``implementer-ws1`` → direct Edit);
+    a role of no known type is relayed by the Lead."""
+    if role.lower() in ("lead", "meta"):
         return LEAD
-    if role.lower() == "meta":
-        return LEAD
-    return _ACCESS.get(re.sub(r"-\d+$", "", role), RELAY)
+    kind = role_type(role)
+    return _ACCESS.get(kind, RELAY) if kind is not None else RELAY

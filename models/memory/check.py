@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from models.memory.access import READ_ONLY, access_of
+from models.memory.access import access_of
 from models.memory.journal import Vanished
 from models.session.team_memory import LINE_LIMIT, TAGS, TeamMemory
 
@@ -28,8 +28,6 @@ def memory_check_data(
         unknown = sorted({e.tag for e in s.entries if e.tag and e.tag not in TAGS})
         if unknown:
             problems.append(f"## {s.header}: tags outside the seven: {', '.join(unknown)}")
-        if s.kind == "role" and access_of(s.role) == READ_ONLY and s.entries:
-            problems.append(f"## {s.header}: {s.role} is read-only on TEAM-MEMORY, yet the section has entries")
     return {
         "title": memory.title,
         "lines": memory.line_count,

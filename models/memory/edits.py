@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from models.memory.access import READ_ONLY, RELAY, access_of
+from models.memory.access import RELAY, access_of
 from models.memory.journal import MemoryJournal, identity
 from models.memory.settle import HalfWritten, settled_read
 from models.session.team_memory import TAGS, MemorySection, TeamMemory, parse_memory
@@ -316,8 +316,6 @@ def add_entry(path: Path, role: str, tag: str | None, text: str, timestamp: str 
     read that an agent's write may have caught half-way.
     """
     access = access_of(role)
-    if access == READ_ONLY:
-        raise MemoryEditError(f"{role} is read-only on TEAM-MEMORY (ADR-001 §5)")
     line = entry_line(tag, text, timestamp if role.lower() == "lead" or access == RELAY else None, access == RELAY)
 
     def edits_for(current: str) -> list[SectionEdit]:

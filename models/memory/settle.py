@@ -22,9 +22,8 @@ from pathlib import Path
 from models.memory.journal import MemoryJournal
 from models.session.team_memory import TeamMemory, parse_memory
 from models.text.frontmatter import split_front_matter
-from models.text.textfile import Stamp, decode
+from models.text.textfile import BOM, Stamp, decode
 
-BOM = b"\xef\xbb\xbf"
 SETTLE_S = 0.02  # the bytes must hold still this long
 SETTLE_TRIES = 15  # then the file is called half-written (about 0.6 s)
 

@@ -23,9 +23,10 @@ from models.delta.decisions import HISTORY_DIR, UpdatePlan, render_full, snapsho
 from models.delta.message import render_message
 from models.memory.curation import set_meta_gc_version
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
+from models.session.team_memory import parse_memory
 from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write
 from models.text.surgical import EditError, set_front_entry, set_front_key
-from models.text.textfile import Stamp, read_text, stamp_of
+from models.text.textfile import BOM, Stamp, read_text, stamp_of
 
 WriteKind = Literal["create", "replace", "append"]
 OUTBOX = Path("messages") / "outbox"
@@ -50,11 +51,13 @@ class PublishPlan:
     version: int
     writes: list[PlannedWrite] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # what publishing leaves out, and why
 
     def dry_run(self, folder: Path) -> str:
         lines = [f"Publishing GC-v{self.version} writes {len(self.writes)} files:"]
         for w in self.writes:
             lines.append(f"  {w.kind:<7} {w.path.relative_to(folder)}  — {w.summary}")
+        lines += [f"  skipped: {s}" for s in self.skipped]
         lines += [f"  blocked: {b}" for b in self.blocked]
         return "\n".join(lines)
 
@@ -150,16 +153,21 @@ def prepare_publish(
         )
     )
     memory_path = folder / MEMORY_FILE
-    if memory_path.exists():
+    memory_file = read_text(memory_path) if memory_path.is_file() else None
+    if memory_file is not None and not any(s.kind == "meta" for s in parse_memory(memory_file.text).sections):
+        out.skipped.append(
+            f"{MEMORY_FILE} has no ## Meta section, so its GC Version line is not written "
+            "(ADR-001 §4; add '## Meta' with '- GC Version: GC-vN' to have it kept)"
+        )
+    elif memory_file is not None:
         try:
-            memory_file = read_text(memory_path)
             memory = set_meta_gc_version(memory_file.text, version)
             out.writes.append(
                 PlannedWrite(
                     memory_path,
                     "replace",
                     f"## Meta GC Version: GC-v{version}",
-                    _encode(memory),
+                    (BOM if memory_file.raw.startswith(BOM) else b"") + _encode(memory),
                     memory_file.stamp,
                 )
             )

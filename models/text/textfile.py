@@ -15,6 +15,7 @@ from models.text.problems import Problem
 
 # Files bigger than this are still read, but the caller is warned: a 10 MB GC is a mistake.
 LARGE_FILE_BYTES = 2 * 1024 * 1024
+BOM = b"\xef\xbb\xbf"  # kept on every write of a file that had it
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def decode(raw: bytes, name: str) -> tuple[str, list[Problem]]:
     if b"\x00" in raw[:8192]:
         problems.append(Problem("error", name, "looks like a binary file (NUL bytes); not read"))
         return "", problems
-    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    body = raw[3:] if raw.startswith(BOM) else raw
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
