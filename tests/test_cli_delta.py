@@ -101,7 +101,7 @@ def test_plan_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(DEMO), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     modes = {t["role"]: t["mode"] for t in data["teammates"]}
-    assert modes["implementer-3"] == "delta" and modes["researcher-1"] == "full"
+    assert modes["implementer-3"] == "delta" and modes["researcher-1"] == "inactive"
     assert set(data["team"]) == {"recipients", "sent_tokens", "all_full_tokens", "savings_percent"}
 
 

@@ -72,7 +72,7 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
         "implementer-2": "delta",
         "implementer-3": "full",
         "implementer-4": "full",
-        "researcher-1": "full",
+        "researcher-1": "inactive",  # COMPLETE in the plan's table: not sent unless the Lead says so
     }
     assert (demo_copy / "global-context.md").read_bytes() == before_gc  # nothing on disk before Publish
 
@@ -102,11 +102,10 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
         "implementer-2": 7,
         "implementer-3": 7,
         "implementer-4": 7,
-        "researcher-1": 7,
     }
     assert "- GC Version: GC-v7" in (demo_copy / "TEAM-MEMORY.md").read_text(encoding="utf-8")
     outbox = {p.name.split("-2026")[0].split("-20")[0]: p for p in (demo_copy / "messages" / "outbox").iterdir()}
-    assert len(outbox) == 5
+    assert len(outbox) == 4
     one = next(p for p in (demo_copy / "messages" / "outbox").iterdir() if "implementer-1" in p.name)
     assert one.read_text(encoding="utf-8") == delta_message
     two = next(p for p in (demo_copy / "messages" / "outbox").iterdir() if "implementer-2" in p.name)
@@ -117,7 +116,6 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
         "implementer-2": "full",
         "implementer-3": "full",
         "implementer-4": "full",
-        "researcher-1": "full",
     }
     assert next(e for e in ledger if e["to"] == "implementer-2")["forced_reason"] == "rejoined after a long break"
     assert {"global-context.md", "gc-history/GC-v7.md", "orchestration-plan.md", "TEAM-MEMORY.md"} <= written
@@ -160,7 +158,7 @@ def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller
     assert not pane.publish_button.isEnabled()
     assert "publishing is frozen until the gate concludes" in pane.banner.text()
     assert pane.gate_button.text() == "Conclude gate"
-    assert set(_modes(pane).values()) == {"frozen"}
+    assert set(_modes(pane).values()) == {"frozen", "inactive"}  # researcher-1 is finished
     text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
     assert "gate_evaluation: {phase: 6, started: 2026-11-22T03:00:00Z}" in text
     assert pane.set_gate(demo_copy / "orchestration-plan.md", None)
@@ -285,7 +283,7 @@ def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, control
     assert QGuiApplication.clipboard().text() == text
     row = next(r for r in range(w.teammate_proxy.rowCount()) if w.teammate_proxy.index(r, 0).data() == "researcher-1")
     w.teammate_view.setCurrentIndex(w.teammate_proxy.index(row, 0))
-    assert w._copy_teammate_message().startswith("[CONTEXT-UPDATE] GC-v7 (full injection)")  # type: ignore[union-attr]
+    assert w._copy_teammate_message() is None  # finished (COMPLETE): no update is due
 
 
 def test_focus_shortcuts_for_keyboard_only_use(controller: Controller) -> None:

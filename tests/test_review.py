@@ -122,7 +122,6 @@ def test_count_mismatch_unknown_refs_and_pings(published: Path) -> None:
         "implementer-2",
         "implementer-3",
         "implementer-4",
-        "researcher-1",
     }
     assert due_pings(session, later - timedelta(minutes=2)) == {}
 

@@ -103,7 +103,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
         "implementer-2": "delta",
         "implementer-3": "full",
         "implementer-4": "delta",
-        "researcher-1": "full",
+        "researcher-1": "inactive",  # COMPLETE in the plan: the Lead has not asked to keep it informed
     }
     ledger = [json.loads(line) for line in (demo_copy / "messages" / "ledger.jsonl").read_text().splitlines()]
     received = [e for e in ledger if e["direction"] == "received"]

@@ -37,12 +37,13 @@ def test_demo_session_decisions(demo_copy: Path) -> None:
         "implementer-2": ("current", [], None),
         "implementer-3": ("delta", [], 5),
         "implementer-4": ("full", ["FC-2"], 5),
-        "researcher-1": ("full", ["FC-1"], 4),
+        # The plan's table says COMPLETE: finished teammates get updates only when the Lead says so.
+        "researcher-1": ("inactive", ["STATE"], 4),
     }
     delta = next(d for d in plan.decisions if d.mode == "delta")
     assert delta.tokens < 250 < delta.full_tokens == plan.full_tokens
-    assert plan.sent_tokens == delta.tokens + 2 * plan.full_tokens
-    assert plan.all_full_tokens == 3 * plan.full_tokens
+    assert plan.sent_tokens == delta.tokens + plan.full_tokens
+    assert plan.all_full_tokens == 2 * plan.full_tokens
     assert 0 < plan.savings_percent < 100
 
 
@@ -59,7 +60,7 @@ def test_every_condition_in_the_tree_order(demo_copy: Path) -> None:
     assert got["implementer-2"] == ("full", ["FC-1", "FC-5"])
     assert got["implementer-3"] == ("full", ["FC-2", "FC-3"])  # CONTEXT_LOST before initial spawn
     assert got["implementer-4"] == ("delta", [])
-    assert got["researcher-1"] == ("full", ["FC-5"])
+    assert got["researcher-1"] == ("inactive", ["STATE"])  # COMPLETE in the plan's table
 
 
 def test_lost_context_needs_full_even_when_current(demo_copy: Path) -> None:
@@ -136,7 +137,7 @@ def test_gate_evaluation_freezes_every_update(demo_copy: Path) -> None:
         "implementer-2": "current",
         "implementer-3": "frozen",
         "implementer-4": "frozen",
-        "researcher-1": "frozen",
+        "researcher-1": "inactive",
     }
     assert plan.sent_tokens == 0
     four = next(d for d in plan.decisions if d.role == "implementer-4")

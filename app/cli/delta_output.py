@@ -73,6 +73,7 @@ def plan_text(plan: UpdatePlan) -> str:
             "full": "full GC",
             "frozen": "frozen",
             "current": "up to date",
+            "inactive": "not a recipient",
         }[d.mode]
         out.append(f"  {d.role:<{width}}  {d.mode:<7} {d.tokens:>7,} tok  {what}")
         out += [f"  {'':<{width}}    {c.code}: {c.reason}" for c in d.conditions]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from app.cli.common import load_session, session_args, tokenizer_arg
 from app.cli.report import (
     session_data,
     session_summary,
 )
-from app.resolve import EXIT_OK
+from app.resolve import EXIT_OK, UsageError
+from models.publish.teammate_state import StateError, parse_state, set_teammate_state
+from models.session.roles import role_key
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -23,9 +26,47 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_teammate(args: argparse.Namespace) -> int:
+    """Each teammate's lifecycle state and where it was read; with ROLE --state, set it."""
+    session = load_session(args)
+    if args.role is not None and args.state is not None:
+        try:
+            role = set_teammate_state(session, args.role, parse_state(args.state))
+        except StateError as exc:
+            raise UsageError(str(exc)) from None
+        session.reload({"plan"})
+        print(f"{role}: {args.state} (teammate_status in orchestration-plan.md)", file=sys.stderr)
+    mates = [m for m in session.teammates() if args.role is None or role_key(m.role) == role_key(args.role)]
+    if args.role is not None and not mates:
+        raise UsageError(f"no teammate {args.role} in this session")
+    if args.json:
+        rows = [
+            {
+                "role": m.role,
+                "state": m.state,
+                "receives_updates": m.receives,
+                "read_from": [f.describe() for f in m.state_facts] or [m.state_source],
+            }
+            for m in mates
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        width = max([len(m.role) for m in mates] + [8])
+        for m in mates:
+            print(f"{m.role:<{width}}  {m.state:<10} {m.state_source}")
+    return EXIT_OK
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this group's subcommands."""
     inspect = sub.add_parser("inspect", help="print a session's GC, teammates, memory and gates")
     session_args(inspect)
     tokenizer_arg(inspect)
     inspect.set_defaults(func=cmd_inspect)
+
+    teammate = sub.add_parser("teammate", help="teammates' lifecycle states and where they were read; set one")
+    session_args(teammate)
+    teammate.add_argument("role", nargs="?", help="one teammate (role id, any case)")
+    teammate.add_argument("--state", help="set it: active, idle, finished, shut down, replaced")
+    tokenizer_arg(teammate, default="estimate")
+    teammate.set_defaults(func=cmd_teammate)

@@ -33,7 +33,7 @@ from models.session.versions import label
 from models.text.tokens import EstimateTokenizer, Tokenizer
 
 HISTORY_DIR = "gc-history"
-Mode = Literal["delta", "full", "frozen", "current"]
+Mode = Literal["delta", "full", "frozen", "current", "inactive"]
 FULL_REQUEST_STATUSES = {"NEED_CLARIFICATION", "FULL_REQUESTED"}
 _STRUCTURE = EstimateTokenizer()
 
@@ -219,8 +219,12 @@ def plan_update(
     if current is None:
         plan.notes.append("the GC is unversioned: every teammate gets the full GC")
     mates = session.teammates()
-    affected = tuple(m.role for m in mates)
+    affected = tuple(m.role for m in mates if m.receives)
     for mate in mates:
+        if not mate.receives:  # shut down, replaced, or finished: no update, no ping
+            why = Condition("STATE", f"{mate.state_source}; set its state to active to send it updates")
+            plan.decisions.append(Decision(mate.role, "inactive", (why,), 0, plan.full_tokens, mate.confirmed))
+            continue
         wants_full = mate.role in requested_full or (mate.status or "").upper() in FULL_REQUEST_STATUSES
         decision = _decide(mate.role, mate.confirmed, mate.status, wants_full, current, bases, plan, tokenizer)
         reason = (forced_full or {}).get(mate.role)

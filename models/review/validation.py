@@ -154,11 +154,12 @@ def due_pings(session: Session, now: datetime, timeout_min: int = DEFAULT_ACK_TI
     ledger = read_ledger(session.folder)
     due: dict[str, str] = {}
     confirmed = session.plan.teammate_gc_versions if session.plan else {}
+    resting = {m.role for m in session.teammates() if not m.receives}  # shut down or finished: no ping
     for entry in ledger:
         if entry.get("direction") != "sent":
             continue
         role, version, ts = entry.get("to"), entry.get("gc_version"), entry.get("ts")
-        if not role or not ts or confirmed.get(str(role), -1) >= int(version or 0):
+        if not role or not ts or role in resting or confirmed.get(str(role), -1) >= int(version or 0):
             continue
         try:
             when = datetime.strptime(str(ts), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)

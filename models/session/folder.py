@@ -8,14 +8,24 @@ good one and says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from models.session.gates import GateRecord, parse_gate, phase_number
 from models.session.gc import GlobalContext, parse_gc
+from models.session.lifecycle import (
+    RECEIVING,
+    State,
+    StateFact,
+    current_states,
+    front_matter_facts,
+    listed_versions,
+    plan_facts,
+)
 from models.session.plan import LastDelta, Plan, parse_plan
+from models.session.roles import role_key, role_type
 from models.session.team_memory import TeamMemory, parse_memory
 from models.text.problems import Problem, has_errors
 from models.text.textfile import Stamp, TextFile, read_text
@@ -72,6 +82,17 @@ class Teammate:
     last_delta: LastDelta | None = None
     agent_type: str | None = None
     sources: list[str] = field(default_factory=list)
+    state: State = "active"
+    state_facts: list[StateFact] = field(default_factory=list)  # newest first; empty: none written
+
+    @property
+    def receives(self) -> bool:
+        """Sent updates and pinged for ACKs (active or idle); the Lead can say otherwise."""
+        return self.state in RECEIVING
+
+    @property
+    def state_source(self) -> str:
+        return self.state_facts[0].describe() if self.state_facts else "no state written: taken as active"
 
     def add_source(self, source: str) -> None:
         if source not in self.sources:
@@ -225,13 +246,15 @@ class Session:
     # -- derived views -----------------------------------------------------------------
 
     def teammates(self) -> list[Teammate]:
-        """Teammates from the plan's keys and tables, TEAM-MEMORY and phase folders."""
+        """Teammates from the plan's keys and tables, TEAM-MEMORY and phase folders; one per role
+        id compared without case, with its lifecycle state from every statement of it."""
         found: dict[str, Teammate] = {}
 
         def get(role: str) -> Teammate:
-            if role not in found:
-                found[role] = Teammate(role, agent_type=re.sub(r"-\d+$", "", role))
-            return found[role]
+            key = role_key(role)
+            if key not in found:
+                found[key] = Teammate(role, agent_type=role_type(role) or re.sub(r"-\d+$", "", role))
+            return found[key]
 
         plan = self.plan
         if plan is not None:
@@ -245,26 +268,49 @@ class Session:
             for role, status in plan.teammate_status.items():
                 get(role).status = status
                 get(role).add_source("plan")
-            # Plans are written top to bottom over time: a later table row is newer news.
-            latest = {row.name: row for row in plan.table_rows}
-            for name, row in latest.items():
-                mate = get(name)
+            # Plans are written top to bottom over time: a later table row is newer news, for
+            # the columns it has (a later table without a Status column keeps the earlier one's).
+            for row in plan.table_rows:
+                mate = get(row.name)
                 mate.add_source("plan table")
-                if mate.status is None and row.status:
-                    mate.status = row.status
-                if mate.confirmed is None and row.gc_version is not None:
+                if row.gc_version is not None and role_key(row.name) not in _keys(plan.teammate_gc_versions):
                     mate.confirmed = row.gc_version
+                if row.status and role_key(row.name) not in _keys(plan.teammate_status):
+                    mate.status = row.status
+            for role, (version, _) in listed_versions(plan.text, plan.front.body_start).items():
+                mate = get(role)
+                mate.add_source("plan list")
+                if mate.confirmed is None:
+                    mate.confirmed = version
         if self.memory is not None:
             for section in self.memory.roles():
-                mate = get(section.role)
-                mate.add_source("memory")
-                if section.replaced and mate.status is None:
-                    mate.status = "REPLACED"
+                get(section.role).add_source("memory")
         for role, phases in self.phase_roles.items():
             mate = get(role)
             for number in phases:
                 mate.add_source(f"phase-{number}")
+        for key, facts in current_states(self._state_facts([m.role for m in found.values()])).items():
+            mate = found.get(key) or get(facts[-1].role)  # a role the plan only lists is a teammate too
+            mate.add_source("plan list" if facts[-1].rank[0] == 1 else "plan")
+            mate.state_facts = facts
+            mate.state = facts[0].state
         return sorted(found.values(), key=lambda t: natural_key(t.role))
+
+    def _state_facts(self, roles: list[str]) -> list[StateFact]:
+        facts: list[StateFact] = []
+        if self.plan is not None:
+            facts += front_matter_facts(self.plan.teammate_status)
+            facts += plan_facts(self.plan.text, self.plan.front.body_start, roles)
+        if self.memory is not None:
+            for section in self.memory.roles():
+                if section.replaced:
+                    where = f"{MEMORY_FILE} line {section.line + 1}"
+                    facts.append(StateFact(section.role, "replaced", section.header, where, (0, section.line)))
+        return facts
+
+
+def _keys(mapping: Mapping[str, object]) -> set[str]:
+    return {role_key(k) for k in mapping}
 
 
 def is_session_folder(path: Path) -> bool:

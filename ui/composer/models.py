@@ -74,7 +74,7 @@ class DecisionsModel(NodeTreeModel):
         """The conditions are listed by code; their reasons are in the tooltip."""
         d: Decision = payload
         if role == DISPLAY:
-            what = {"delta": "delta", "full": "full GC", "frozen": "frozen", "current": "nothing due"}[d.mode]
+            what = {"delta": "delta", "full": "full GC", "frozen": "frozen", "current": "nothing due", "inactive": "not sent"}[d.mode]
             tokens = f"{d.tokens:,}" if d.tokens else "—"
             return (d.role, what, tokens, ", ".join(c.code for c in d.conditions))[column]
         if role == TOOLTIP:

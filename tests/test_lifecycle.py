@@ -1,0 +1,147 @@
+"""Issue 11: each teammate's lifecycle state, read from every shape real plans use, newest first,
+with the line it came from; only active and idle teammates receive updates."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from app.cli.main import main
+from conftest import REAL_SESSIONS
+from models.delta.decisions import plan_update
+from models.session.folder import open_session
+from models.text.tokens import EstimateTokenizer
+
+TOK = EstimateTokenizer()
+
+# Read by hand from each plan (file and line), not from the app's output.
+EXPECTED = {
+    "ch001-ldap": {"implementer-1": ("shut down", "line 16")},  # | COMPLETE → SHUTDOWN |
+    "ch006-dia-v4": {"architect-1": ("active", "line 19"), "researcher-1": ("active", None)},  # | SPAWNING |
+    "cow-pipeline-redesign": {
+        "architect-1": ("shut down", "line 58"),  # - **architect-1:** shutdown clean
+        "devils-advocate-1": ("shut down", "line 95"),
+        "implementer-1": ("shut down", "line 140"),  # - **All implementers:** shutdown clean
+        "implementer-2": ("shut down", "line 140"),
+        "implementer-3": ("shut down", "line 140"),
+    },
+    "opus46-nlp-conversion": {
+        "researcher-1": ("shut down", "line 16"),  # - researcher-1: SHUTDOWN (Phase 2 complete)
+        "architect-1": ("shut down", "line 17"),
+        "architect-2": ("shut down", "line 18"),
+    },
+    "skl006-delivery": {
+        "researcher-1": ("shut down", "line 34"),  # PT Tracking table, Status SHUTDOWN
+        "researcher-2": ("shut down", "line 35"),
+        "architect-1": ("shut down", "line 36"),
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_states_of_the_real_sessions(name: str) -> None:
+    mates = {m.role: m for m in open_session(REAL_SESSIONS / name, TOK).teammates()}
+    for role, (state, line) in EXPECTED[name].items():
+        assert mates[role].state == state, (role, mates[role].state_source)
+        if line is None:
+            assert mates[role].state_facts == []
+        else:
+            assert f"orchestration-plan.md {line}:" in mates[role].state_source
+    plan = plan_update(open_session(REAL_SESSIONS / name, TOK))
+    sent_to = {d.role for d in plan.recipients}
+    assert sent_to <= {r for r, (s, _) in EXPECTED[name].items() if s == "active"}
+
+
+PLAN = """---
+gc_version: GC-v3
+---
+# Plan
+
+## Teammates
+| Teammate | Status | GC |
+|----------|--------|----|
+| implementer-1 | COMPLETE → SHUTDOWN | GC-v2 |
+| Devils-Advocate-1 | ACTIVE | GC-v2 |
+
+## Phase 7
+| Name | Tasks |
+|------|-------|
+| implementer-1 | T-1 |
+
+## Active Teammates
+- implementer-2: Phase 7 tasks
+- devils-advocate-1: reviewing
+
+## Terminated Teammates
+- researcher-1
+- researcher-2: Phase 2 done, context released
+
+## Teammate Context Versions
+- researcher-3: GC-v1 (shutdown)
+- tester-1: GC-v3
+"""
+
+
+def test_every_shape_of_statement_and_ids_in_any_case(tmp_path: Path) -> None:
+    (tmp_path / "orchestration-plan.md").write_text(PLAN, encoding="utf-8")
+    (tmp_path / "global-context.md").write_text("---\nversion: GC-v3\n---\n# GC\n\n## A\n- k: v\n", encoding="utf-8")
+    mates = {m.role.lower(): m for m in open_session(tmp_path, TOK).teammates()}
+    # One teammate for two spellings; a later table without a Status column keeps the earlier one's.
+    assert sorted(mates) == [
+        "devils-advocate-1",
+        "implementer-1",
+        "implementer-2",
+        "researcher-2",
+        "researcher-3",
+        "tester-1",
+    ]
+    states = {role: m.state for role, m in mates.items()}
+    assert states == {
+        "devils-advocate-1": "active",
+        "implementer-1": "shut down",
+        "implementer-2": "active",  # under Active Teammates
+        "researcher-2": "finished",  # "done" is said before the heading counts
+        "researcher-3": "shut down",
+        "tester-1": "active",  # no state written
+    }
+    assert "line 9" in mates["implementer-1"].state_source
+    assert mates["tester-1"].confirmed == 3  # "- tester-1: GC-v3" under Teammate Context Versions
+    modes = {d.role.lower(): d.mode for d in plan_update(open_session(tmp_path, TOK)).decisions}
+    assert modes == {
+        "devils-advocate-1": "full",
+        "implementer-1": "inactive",
+        "implementer-2": "full",
+        "researcher-2": "inactive",
+        "researcher-3": "inactive",
+        "tester-1": "current",  # confirmed the current GC-v3
+    }
+
+
+def test_the_lead_sets_a_state_with_one_surgical_edit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    session = tmp_path / "cow"
+    shutil.copytree(REAL_SESSIONS / "cow-pipeline-redesign", session)
+    before = (session / "orchestration-plan.md").read_text(encoding="utf-8")
+    assert main(["teammate", str(session), "Implementer-2", "--state", "active", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == [
+        {
+            "role": "implementer-2",
+            "state": "active",
+            "receives_updates": True,
+            "read_from": [
+                "active (orchestration-plan.md teammate_status: ACTIVE)",
+                # two lines lower than before: the edit added two lines to the front matter
+                "shut down (orchestration-plan.md line 142: shutdown clean, artifacts preserved)",
+                "finished (orchestration-plan.md line 127: COMPLETE)",
+            ],
+        }
+    ]
+    after = (session / "orchestration-plan.md").read_text(encoding="utf-8")
+    assert after.replace("teammate_status:\n  implementer-2: ACTIVE\n", "", 1) == before
+    recipients = {d.role for d in plan_update(open_session(session, TOK)).recipients}
+    assert recipients == {"implementer-2"}
+    assert main(["teammate", str(session), "nobody-1", "--state", "active"]) == 2
+    assert "no teammate nobody-1" in capsys.readouterr().err
