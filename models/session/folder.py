@@ -290,8 +290,9 @@ class Session:
             for number in phases:
                 mate.add_source(f"phase-{number}")
         for key, facts in current_states(self._state_facts([m.role for m in found.values()])).items():
-            mate = found.get(key) or get(facts[-1].role)  # a role the plan only lists is a teammate too
-            mate.add_source("plan list" if facts[-1].rank[0] == 1 else "plan")
+            if key not in found:  # a role the plan only lists (or TEAM-MEMORY marks) is a teammate too
+                get(facts[-1].role).add_source("plan list")
+            mate = found[key]
             mate.state_facts = facts
             mate.state = facts[0].state
         return sorted(found.values(), key=lambda t: natural_key(t.role))
