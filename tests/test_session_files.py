@@ -209,8 +209,9 @@ def test_find_sessions_in_projects_and_session_folders(demo_copy: Path) -> None:
     assert find_sessions(project) == [demo_copy.resolve()]
     assert find_sessions(demo_copy) == [demo_copy.resolve()]
     # Read by hand: five of the six shared folders hold a global-context.md or a plan;
-    # dia-v5-optimization holds only phase-6/ outputs.
+    # dia-v5-optimization holds only phase-6/ teammates' outputs, a session all the same.
     assert {p.name for p in find_sessions(COW.parent)} == {
+        "dia-v5-optimization",
         "ch001-ldap",
         "ch006-dia-v4",
         "cow-pipeline-redesign",

@@ -38,7 +38,10 @@ def test_inspect_json_has_the_documented_shape(session: Path, capsys: pytest.Cap
     first = data["gc"]["sections"][0]
     assert set(first) == {"title", "ref", "level", "tokens", "items", "children"}
     assert first["ref"] == "§Scope" and first["level"] == 2
-    assert all(set(t) == {"role", "confirmed", "sent", "status", "sources"} for t in data["teammates"])
+    assert all(
+        set(t) == {"role", "confirmed", "sent", "status", "state", "state_read_from", "sources"}
+        for t in data["teammates"]
+    )
     assert set(data["memory"]) == {"lines", "sections"}
     assert all(set(g) == {"phase", "verdict"} for g in data["gates"])
     assert data["warnings"] == []
@@ -50,7 +53,7 @@ def test_inspect_summary_and_errors(capsys: pytest.CaptureFixture[str], tmp_path
     out = capsys.readouterr().out
     assert "GC-v6" in out and "(estimate)" in out and "implementer-4" in out and "CONTEXT_LOST" in out
     assert main(["inspect", str(COW.parent)]) == 2
-    assert "5 sessions here" in capsys.readouterr().err  # the shared folders with a GC or plan
+    assert "6 sessions here" in capsys.readouterr().err  # five with a GC or plan, one with phase outputs
     assert main(["inspect", str(COW.parent), "--session", "ch006-dia-v4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["session"] == "ch006-dia-v4"
     assert main(["inspect", str(tmp_path)]) == 2

@@ -42,6 +42,8 @@ def session_data(session: Session) -> dict[str, Any]:
                 "confirmed": t.confirmed,
                 "sent": t.sent,
                 "status": t.status,
+                "state": t.state,
+                "state_read_from": t.state_source,
                 "sources": t.sources,
             }
             for t in session.teammates()
@@ -79,12 +81,12 @@ def session_summary(session: Session) -> str:
             items = f", {len(s.items)} items" if s.items else ""
             out.append(f"  {indent}{s.title}  [{s.tokens:,} tok{items}]")
     else:
-        out.append("GC       (none)")
+        out.append("GC       (none yet: no global-context.md in this session)")
     mates = session.teammates()
     out.append(f"Teammates ({len(mates)})")
     for t in mates:
         out.append(
-            f"  {t.role:<22} confirmed {label(t.confirmed):<7} sent {label(t.sent):<7} "
+            f"  {t.role:<22} {t.state:<9} confirmed {label(t.confirmed):<7} sent {label(t.sent):<7} "
             f"{t.status or '':<16} {', '.join(t.sources)}"
         )
     memory = session.memory

@@ -315,7 +315,17 @@ def _keys(mapping: Mapping[str, object]) -> set[str]:
 
 
 def is_session_folder(path: Path) -> bool:
-    return path.is_dir() and any((path / name).is_file() for name in SESSION_MARKERS)
+    """A folder with a GC, a plan or TEAM-MEMORY; or, before any of them exists, one holding
+    ``phase-N/`` folders of teammates' outputs or gate records."""
+    if not path.is_dir():
+        return False
+    if any((path / name).is_file() for name in SESSION_MARKERS):
+        return True
+    try:
+        phases = [p for p in path.iterdir() if p.is_dir() and phase_number(p) is not None]
+        return any((p / GATE_FILE).is_file() or any(c.is_dir() for c in p.iterdir()) for p in phases)
+    except OSError:
+        return False
 
 
 def find_sessions(path: Path) -> list[Path]:
