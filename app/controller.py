@@ -14,6 +14,7 @@ from app.resolve import UsageError, resolve_session
 from app.settings import AppSettings
 from app.watcher import FolderWatcher
 from models.publish.composer import Composer
+from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.review.actions import apply_review, compose_resend, mark_handled, record_resend
 from models.review.inbox import read_claude_team, read_inbox
 from models.review.ledger import read_ledger, record_received
@@ -41,6 +42,7 @@ class Controller(QObject):
         self.window.review_pane.carryOut.connect(self.carry_out)
         self.window.review_pane.pasted.connect(self.paste)
         self.window.review_pane.teamRequested.connect(self._ask_team)
+        self.window.teammates_pane.stateRequested.connect(self.set_state)
         self.reviews: list[Review] = []
         self.team_watcher: FolderWatcher | None = None
         self._ping_timer = QTimer(self)
@@ -187,6 +189,19 @@ class Controller(QObject):
         self.window.show_session(self.live.session, {"plan"})
         self.window.composer.on_session_changed()
         self.refresh_reviews()
+        return True
+
+    def set_state(self, role: str, state: str) -> bool:
+        """The Lead's word on a teammate's lifecycle: written to the plan; recipients follow."""
+        if self.live is None:
+            return False
+        try:
+            set_teammate_state(self.live.session, role, parse_state(state))
+        except StateError as exc:
+            self._error(str(exc))
+            return False
+        self.live.reload({"plan"})
+        self.window.statusBar().showMessage(f"{role}: {state}", 5000)
         return True
 
     def paste(self, text: str, sender: str) -> Path | None:

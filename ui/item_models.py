@@ -82,7 +82,7 @@ _STATUS_COLOURS = {
 class TeammateModel(NodeTreeModel):
     """One row per teammate: what it confirmed, what it was sent, its status, who names it."""
 
-    headers = ("Teammate", "Confirmed", "Last sent", "ACK", "Status", "Due", "Sources")
+    headers = ("Teammate", "Confirmed", "Last sent", "ACK", "Status", "Due", "State", "Sources")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -106,7 +106,8 @@ class TeammateModel(NodeTreeModel):
         """Every shown field, and whether the teammate is behind the current GC (the tint)."""
         mate: Teammate = payload
         due = (self.acks.get(mate.role), self.due.get(mate.role))
-        return (mate.role, mate.confirmed, mate.sent, mate.status, tuple(mate.sources), self.current, due)
+        state = (mate.state, tuple(f.describe() for f in mate.state_facts))
+        return (mate.role, mate.confirmed, mate.sent, mate.status, tuple(mate.sources), self.current, due, state)
 
     def display(self, payload: Any, column: int, role: int) -> Any:
         """Versions as GC-vN; behind or lost teammates are tinted, confirmed-current is green."""
@@ -120,6 +121,7 @@ class TeammateModel(NodeTreeModel):
                 self.acks.get(mate.role, ""),
                 f"{_STATUS_ICONS.get(mate.status or '', '')}{mate.status or ''}",
                 f"⚑ {due}" if due else "",
+                mate.state if mate.receives else f"{mate.state} (not sent)",
                 ", ".join(mate.sources),
             )
             if role == SORT_ROLE and column in (1, 2):
@@ -135,6 +137,8 @@ class TeammateModel(NodeTreeModel):
                 return QBrush(WARN_BG)
         if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
             return QBrush(GOOD_FG)
+        if role == FOREGROUND and not mate.receives:
+            return QBrush(MUTED_FG)
         if role == TOOLTIP:
             if column == 1 and self._behind(mate):
                 return f"Confirmed {label(mate.confirmed)}, the GC is at {label(self.current)}"
@@ -143,6 +147,9 @@ class TeammateModel(NodeTreeModel):
                 when = d.timestamp or "time unknown"
                 return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {when}"
             if column == 6:
+                read = [f.describe() for f in mate.state_facts] or [mate.state_source]
+                return "Newest first:\n" + "\n".join(read) + "\n(right-click to set the state)"
+            if column == 7:
                 return "Where this teammate is named: " + ", ".join(mate.sources)
         return None
 

@@ -322,7 +322,7 @@ class MainWindow(QMainWindow):
                 self.context_pane.refresh()
         if "memory" in todo:
             self.memory_pane.show_memory(session, first)
-        if "gates" in todo:
+        if todo & {"gates", "plan"}:  # the plan's gate list counts too
             self.gates_pane.show_gates(session)
         self._update_status()
         self.viewUpdated.emit(todo)

@@ -31,6 +31,8 @@ from models.memory.edits import (
 )
 from models.memory.journal import MemoryJournal, Vanished
 from models.memory.loss import Loss, detect_loss, journal_loss, restore_edits
+from models.memory.skeleton import create_with_entry, preview_create
+from models.session.folder import Session
 from models.session.team_memory import MemoryEntry, TeamMemory, parse_memory
 
 
@@ -138,6 +140,25 @@ class MemoryActions(QObject):
             return self._run(f"New section {role}", [SectionEdit(role, None, f"## {role}\n{line}\n")])
         verb = "Relay to" if access == "Lead relay" else "Add to"
         return self._run(f"{verb} {header}", [SectionEdit(header, None, lambda cur: append_entry(cur, line))])
+
+    def create_with(self, session: Session, role: str, tag: str | None, text: str) -> bool:
+        """The session has no TEAM-MEMORY.md: create it from ADR-001 §4's skeleton with this
+        first entry, after showing the whole new file."""
+        try:
+            new = preview_create(session, role, tag, text, utc_now_minutes())
+        except MemoryEditError as exc:
+            self.failed.emit(str(exc))
+            return False
+        diff = "".join(difflib.unified_diff([], new.splitlines(True), "(no TEAM-MEMORY.md)", "TEAM-MEMORY.md"))
+        self.last_preview = diff
+        if not self.confirm("Create TEAM-MEMORY.md", diff):
+            return False
+        try:
+            create_with_entry(session, role, tag, text, utc_now_minutes())
+        except MemoryEditError as exc:
+            self.failed.emit(str(exc))
+            return False
+        return True
 
     def archive(self, chosen: list[tuple[str, MemoryEntry]]) -> bool:
         """Prefix the chosen entries with [ARCHIVED] (at a gate: stale information)."""

@@ -10,20 +10,26 @@ from app.cli.common import session_args
 from app.cli.memory_output import memory_check_text
 from app.resolve import EXIT_FAILED, EXIT_OK, read_file, resolve_session
 from models.memory.check import memory_check_data
-from models.memory.edits import MemoryEditError, add_entry, utc_now_minutes
+from models.memory.edits import MemoryEditError, utc_now_minutes
 from models.memory.journal import MemoryJournal
+from models.memory.skeleton import create_with_entry
+from models.session.folder import open_session
 from models.session.team_memory import TAGS, parse_memory
+from models.text.tokens import get_tokenizer
 
 
 def cmd_memory_add(args: argparse.Namespace) -> int:
     """Add an entry to a role's TEAM-MEMORY section with a section-anchored, checked edit."""
     folder = resolve_session(args.folder, args.session)
+    session = open_session(folder, get_tokenizer("estimate"))
     path = folder / "TEAM-MEMORY.md"
     try:
-        result = add_entry(path, args.role, args.tag, " ".join(args.text), timestamp=utc_now_minutes())
+        result, created = create_with_entry(session, args.role, args.tag, " ".join(args.text), utc_now_minutes())
     except MemoryEditError as exc:
         print(f"lead-console: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    if created:
+        print(f"created {path} from ADR-001 §4's skeleton (Meta, Lead, active teammates)", file=sys.stderr)
     note = f" (merged with a concurrent change to {', '.join(result.merged)})" if result.merged else ""
     print(f"added to ## {args.role} in {path}{note}", file=sys.stderr)
     return EXIT_OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
 
 from app.cli.common import load_session, session_args, tokenizer_arg
 from app.cli.report import (
@@ -12,6 +13,8 @@ from app.cli.report import (
     session_summary,
 )
 from app.resolve import EXIT_OK, UsageError
+from models.publish.baseline import BaselineError, take_baseline
+from models.publish.gate import VERDICTS, GateError, conclude_gate, start_gate
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.session.roles import role_key
 
@@ -57,6 +60,41 @@ def cmd_teammate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_baseline(args: argparse.Namespace) -> int:
+    """Snapshot the GC into gc-history/ and record the confirmed versions the plan shows."""
+    session = load_session(args)
+    try:
+        result = take_baseline(session)
+    except BaselineError as exc:
+        raise UsageError(str(exc)) from None
+    snap = f"gc-history/GC-v{result.version}.md " + ("written" if result.snapshot_written else "already there")
+    recorded = ", ".join(f"{r}: GC-v{v}" for r, v in sorted(result.recorded.items())) or "none to record"
+    if args.json:
+        data = {"version": result.version, "snapshot_written": result.snapshot_written, "recorded": result.recorded}
+        print(json.dumps(data, indent=2))
+    else:
+        print(f"baseline GC-v{result.version}: {snap}; confirmed versions recorded: {recorded}")
+    return EXIT_OK
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    """Start a gate (updates freeze) or conclude it with a verdict (a gate record is written)."""
+    session = load_session(args)
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        if args.action == "start":
+            phase = start_gate(session, args.phase, now)
+            print(f"gate of phase {phase} started: updates are frozen until it concludes", file=sys.stderr)
+        else:
+            if not args.verdict:
+                raise UsageError(f"conclude needs --verdict ({', '.join(VERDICTS)})")
+            path = conclude_gate(session, args.verdict.upper(), now, args.phase)
+            print(f"wrote {path.relative_to(session.folder)}; updates are no longer frozen", file=sys.stderr)
+    except GateError as exc:
+        raise UsageError(str(exc)) from None
+    return EXIT_OK
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this group's subcommands."""
     inspect = sub.add_parser("inspect", help="print a session's GC, teammates, memory and gates")
@@ -70,3 +108,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     teammate.add_argument("--state", help="set it: active, idle, finished, shut down, replaced")
     tokenizer_arg(teammate, default="estimate")
     teammate.set_defaults(func=cmd_teammate)
+
+    baseline = sub.add_parser(
+        "baseline", help="snapshot the GC and record confirmed versions, so updates can be deltas"
+    )
+    session_args(baseline)
+    tokenizer_arg(baseline, default="estimate")
+    baseline.set_defaults(func=cmd_baseline)
+
+    gate = sub.add_parser("gate", help="start a gate (freeze updates) or conclude it with a verdict")
+    gate.add_argument("action", choices=("start", "conclude"))
+    session_args(gate, json_output=False)
+    gate.add_argument("--phase", type=int, help="the phase (default: the plan's current_phase, or the gate started)")
+    gate.add_argument("--verdict", help=f"with conclude: {', '.join(VERDICTS)}")
+    tokenizer_arg(gate, default="estimate")
+    gate.set_defaults(func=cmd_gate)

@@ -110,7 +110,7 @@ def preview(path: Path, edits: list[SectionEdit]) -> tuple[str, str]:
     loaded = read_text(path)
     if not loaded.exact:
         raise MemoryEditError(f"{path.name}: {loaded.problems[0].message}; nothing was written")
-    return loaded.text, _apply(loaded.text, edits, [])
+    return loaded.text, apply_edits(loaded.text, edits, [])
 
 
 def section_text(text: str, header: str) -> str | None:
@@ -153,7 +153,7 @@ def _merge(base: str, theirs: str, ours: str) -> str | None:
     return "".join(out)
 
 
-def _apply(text: str, edits: list[SectionEdit], merged: list[str]) -> str:
+def apply_edits(text: str, edits: list[SectionEdit], merged: list[str]) -> str:
     memory = parse_memory(text)
     lines = split_lines(text)
     nl = "\r\n" if "\r\n" in text else "\n"
@@ -253,7 +253,7 @@ def _attempt(
         for _ in range(MAX_ATTEMPTS):
             wanted = edits(base) if callable(edits) else edits
             merged: list[str] = []
-            new = _apply(base, wanted, merged)
+            new = apply_edits(base, wanted, merged)
             if new == read.text:
                 return EditResult(new, merged, attempt, base)
             try:
@@ -309,12 +309,9 @@ def header_of(memory: TeamMemory, role: str) -> MemorySection | None:
     return matches[-1] if matches else None
 
 
-def add_entry(path: Path, role: str, tag: str | None, text: str, timestamp: str | None = None) -> EditResult:
-    """Add an entry to ``role``'s section (Lead: with a timestamp; relay roles: marked relayed).
-
-    The section is looked up in the file as it is when the edit is made, never in an earlier
-    read that an agent's write may have caught half-way.
-    """
+def edits_for_entry(role: str, tag: str | None, text: str, timestamp: str | None = None) -> EditsFor:
+    """The edit that adds an entry to ``role``'s section (Lead: with a timestamp; relay roles:
+    marked relayed), computed on the text the edit is finally made to."""
     access = access_of(role)
     line = entry_line(tag, text, timestamp if role.lower() == "lead" or access == RELAY else None, access == RELAY)
 
@@ -324,7 +321,13 @@ def add_entry(path: Path, role: str, tag: str | None, text: str, timestamp: str 
             return [SectionEdit(role, None, f"## {role}\n{line}\n")]
         return [SectionEdit(section.header, None, lambda now: append_entry(now, line))]
 
-    return edit_memory(path, edits_for)
+    return edits_for
+
+
+def add_entry(path: Path, role: str, tag: str | None, text: str, timestamp: str | None = None) -> EditResult:
+    """Add an entry to ``role``'s section. The section is looked up in the file as it is when
+    the edit is made, never in an earlier read that an agent's write may have caught half-way."""
+    return edit_memory(path, edits_for_entry(role, tag, text, timestamp))
 
 
 def utc_now_minutes() -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from models.session.gates import GateRecord, parse_gate, phase_number
+from models.session.gates import GateRecord, parse_gate, phase_number, plan_gates
 from models.session.gc import GlobalContext, parse_gc
 from models.session.lifecycle import (
     RECEIVING,
@@ -124,6 +124,21 @@ class Session:
         if self.gc is not None and self.gc.version is not None:
             return self.gc.version
         return self.plan.gc_version if self.plan is not None else None
+
+    @property
+    def all_gates(self) -> list[GateRecord]:
+        """Gate records from phase folders, and the plan's gate list for phases without one."""
+        have = {g.phase for g in self.gates}
+        listed = plan_gates(self.plan.text) if self.plan is not None else []
+        merged = self.gates + [g for g in listed if g.phase not in have]
+        return sorted(merged, key=lambda g: (g.phase is None, g.phase or 0, g.path))
+
+    @property
+    def current_phase(self) -> int | None:
+        """The plan's ``current_phase`` (``3``, ``"3 COMPLETE → Phase 4 next"``: the first number)."""
+        value = self.plan.front.data.get("current_phase") if self.plan is not None else None
+        found = re.search(r"\d+", str(value)) if value is not None else None
+        return int(found.group()) if found else None
 
     @property
     def all_problems(self) -> list[Problem]:

@@ -6,6 +6,7 @@ Older records are plain YAML (``phase``, ``result``); newer ones are front matte
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,17 @@ def parse_gate(text: str, rel_path: str, folder_phase: int | None) -> GateRecord
         data, more = parse_yaml_mapping(text, rel_path)
         problems += more
         body = ""
-    phase = parse_version(data.get("phase", data.get("gate")))
+    phase = parse_version(data.get("phase")) or parse_version(data.get("gate"))
     if phase is None:
         phase = folder_phase
-    verdict = data.get("verdict", data.get("result"))
+    verdict = next((data[k] for k in VERDICT_KEYS if data.get(k) is not None), None)
+    if verdict is None and any(p.severity == "error" for p in problems):
+        found = _verdict_line(text)  # agents write invalid YAML; the verdict line is still plain
+        if found is not None:
+            line, verdict = found
+            problems = [
+                Problem("warning", rel_path, f"not valid YAML; the verdict was read from line {line} alone", line)
+            ]
     if verdict is None and not any(p.severity == "error" for p in problems):
         problems.append(Problem("warning", rel_path, "no verdict or result"))
     date = data.get("date")
@@ -57,6 +65,53 @@ def parse_gate(text: str, rel_path: str, folder_phase: int | None) -> GateRecord
         data,
         problems,
     )
+
+
+VERDICT_KEYS = ("verdict", "result", "gate_result", "decision", "outcome")
+_VERDICT_LINE = re.compile(
+    r"^\s*(?:" + "|".join(VERDICT_KEYS) + r")\s*:\s*[\"']?(?P<v>[A-Za-z_][\w -]*?)[\"']?\s*(?:#.*)?$"
+)
+
+
+def _verdict_line(text: str) -> tuple[int, str] | None:
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = _VERDICT_LINE.match(line)
+        if m:
+            return number, m.group("v").strip()
+    return None
+
+
+_PLAN_GATE = re.compile(
+    r"^\s*[-*+]\s+(?:\*\*)?(?:Phase|Gate)\s+(?P<phase>\d+(?:\.\d+)?)(?P<rest>[^:]*?)(?:\*\*)?\s*(?:→[^:]*)?:\s*"
+    r"(?:\*\*)?(?P<verdict>[A-Z][A-Z_]+)(?:\*\*)?(?P<tail>.*)$"
+)
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+
+
+def plan_gates(text: str, file: str = "orchestration-plan.md") -> list[GateRecord]:
+    """Gate verdicts a plan lists (``## Gate History``: ``- Phase 2: APPROVED (2026-02-07)``)."""
+    out: list[GateRecord] = []
+    in_list = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("#"):
+            in_list = bool(re.search(r"\bgate", line, re.I))
+            continue
+        m = _PLAN_GATE.match(line) if in_list else None
+        if m is None or "." in m.group("phase") or m.group("rest").strip():
+            continue
+        date = _DATE.search(m.group("tail"))
+        out.append(
+            GateRecord(
+                int(m.group("phase")),
+                m.group("verdict"),
+                date.group(1) if date else None,
+                None,
+                None,
+                f"{file} line {number}",
+                line.strip(),
+            )
+        )
+    return out
 
 
 def phase_number(folder: Path) -> int | None:

@@ -54,6 +54,9 @@ class DeltaItemsModel(NodeTreeModel):
 _MODE_BG = {"full": WARN_BG, "frozen": BAD_BG}
 
 
+_MODE_TEXT = {"delta": "delta", "full": "full GC", "frozen": "frozen", "current": "nothing due", "inactive": "not sent"}
+
+
 class DecisionsModel(NodeTreeModel):
     """What each teammate gets, why, and what it costs."""
 
@@ -74,7 +77,13 @@ class DecisionsModel(NodeTreeModel):
         """The conditions are listed by code; their reasons are in the tooltip."""
         d: Decision = payload
         if role == DISPLAY:
-            what = {"delta": "delta", "full": "full GC", "frozen": "frozen", "current": "nothing due", "inactive": "not sent"}[d.mode]
+            what = {
+                "delta": "delta",
+                "full": "full GC",
+                "frozen": "frozen",
+                "current": "nothing due",
+                "inactive": "not sent",
+            }[d.mode]
             tokens = f"{d.tokens:,}" if d.tokens else "—"
             return (d.role, what, tokens, ", ".join(c.code for c in d.conditions))[column]
         if role == TOOLTIP:

@@ -33,7 +33,7 @@ from models.delta.decisions import UpdatePlan
 from models.delta.items import DeltaItem, Impact
 from models.delta.message import render_message
 from models.publish.composer import Composer
-from models.publish.gate import GateError, set_gate_evaluation
+from models.publish.gate import VERDICTS, GateError, conclude_gate, set_gate_evaluation
 from models.publish.publishing import PublishPlan, PublishRefused, execute_publish, utc_now
 from models.session.versions import label
 from models.text.problems import Problem
@@ -57,6 +57,7 @@ class ComposerPane(QWidget):
     """Compose, preview and publish the next GC version."""
 
     published = Signal(list)
+    gateConcluded = Signal(str)  # the gate record written
     changed = Signal()  # after every state change and refresh
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -367,13 +368,30 @@ class ComposerPane(QWidget):
         path = c.session.folder / "orchestration-plan.md"
         started = c.session.plan.gate_evaluation if c.session.plan else None
         if started:
-            value = None
-        else:
-            phase, ok = QInputDialog.getInt(self, "Start gate", "Phase being evaluated:", 1, 0, 99)
-            if not ok:
-                return
-            value = {"phase": phase, "started": utc_now()}
-        self.set_gate(path, value)
+            verdict, ok = QInputDialog.getItem(
+                self, "Conclude gate", f"Verdict for phase {started.get('phase', '?')}:", list(VERDICTS), 0, False
+            )
+            if ok:
+                self.conclude_gate(verdict)
+            return
+        proposed = c.session.current_phase or 1
+        phase, ok = QInputDialog.getInt(self, "Start gate", "Phase being evaluated:", proposed, 0, 99)
+        if ok:
+            self.set_gate(path, {"phase": phase, "started": utc_now()})
+
+    def conclude_gate(self, verdict: str) -> bool:
+        """Write the gate record (its own file, never over another) and lift the freeze."""
+        c = self.composer
+        assert c is not None
+        try:
+            path = conclude_gate(c.session, verdict, utc_now())
+        except GateError as exc:
+            self._error(f"The gate could not be concluded: {exc}")
+            return False
+        c.session.reload({"plan", "gates"})
+        self.refresh()
+        self.gateConcluded.emit(str(path))
+        return True
 
     def set_gate(self, target: Path, value: dict[str, object] | None) -> bool:
         try:

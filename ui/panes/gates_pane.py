@@ -20,5 +20,5 @@ class GatesPane(QWidget):
         stack(self, self.gates_banner, self.gate_view)
 
     def show_gates(self, session: Session) -> None:
-        self.gate_model.set_gates(session.gates)
+        self.gate_model.set_gates(session.all_gates)
         self.gates_banner.show_problems(session.problems.get("gates", []))

@@ -199,7 +199,11 @@ class MemoryPane(QWidget):
         if not ok:
             return
         text, ok = QInputDialog.getText(self, "Add entry", f"[{tag}] entry for {role}:")
-        if ok and text.strip():
+        if not ok or not text.strip():
+            return
+        if self.session is not None and not (self.session.folder / "TEAM-MEMORY.md").exists():
+            self.memory_actions.create_with(self.session, role, tag, text.strip())
+        else:
             self.memory_actions.add_entry(role, tag, text.strip())
 
     def selected_entries(self) -> list[tuple[str, MemoryEntry]]:

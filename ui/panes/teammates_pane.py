@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
 from models.review.validation import Review
 from models.session.folder import Session
+from models.session.lifecycle import STATES
 from ui.item_models import SORT_ROLE, TeammateModel
 from ui.node_model import PAYLOAD_ROLE
 from ui.widgets import ProblemBanner, stack, table_view
@@ -26,6 +28,8 @@ def _ack_result(r: Review) -> str:
 class TeammatesPane(QWidget):
     """Every teammate the session names, sortable, with the plan's problems above it."""
 
+    stateRequested = Signal(str, str)  # role, lifecycle state: the Lead sets it (the plan is written)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plan_banner = ProblemBanner()
@@ -37,11 +41,20 @@ class TeammatesPane(QWidget):
         self.teammate_view.setSortingEnabled(True)
         self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.teammate_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for state in STATES:
+            action = QAction(f"Set state: {state}", self.teammate_view)
+            action.triggered.connect(lambda _=False, s=state: self._request_state(s))
+            self.teammate_view.addAction(action)
         stack(self, self.plan_banner, self.teammate_view)
 
     def show_teammates(self, session: Session) -> None:
         self.teammate_model.set_teammates(session.teammates(), session.gc_version)
         self.plan_banner.show_problems(session.problems.get("plan", []))
+
+    def _request_state(self, state: str) -> None:
+        role = self.selected_role()
+        if role is not None:
+            self.stateRequested.emit(role, state)
 
     def selected_role(self) -> str | None:
         index = self.teammate_view.currentIndex()
