@@ -1,0 +1,126 @@
+"""Issue 11, done when: on every real session folder in ../shared/sessions/ (copies), the everyday
+jobs work, and each changes only the files it names, byte for byte."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from app.cli.main import main
+from conftest import REAL_SESSIONS, snapshot_tree
+from models.delta.decisions import plan_update
+from models.publish.composer import Composer
+from models.publish.publishing import execute_publish
+from models.session.folder import PLAN_FILE, open_session
+from models.session.team_memory import parse_memory
+from models.text.surgical import set_front_entry
+from models.text.tokens import EstimateTokenizer
+
+TOK = EstimateTokenizer()
+SESSIONS = sorted(p.name for p in REAL_SESSIONS.iterdir() if p.is_dir())
+
+
+def _changed(before: dict[str, tuple[int, bytes]], folder: Path) -> set[str]:
+    after = snapshot_tree(folder)
+    return {k for k in before.keys() | after.keys() if before.get(k, (0, b""))[1] != after.get(k, (0, b""))[1]}
+
+
+@pytest.fixture(params=SESSIONS)
+def copy(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    target = tmp_path / str(request.param)
+    shutil.copytree(REAL_SESSIONS / str(request.param), target)
+    for path in [target, *target.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)  # the shared copies are read-only
+    return target
+
+
+def test_six_real_sessions_are_there() -> None:
+    assert len(SESSIONS) == 6
+
+
+def test_everyday_jobs_on_a_real_session(copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Open it: the CLI inspects every one, including a folder of phase outputs only.
+    assert main(["inspect", str(copy), "--tokenizer", "estimate"]) == 0
+    capsys.readouterr()
+    session = open_session(copy, TOK)
+
+    # Plan: only active and idle teammates receive anything.
+    plan = plan_update(session)
+    receiving = {m.role for m in session.teammates() if m.receives}
+    assert {d.role for d in plan.recipients} <= receiving
+
+    # A memory entry: TEAM-MEMORY.md is created where missing, and only it (and the app's journal).
+    had_memory = (copy / "TEAM-MEMORY.md").exists()
+    before = snapshot_tree(copy)
+    assert main(["memory", "add", str(copy), "--role", "Lead", "--tag", "Decision", "adopted by Lead Console"]) == 0
+    assert "created" in capsys.readouterr().err or had_memory
+    assert _changed(before, copy) <= {"TEAM-MEMORY.md", ".lead-console/memory-journal.jsonl"}
+    memory = parse_memory((copy / "TEAM-MEMORY.md").read_text(encoding="utf-8"))
+    assert any("adopted by Lead Console" in e.text for s in memory.sections if s.kind == "lead" for e in s.entries)
+
+    if session.gc is None:  # a session of phase outputs only: nothing to take a baseline of, said in one line
+        assert main(["baseline", str(copy)]) == 2
+        assert "no global-context.md yet" in capsys.readouterr().err
+        return
+
+    # Baseline: the snapshot and the plan's confirmed versions, nothing else.
+    before = snapshot_tree(copy)
+    assert main(["baseline", str(copy)]) == 0
+    capsys.readouterr()
+    version = session.gc.version
+    assert _changed(before, copy) <= {f"gc-history/GC-v{version}.md", PLAN_FILE}
+    assert (copy / "gc-history" / f"GC-v{version}.md").read_bytes() == (copy / "global-context.md").read_bytes()
+
+    # One teammate holds this version and is active (as after its ACK, in a session where none does).
+    session = open_session(copy, TOK)
+    holders = [m for m in session.teammates() if m.receives and m.confirmed == version]
+    if not holders:
+        role = session.teammates()[0].role
+        assert main(["teammate", str(copy), role, "--state", "active"]) == 0
+        plan_path = copy / PLAN_FILE
+        plan_path.write_text(
+            set_front_entry(plan_path.read_text(encoding="utf-8"), "teammate_gc_versions", role, version),
+            encoding="utf-8",
+        )
+        capsys.readouterr()
+        session = open_session(copy, TOK)
+        holders = [m for m in session.teammates() if m.role == role]
+
+    # Publish a one-item edit: the holder gets a delta; only the files publishing names change.
+    composer = Composer.open(session)
+    section = next(s for s in session.gc.walk() if s.items)  # type: ignore[union-attr]
+    item = max(section.items, key=lambda it: it.end)
+    text = session.gc.text  # type: ignore[union-attr]
+    nl = "\r\n" if "\r\n" in text else "\n"
+    composer.working_text = text[: item.end] + f"- Lead Console Check: one new item{nl}" + text[item.end :]
+    decisions = {d.role: d for d in composer.plan().decisions}
+    for mate in holders:
+        assert decisions[mate.role].mode == "delta", decisions[mate.role].conditions
+    publish = composer.publish_plan()
+    assert publish.blocked == [], publish.blocked
+    before = snapshot_tree(copy)
+    written = {p.relative_to(copy).as_posix() for p in execute_publish(publish)}
+    names = {
+        "global-context.md",
+        f"gc-history/GC-v{version + 1}.md",
+        PLAN_FILE,
+        "TEAM-MEMORY.md",
+        "messages/ledger.jsonl",
+    }
+    assert _changed(before, copy) == written
+    assert {w for w in written if not w.startswith("messages/outbox/")} <= names
+    assert "- Lead Console Check: one new item" in (copy / "global-context.md").read_text(encoding="utf-8")
+
+    # Conclude a gate: a record of its own, next to any record agents wrote.
+    before = snapshot_tree(copy)
+    assert main(["gate", "start", str(copy), "--phase", "7"]) == 0
+    assert main(["gate", "conclude", str(copy), "--verdict", "APPROVED"]) == 0
+    capsys.readouterr()
+    changed = _changed(before, copy)
+    assert changed <= {PLAN_FILE, "phase-7/gate-record.yaml"}
+    assert "phase-7/gate-record.yaml" in changed
+    assert (copy / PLAN_FILE).read_bytes() == before[PLAN_FILE][1]  # the freeze came and went
+    gates = {g.phase: g.verdict for g in open_session(copy, TOK).all_gates}
+    assert gates[7] == "APPROVED"
