@@ -3,6 +3,7 @@ jobs work, and each changes only the files it names, byte for byte."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -124,3 +125,20 @@ def test_everyday_jobs_on_a_real_session(copy: Path, capsys: pytest.CaptureFixtu
     assert (copy / PLAN_FILE).read_bytes() == before[PLAN_FILE][1]  # the freeze came and went
     gates = {g.phase: g.verdict for g in open_session(copy, TOK).all_gates}
     assert gates[7] == "APPROVED"
+
+
+@pytest.mark.parametrize("name", [n for n in SESSIONS if (REAL_SESSIONS / n / "global-context.md").exists()])
+def test_savings_on_every_real_gc(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """ADR-002 §7's scenarios built from the session's own GC, each naming what it edited."""
+    assert main(["savings", str(REAL_SESSIONS / name), "--json", "--tokenizer", "estimate"]) == 0
+    rows = json.loads(capsys.readouterr().out)["per_update"]
+    assert [r["scenario"] for r in rows][:4] == [
+        "1 decision added",
+        "2-3 sections changed",
+        "Status update only",
+        "Phase transition",
+    ]
+    for row in rows[:4]:
+        assert row["ours"]["delta"] is not None and row["ours"]["delta"] < row["ours"]["full"], row
+        assert row["note"].startswith(("ADDED §", "CHANGED §")), row
+    assert rows[4]["ours"]["delta"] is None and rows[4]["note"].startswith("FC-4")  # a restructure goes out in full
