@@ -17,7 +17,8 @@ from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.review.actions import apply_review, compose_resend, mark_handled, record_resend
 from models.review.inbox import read_claude_team, read_inbox
-from models.review.ledger import read_ledger, record_received
+from models.review.ledger import handled_keys, record_received
+from models.review.pending import pending_statuses
 from models.review.validation import Review, due_pings, review
 from models.session.folder import Part, find_sessions
 from models.text.atomic import MISSING, FileChangedError, atomic_write
@@ -160,13 +161,14 @@ class Controller(QObject):
         record_received(session.folder, messages)
         messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
         self.reviews = [review(m, session) for m in messages]
-        handled = {
-            (str(e.get("source")), str(e.get("sha256")))
-            for e in read_ledger(session.folder)
-            if e.get("direction") == "handled"
-        }
+        handled = handled_keys(session.folder)
         pings = due_pings(session, datetime.now(UTC), self.settings.ack_timeout_min)
         self.window.show_reviews(self.reviews, handled, pings)
+        composer = self.window.composer.composer
+        pending = pending_statuses(self.reviews, handled)
+        if composer is not None and composer.pending != pending:
+            composer.pending = pending  # an unanswered NEED_CLARIFICATION counts before Carry out
+            self.window.composer.refresh()
 
     def carry_out(self, result: Review) -> bool:
         """Do what the review says on the plan side and mark the message handled in the ledger."""

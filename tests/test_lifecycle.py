@@ -145,3 +145,30 @@ def test_the_lead_sets_a_state_with_one_surgical_edit(tmp_path: Path, capsys: py
     assert recipients == {"implementer-2"}
     assert main(["teammate", str(session), "nobody-1", "--state", "active"]) == 2
     assert "no teammate nobody-1" in capsys.readouterr().err
+
+
+def test_unanswered_replies_in_the_inbox_count_before_carry_out(
+    demo_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A NEED_CLARIFICATION ACK or a CONTEXT_LOST status waiting in the inbox is FC-5 / FC-2
+    for the next update, with the message named as the reason."""
+    new = demo_copy / "new.md"
+    text = (demo_copy / "global-context.md").read_text(encoding="utf-8")
+    new.write_text(text.replace("version: GC-v6", "version: GC-v7") + "\n## Extra\n- Owner: lead\n", encoding="utf-8")
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True)
+    (inbox / "implementer-1-ack.md").write_text(
+        "From: implementer-1\n[ACK-UPDATE] GC-v6 received. Items: 1/2. Impact: unclear. Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+    (inbox / "implementer-2-status.md").write_text(
+        "From: implementer-2\n[STATUS] Phase 6 | CONTEXT_LOST\n", encoding="utf-8"
+    )
+    assert main(["plan", str(demo_copy), "--new", str(new), "--json", "--tokenizer", "estimate"]) == 0
+    decisions = {d["role"]: d for d in json.loads(capsys.readouterr().out)["teammates"]}
+    one, two = decisions["implementer-1"], decisions["implementer-2"]
+    assert one["mode"] == "full" and two["mode"] == "full"
+    assert [c["code"] for c in one["conditions"]] == ["FC-5"]
+    assert "unanswered message inbox/implementer-1-ack.md" in one["conditions"][0]["reason"]
+    assert [c["code"] for c in two["conditions"]][0] == "FC-2"
+    assert "inbox/implementer-2-status.md" in two["conditions"][0]["reason"]

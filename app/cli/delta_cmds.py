@@ -17,6 +17,10 @@ from models.delta.diff import diff_gc
 from models.delta.items import ApplyError
 from models.delta.message import oneline_exact, parse_message, render_message, render_oneline
 from models.delta.savings import scenario_rows, team_rows
+from models.review.inbox import read_inbox
+from models.review.ledger import handled_keys
+from models.review.pending import pending_statuses
+from models.review.validation import review
 from models.session.gc import parse_gc
 from models.text.atomic import MISSING, FileChangedError, atomic_write
 from models.text.textfile import stamp_of
@@ -97,7 +101,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     """Per teammate: delta, full or frozen, why, and what it costs."""
     session = load_session(args)
     new_text = read_file(args.new).text if args.new else None
-    plan = plan_update(session, new_text)
+    roles = [t.role for t in session.teammates()]
+    messages = sorted(read_inbox(session.folder, roles), key=lambda m: m.timestamp or "")
+    reviews = [review(m, session) for m in messages]  # oldest first: a teammate's newest reply counts
+    plan = plan_update(session, new_text, pending=pending_statuses(reviews, handled_keys(session.folder)))
     if args.json:
         print(json.dumps(plan_data(plan), ensure_ascii=False, indent=2))
     else:

@@ -189,6 +189,7 @@ def plan_update(
     impact: Impact | None = None,
     delta_override: Delta | None = None,
     forced_full: Mapping[str, str] | None = None,
+    pending: Mapping[str, tuple[str, str]] | None = None,
 ) -> UpdatePlan:
     """Decide, for every teammate, delta or full (or frozen, or nothing due) for an update.
 
@@ -196,7 +197,9 @@ def plan_update(
     the next version (its version is taken from its front matter, or the session's + 1).
     ``delta_override`` replaces the computed delta from its ``old_version`` (the Lead edited
     the items; it is proven against ``new_text`` like a computed one), and ``forced_full``
-    maps teammates the Lead sends the full GC to, to the reason the Lead gave.
+    maps teammates the Lead sends the full GC to, to the reason the Lead gave. ``pending``
+    maps teammates to a status an unanswered reply asks for (NEED_CLARIFICATION, CONTEXT_LOST)
+    and where it was read: it counts as if the plan said so.
     """
     tokenizer = session.tokenizer
     gc = session.gc
@@ -225,8 +228,16 @@ def plan_update(
             why = Condition("STATE", f"{mate.state_source}; set its state to active to send it updates")
             plan.decisions.append(Decision(mate.role, "inactive", (why,), 0, plan.full_tokens, mate.confirmed))
             continue
-        wants_full = mate.role in requested_full or (mate.status or "").upper() in FULL_REQUEST_STATUSES
-        decision = _decide(mate.role, mate.confirmed, mate.status, wants_full, current, bases, plan, tokenizer)
+        waiting = (pending or {}).get(mate.role)
+        status = waiting[0] if waiting is not None else mate.status
+        wants_full = mate.role in requested_full or (status or "").upper() in FULL_REQUEST_STATUSES
+        decision = _decide(mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer)
+        if waiting is not None:
+            said = tuple(
+                replace(c, reason=f"{c.reason} ({waiting[1]})") if c.code in ("FC-2", "FC-5") else c
+                for c in decision.conditions
+            )
+            decision = replace(decision, conditions=said)
         reason = (forced_full or {}).get(mate.role)
         if reason is not None and decision.mode == "delta":
             forced = (*decision.conditions, Condition("FORCED", f"the Lead chose the full GC: {reason}"))

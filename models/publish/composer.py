@@ -37,6 +37,8 @@ class Composer:
     impact: Impact | None = None
     forced_full: dict[str, str] = field(default_factory=dict)
     gc_stamp: Stamp | None = None  # the GC on disk that ``working_text`` was taken from
+    # Unanswered replies that ask for the full GC (models.review.pending), set by the window.
+    pending: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
     def open(cls, session: Session) -> Composer:
@@ -158,6 +160,7 @@ class Composer:
             impact=self.impact or self.default_impact(),
             delta_override=override,
             forced_full=self.forced_full,
+            pending=self.pending,
         )
 
     def message_for(self, role: str, plan: UpdatePlan | None = None) -> str | None:

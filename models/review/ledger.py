@@ -79,3 +79,10 @@ def append_ledger(folder: Path, lines: list[str]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def handled_keys(folder: Path) -> set[tuple[str, str]]:
+    """(source, sha256) of every message the Lead has carried out."""
+    return {
+        (str(e.get("source")), str(e.get("sha256"))) for e in read_ledger(folder) if e.get("direction") == "handled"
+    }
