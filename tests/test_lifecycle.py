@@ -170,5 +170,5 @@ def test_unanswered_replies_in_the_inbox_count_before_carry_out(
     assert one["mode"] == "full" and two["mode"] == "full"
     assert [c["code"] for c in one["conditions"]] == ["FC-5"]
     assert "unanswered message inbox/implementer-1-ack.md" in one["conditions"][0]["reason"]
-    assert [c["code"] for c in two["conditions"]][0] == "FC-2"
+    assert two["conditions"][0]["code"] == "FC-2"
     assert "inbox/implementer-2-status.md" in two["conditions"][0]["reason"]
