@@ -105,6 +105,10 @@ class ComposerPane(QWidget):
         )
         self.affected = QLineEdit()
         self.affected.setPlaceholderText("affected teammates, comma-separated")
+        self.affected.setToolTip(
+            "Text of the message's Impact Assessment only. Who receives the update follows each "
+            "teammate's state (Teammates table: right-click, Set state)."
+        )
         self.affected.editingFinished.connect(self._impact_edited)
         self.actions_box = QComboBox()
         self.actions_box.setEditable(True)
@@ -115,7 +119,7 @@ class ComposerPane(QWidget):
         assert actions_edit is not None
         actions_edit.editingFinished.connect(self._impact_edited)
         impact = QFormLayout()
-        impact.addRow("Affected teammates", self.affected)
+        impact.addRow("Affected (text only)", self.affected)
         impact.addRow("Required actions", self.actions_box)
         impact_box = QWidget()
         impact_box.setLayout(impact)

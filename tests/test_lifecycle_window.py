@@ -1,0 +1,96 @@
+"""Issue 11 in the window: the Lead sets a teammate's state from the teammate table and the
+composer's recipients follow; Start gate proposes the plan's phase, Conclude asks the verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QInputDialog
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from models.session.folder import open_session
+from models.session.team_memory import parse_memory
+from models.text.frontmatter import split_front_matter
+from models.text.tokens import EstimateTokenizer
+from ui.node_model import PAYLOAD_ROLE
+
+
+def _row_of(controller: Controller, role: str) -> int:
+    proxy = controller.window.teammate_proxy
+    return next(r for r in range(proxy.rowCount()) if proxy.index(r, 0).data() == role)
+
+
+def _modes(controller: Controller) -> dict[str, str]:
+    model = controller.window.composer.decisions_model
+    return {d.role: d.mode for d in (model.index(r, 0).data(PAYLOAD_ROLE) for r in range(model.rowCount()))}
+
+
+def test_setting_a_state_from_the_table_changes_the_recipients(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    w = controller.window
+    row = _row_of(controller, "researcher-1")
+    state_column = w.teammate_model.headers.index("State")
+    assert w.teammate_proxy.index(row, state_column).data() == "finished (not sent)"
+    tip = w.teammate_proxy.index(row, state_column).data(Qt.ItemDataRole.ToolTipRole)
+    assert "orchestration-plan.md line 35" in tip  # the table row that says COMPLETE
+    view = w.teammate_view
+    rect = view.visualRect(w.teammate_proxy.index(row, 0))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    action = next(a for a in view.actions() if a.text() == "Set state: active")
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "plan" in parts):
+        action.trigger()  # what the context menu's item does
+    plan = split_front_matter((demo_copy / "orchestration-plan.md").read_text(encoding="utf-8"), "p")[0].data
+    assert plan["teammate_status"]["researcher-1"] == "ACTIVE"
+    assert w.teammate_proxy.index(_row_of(controller, "researcher-1"), state_column).data() == "active"
+    assert _modes(controller)["researcher-1"] == "full"  # FC-1: two versions behind, now a recipient
+
+
+def test_start_gate_proposes_the_plans_phase_and_conclude_asks_the_verdict(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[str, object]] = []
+
+    def get_int(parent: object, title: str, label: str, value: int, *rest: object) -> tuple[int, bool]:
+        asked.append((title, value))
+        return value, True
+
+    def get_item(parent: object, title: str, label: str, items: list[str], *rest: object) -> tuple[str, bool]:
+        asked.append((title, tuple(items)))
+        return "CONDITIONAL_PASS", True
+
+    monkeypatch.setattr(QInputDialog, "getInt", get_int)
+    monkeypatch.setattr(QInputDialog, "getItem", get_item)
+    pane = controller.window.composer
+    current = open_session(demo_copy, EstimateTokenizer()).current_phase
+    assert current is not None
+    qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)
+    assert asked == [("Start gate", current)]
+    assert pane.gate_button.text() == "Conclude gate"
+    with qtbot.waitSignal(pane.gateConcluded, timeout=5000) as concluded:
+        qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)
+    assert asked[1] == ("Conclude gate", ("APPROVED", "CONDITIONAL_PASS", "ITERATE", "REJECTED"))
+    record = Path(concluded.args[0])
+    assert record.parent.name == f"phase-{current}"
+    assert "result: CONDITIONAL_PASS" in record.read_text(encoding="utf-8")
+    assert pane.gate_button.text() == "Start gate…"
+
+
+def test_the_first_entry_creates_team_memory_after_showing_it(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    memory = demo_copy / "TEAM-MEMORY.md"
+    memory.unlink()
+    controller.reload()
+    actions = controller.window.memory_actions
+    shown: list[str] = []
+    actions.confirm = lambda title, diff: shown.append(diff) or True  # type: ignore[method-assign]
+    assert actions.create_with(controller.live.session, "Lead", "Decision", "adopt this session")  # type: ignore[union-attr]
+    created = parse_memory(memory.read_text(encoding="utf-8"))
+    assert [s.header for s in created.sections][:2] == ["Meta", "Lead"]
+    assert "implementer-3" in [s.header for s in created.sections]  # active teammates get a section
+    assert "researcher-1" not in [s.header for s in created.sections]  # finished: none
+    assert shown and "+## Meta" in shown[0] and "adopt this session" in shown[0]
