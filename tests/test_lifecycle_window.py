@@ -94,3 +94,33 @@ def test_the_first_entry_creates_team_memory_after_showing_it(
     assert "implementer-3" in [s.header for s in created.sections]  # active teammates get a section
     assert "researcher-1" not in [s.header for s in created.sections]  # finished: none
     assert shown and "+## Meta" in shown[0] and "adopt this session" in shown[0]
+
+
+def test_a_baseline_from_the_composer(qtbot: QtBot, controller: Controller, tmp_path: Path) -> None:
+    import shutil
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from conftest import CH006
+
+    copy = tmp_path / "ch006"
+    shutil.copytree(CH006, copy)
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    assert controller.open(copy)
+    pane = controller.window.composer
+    assert not pane.baseline_button.isHidden()
+    shown: list[str] = []
+
+    def confirm(box: QMessageBox) -> QMessageBox.StandardButton:
+        shown.append(box.detailedText())
+        return QMessageBox.StandardButton.Ok
+
+    pane.confirm = confirm  # type: ignore[method-assign]
+    qtbot.mouseClick(pane.baseline_button, Qt.MouseButton.LeftButton)
+    assert shown == [
+        "write gc-history/GC-v2.md (the GC as it is; nothing is sent)\n"
+        "record in orchestration-plan.md teammate_gc_versions: architect-1: GC-v2"
+    ]
+    assert (copy / "gc-history" / "GC-v2.md").read_bytes() == (copy / "global-context.md").read_bytes()
+    assert pane.baseline_button.isHidden()

@@ -142,3 +142,22 @@ def test_savings_on_every_real_gc(name: str, capsys: pytest.CaptureFixture[str])
         assert row["ours"]["delta"] is not None and row["ours"]["delta"] < row["ours"]["full"], row
         assert row["note"].startswith(("ADDED §", "CHANGED §")), row
     assert rows[4]["ours"]["delta"] is None and rows[4]["note"].startswith("FC-4")  # a restructure goes out in full
+
+
+def test_publishing_offers_to_add_meta(tmp_path: Path) -> None:
+    """cow's TEAM-MEMORY.md has no ## Meta: the preview says the line is skipped; asked to,
+    publishing adds ADR-001 §4's Meta after the title and leaves every other byte."""
+    copy = tmp_path / "cow"
+    shutil.copytree(REAL_SESSIONS / "cow-pipeline-redesign", copy)
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    memory_before = (copy / "TEAM-MEMORY.md").read_text(encoding="utf-8")
+    composer = Composer.open(open_session(copy, TOK))
+    composer.working_text = composer.working_text.replace("## Scope\n", "## Scope\n\nOne more line.\n", 1)
+    skipped = composer.publish_plan().skipped
+    assert len(skipped) == 1 and "no ## Meta section" in skipped[0] and "Add ## Meta" in skipped[0]
+    execute_publish(composer.publish_plan(now="2026-11-23T01:00:00Z", add_meta=True))
+    after = (copy / "TEAM-MEMORY.md").read_text(encoding="utf-8")
+    meta = "## Meta\n- Created: 2026-11-23\n- Session: cow\n- GC Version: GC-v7\n\n"
+    assert meta in after
+    assert after.replace(meta, "", 1) == memory_before

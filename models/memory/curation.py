@@ -90,3 +90,17 @@ def set_meta_gc_version(text: str, version: int) -> str:
     last = max((e.end_line for e in meta.entries), default=meta.line + 1)
     lines.insert(last, f"- GC Version: GC-v{version}{nl}")
     return "".join(lines)
+
+
+def with_meta(text: str, session_id: str, version: int, created: str) -> str:
+    """TEAM-MEMORY with ADR-001 §4's ``## Meta`` section added after its title (or first)."""
+    nl = "\r\n" if "\r\n" in text else "\n"
+    meta = nl.join(["## Meta", f"- Created: {created}", f"- Session: {session_id}", f"- GC Version: GC-v{version}"])
+    lines = split_lines(text)
+    memory = parse_memory(text)
+    at = 0
+    if memory.title is not None:
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("# ")), 0)
+        while at < len(lines) and not lines[at].strip():
+            at += 1
+    return "".join(lines[:at]) + meta + nl + nl + "".join(lines[at:])

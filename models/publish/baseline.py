@@ -29,6 +29,26 @@ class Baseline:
     recorded: dict[str, int] = field(default_factory=dict)  # role → version, newly in the front matter
 
 
+def baseline_preview(session: Session) -> str:
+    """What ``take_baseline`` would write, in words, for the Lead to confirm."""
+    gc = session.gc
+    if gc is None or gc.version is None:
+        return "nothing: " + ("no global-context.md yet" if gc is None else "the GC has no version")
+    shown = ", ".join(f"{role}: GC-v{v}" for role, v in sorted(_to_record(session).items())) or "nothing to record"
+    return "\n".join(
+        [
+            f"write gc-history/GC-v{gc.version}.md (the GC as it is; nothing is sent)",
+            f"record in {PLAN_FILE} teammate_gc_versions: {shown}",
+        ]
+    )
+
+
+def _to_record(session: Session) -> dict[str, int]:
+    """Confirmed versions the plan's body shows that its front matter does not hold yet."""
+    already = set(session.plan.teammate_gc_versions) if session.plan is not None else set()
+    return {m.role: m.confirmed for m in session.teammates() if m.confirmed is not None and m.role not in already}
+
+
 def take_baseline(session: Session) -> Baseline:
     """Snapshot the GC and record the confirmed versions the plan's body shows."""
     gc = session.gc
@@ -47,9 +67,7 @@ def take_baseline(session: Session) -> Baseline:
     elif snapshot.read_bytes() != data:
         raise BaselineError(f"{snapshot.relative_to(session.folder)} already exists with other content")
     result = Baseline(gc.version, written)
-    plan = session.plan
-    already = set(plan.teammate_gc_versions) if plan is not None else set()
-    shown = {m.role: m.confirmed for m in session.teammates() if m.confirmed is not None and m.role not in already}
+    shown = _to_record(session)
     if not shown:
         return result
     path = session.folder / PLAN_FILE
@@ -60,5 +78,5 @@ def take_baseline(session: Session) -> Baseline:
         atomic_write(path, text.encode("utf-8"), expected)
     except (EditError, FileChangedError, OSError) as exc:
         raise BaselineError(f"{PLAN_FILE}: {exc} (the snapshot was written)") from exc
-    result.recorded = {role: v for role, v in shown.items() if v is not None}
+    result.recorded = shown
     return result

@@ -172,9 +172,9 @@ class Composer:
             return render_message(decision.delta)
         return render_full(self.new_text, self.new_version)
 
-    def publish_plan(self, now: str | None = None) -> PublishPlan:
+    def publish_plan(self, now: str | None = None, add_meta: bool = False) -> PublishPlan:
         return prepare_publish(
-            self.session.folder, self.working_text, self.plan(), self.gc_stamp, self.forced_full, now
+            self.session.folder, self.working_text, self.plan(), self.gc_stamp, self.forced_full, now, add_meta
         )
 
     def as_replaced(self, ref: str) -> tuple[DeltaItem, ...]:

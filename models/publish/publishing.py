@@ -21,7 +21,7 @@ from typing import Literal
 from models.delta.apply import set_version
 from models.delta.decisions import HISTORY_DIR, UpdatePlan, render_full, snapshot_path
 from models.delta.message import render_message
-from models.memory.curation import set_meta_gc_version
+from models.memory.curation import set_meta_gc_version, with_meta
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
 from models.session.team_memory import parse_memory
 from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write
@@ -62,6 +62,9 @@ class PublishPlan:
         return "\n".join(lines)
 
 
+NO_META = " (ADR-001 §4; publish with 'Add ## Meta' to add one)"
+
+
 def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -77,6 +80,7 @@ def prepare_publish(
     gc_expected: Stamp | None,
     forced_reasons: dict[str, str] | None = None,
     now: str | None = None,
+    add_meta: bool = False,
 ) -> PublishPlan:
     """Plan the writes of publishing ``working_text`` as ``plan.current_version``.
 
@@ -154,19 +158,20 @@ def prepare_publish(
     )
     memory_path = folder / MEMORY_FILE
     memory_file = read_text(memory_path) if memory_path.is_file() else None
-    if memory_file is not None and not any(s.kind == "meta" for s in parse_memory(memory_file.text).sections):
-        out.skipped.append(
-            f"{MEMORY_FILE} has no ## Meta section, so its GC Version line is not written "
-            "(ADR-001 §4; add '## Meta' with '- GC Version: GC-vN' to have it kept)"
-        )
+    no_meta = memory_file is not None and not any(s.kind == "meta" for s in parse_memory(memory_file.text).sections)
+    if no_meta and not add_meta:
+        out.skipped.append(f"{MEMORY_FILE} has no ## Meta section, so its GC Version line is not written{NO_META}")
     elif memory_file is not None:
         try:
-            memory = set_meta_gc_version(memory_file.text, version)
+            base = memory_file.text
+            if no_meta:
+                base = with_meta(base, folder.name, version, (now or utc_now())[:10])
+            memory = set_meta_gc_version(base, version)
             out.writes.append(
                 PlannedWrite(
                     memory_path,
                     "replace",
-                    f"## Meta GC Version: GC-v{version}",
+                    f"## Meta GC Version: GC-v{version}" + (" (## Meta added)" if no_meta else ""),
                     (BOM if memory_file.raw.startswith(BOM) else b"") + _encode(memory),
                     memory_file.stamp,
                 )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
-from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QUndoStack
@@ -20,7 +19,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QInputDialog,
     QLineEdit,
-    QMessageBox,
     QPlainTextEdit,
     QSplitter,
     QTableView,
@@ -29,17 +27,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from models.delta.decisions import UpdatePlan
+from models.delta.decisions import UpdatePlan, snapshot_versions
 from models.delta.items import DeltaItem, Impact
 from models.delta.message import render_message
 from models.publish.composer import Composer
-from models.publish.gate import VERDICTS, GateError, conclude_gate, set_gate_evaluation
-from models.publish.publishing import PublishPlan, PublishRefused, execute_publish, utc_now
-from models.session.versions import label
 from models.text.problems import Problem
 from ui.composer.header import describe
 from ui.composer.item_dialog import ItemDialog
 from ui.composer.models import DecisionsModel, DeltaItemsModel
+from ui.composer.publish_actions import PublishActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
 from ui.node_model import PAYLOAD_ROLE
@@ -53,7 +49,7 @@ ACTIONS = ("NONE", "PAUSE")
 PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders"})
 
 
-class ComposerPane(QWidget):
+class ComposerPane(PublishActions, QWidget):
     """Compose, preview and publish the next GC version."""
 
     published = Signal(list)
@@ -156,7 +152,10 @@ class ComposerPane(QWidget):
             "Start gate…", self.toggle_gate, "Ctrl+G", self, "Freeze updates while a gate is evaluated"
         )
         self.publish_button = button("Publish…", self.publish, "Ctrl+Shift+P", self, "Write the update to the session")
-        bottom = row(self.gate_button, self.publish_button)
+        self.baseline_button = button(
+            "Baseline…", self.baseline, None, self, "Snapshot the GC and record confirmed versions; nothing is sent"
+        )
+        bottom = row(self.gate_button, self.baseline_button, self.publish_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
@@ -233,6 +232,9 @@ class ComposerPane(QWidget):
         gate = c.session.plan.gate_evaluation if c.session.plan else None
         self.gate_button.setText("Conclude gate" if gate else "Start gate…")
         self.publish_button.setEnabled(c.has_update and not plan.frozen)
+        gc = c.session.gc
+        snapshot = gc is not None and gc.version is not None and gc.version in snapshot_versions(c.session.folder)
+        self.baseline_button.setVisible(gc is not None and not snapshot)  # a session run by hand until now
 
     # -- the section editor -------------------------------------------------------------------------
 
@@ -361,92 +363,6 @@ class ComposerPane(QWidget):
         if text is not None:
             QGuiApplication.clipboard().setText(text)
         return text
-
-    # -- gate and publish ---------------------------------------------------------------------------
-
-    def toggle_gate(self) -> None:
-        """Start a gate evaluation (freezes updates) or conclude it, in the plan's front matter."""
-        c = self.composer
-        if c is None:
-            return
-        path = c.session.folder / "orchestration-plan.md"
-        started = c.session.plan.gate_evaluation if c.session.plan else None
-        if started:
-            verdict, ok = QInputDialog.getItem(
-                self, "Conclude gate", f"Verdict for phase {started.get('phase', '?')}:", list(VERDICTS), 0, False
-            )
-            if ok:
-                self.conclude_gate(verdict)
-            return
-        proposed = c.session.current_phase or 1
-        phase, ok = QInputDialog.getInt(self, "Start gate", "Phase being evaluated:", proposed, 0, 99)
-        if ok:
-            self.set_gate(path, {"phase": phase, "started": utc_now()})
-
-    def conclude_gate(self, verdict: str) -> bool:
-        """Write the gate record (its own file, never over another) and lift the freeze."""
-        c = self.composer
-        assert c is not None
-        try:
-            path = conclude_gate(c.session, verdict, utc_now())
-        except GateError as exc:
-            self._error(f"The gate could not be concluded: {exc}")
-            return False
-        c.session.reload({"plan", "gates"})
-        self.refresh()
-        self.gateConcluded.emit(str(path))
-        return True
-
-    def set_gate(self, target: Path, value: dict[str, object] | None) -> bool:
-        try:
-            set_gate_evaluation(target, value)
-        except GateError as exc:
-            self._error(f"The gate could not be set: {exc}")
-            return False
-        assert self.composer is not None
-        self.composer.session.reload({"plan"})
-        self.refresh()
-        return True
-
-    def publish(self) -> None:
-        """Show every file publishing writes, ask, then write them (or refuse, writing nothing)."""
-        c = self.composer
-        if c is None:
-            return
-        self._commit_section_edit()
-        plan = c.publish_plan()
-        text = plan.dry_run(c.session.folder)
-        if plan.blocked:
-            self._error("Publishing is not possible:\n" + "\n".join(plan.blocked))
-            return
-        box = QMessageBox(self)
-        box.setWindowTitle(f"Publish {label(plan.version)}")
-        box.setText(f"Publish {label(plan.version)} to {len(self.plan.recipients) if self.plan else 0} teammates?")
-        box.setDetailedText(text)
-        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
-        if self.confirm(box) != QMessageBox.StandardButton.Ok:
-            return
-        self.do_publish(plan)
-
-    def confirm(self, box: QMessageBox) -> QMessageBox.StandardButton:
-        """Asks the Lead (tests replace this)."""
-        return QMessageBox.StandardButton(box.exec())
-
-    def do_publish(self, plan: PublishPlan) -> bool:
-        c = self.composer
-        assert c is not None
-        try:
-            written = execute_publish(plan)
-        except PublishRefused as exc:
-            self._error("Nothing was published:\n" + "\n".join(exc.reasons))
-            return False
-        except OSError as exc:
-            self._error(f"Publishing stopped: {exc}")
-            return False
-        c.session.reload()
-        self.set_composer(Composer.open(c.session))
-        self.published.emit(written)
-        return True
 
     def _error(self, message: str) -> None:
         self.last_error = message
