@@ -35,6 +35,8 @@ def test_setting_a_state_from_the_table_changes_the_recipients(
     row = _row_of(controller, "researcher-1")
     state_column = w.teammate_model.headers.index("State")
     assert w.teammate_proxy.index(row, state_column).data() == "finished (not sent)"
+    composer = w.composer.composer
+    assert composer is not None and "researcher-1" not in composer.default_impact().affected
     tip = w.teammate_proxy.index(row, state_column).data(Qt.ItemDataRole.ToolTipRole)
     assert "orchestration-plan.md line 35" in tip  # the table row that says COMPLETE
     view = w.teammate_view

@@ -115,7 +115,8 @@ class Composer:
         return Delta(self.base_version, self.new_version, self.items(), self.impact or self.default_impact())
 
     def default_impact(self) -> Impact:
-        return Impact(tuple(t.role for t in self.session.teammates()), "NONE")
+        """Every teammate that receives updates (shut down and finished ones are not affected)."""
+        return Impact(tuple(t.role for t in self.session.teammates() if t.receives), "NONE")
 
     def flags(self) -> list[str | None]:
         """Per item: why it does not agree with the working GC (None: it does)."""
