@@ -292,7 +292,7 @@ class Session:
                     mate.confirmed = row.gc_version
                 if row.status and role_key(row.name) not in _keys(plan.teammate_status):
                     mate.status = row.status
-            for role, (version, _) in listed_versions(plan.text, plan.front.body_start).items():
+            for role, (version, _) in dict(listed_versions(plan.text, plan.front.body_start)).items():
                 mate = get(role)
                 mate.add_source("plan list")
                 if mate.confirmed is None:
@@ -316,7 +316,7 @@ class Session:
         facts: list[StateFact] = []
         if self.plan is not None:
             facts += front_matter_facts(self.plan.teammate_status)
-            facts += plan_facts(self.plan.text, self.plan.front.body_start, roles)
+            facts += plan_facts(self.plan.text, self.plan.front.body_start, tuple(roles))
         if self.memory is not None:
             for section in self.memory.roles():
                 if section.replaced:

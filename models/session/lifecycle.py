@@ -13,6 +13,7 @@ guessed at.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -73,10 +74,14 @@ class StateFact:
         return f"{self.state} ({self.source}: {self.said.strip()[:80]})"
 
 
+@functools.lru_cache(maxsize=8)
 def plan_facts(
-    text: str, body_start: int, known_roles: list[str], file: str = "orchestration-plan.md"
-) -> list[StateFact]:
-    """Every state the plan's body states, in document order (later lines are newer)."""
+    text: str, body_start: int, known_roles: tuple[str, ...], file: str = "orchestration-plan.md"
+) -> tuple[StateFact, ...]:
+    """Every state the plan's body states, in document order (later lines are newer).
+
+    Memoised by text: the teammate list is derived again on every view update, and the plan
+    changes far less often than that."""
     lines = split_lines(text)
     first = text.count("\n", 0, body_start)
     scan = mdblocks.scan(lines[first:], file, first + 1)
@@ -128,7 +133,7 @@ def plan_facts(
         kind = group.group("kind").lower() if group else None
         if kind in AGENT_TYPES:
             facts += [StateFact(r, state, said, where, (1, number)) for r in known_roles if role_type(r) == kind]
-    return facts
+    return tuple(facts)
 
 
 # Protocol statuses that share teammate_status with the lifecycle but say nothing of it.
@@ -138,6 +143,7 @@ PROTOCOL_STATUSES = frozenset({"CONTEXT_LOST", "CONTEXT_RECEIVED", "NEED_CLARIFI
 _GC_VERSION = re.compile(r"\bGC-v(\d+)\b", re.I)
 
 
+@functools.lru_cache(maxsize=8)
 def listed_versions(text: str, body_start: int, file: str = "orchestration-plan.md") -> dict[str, tuple[int, str]]:
     """GC versions that bullet lists give teammates (``- researcher-1: GC-v1 (shutdown)`` under
     ``## Teammate Context Versions``): role → (version, source), the last line winning."""
