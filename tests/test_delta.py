@@ -13,7 +13,8 @@ from conftest import CH006, COW, DEMO
 from models.delta.apply import apply_delta
 from models.delta.diff import diff_gc
 from models.delta.items import ApplyError, Delta, DeltaItem, Impact
-from models.delta.message import CHANGED_FORMS, oneline_exact, parse_message, render_message, render_oneline
+from models.delta.message import CHANGED_FORMS, oneline_exact, render_message, render_oneline
+from models.delta.message_parse import parse_message
 from models.session.gc import parse_gc
 from models.text.tokens import EstimateTokenizer
 

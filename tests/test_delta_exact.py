@@ -17,7 +17,8 @@ from models.delta.apply import apply_delta
 from models.delta.decisions import render_full
 from models.delta.diff import diff_gc
 from models.delta.items import Delta, DeltaItem
-from models.delta.message import oneline_exact, parse_message, render_message, render_oneline
+from models.delta.message import oneline_exact, render_message, render_oneline
+from models.delta.message_parse import parse_message
 from models.session.gc import parse_gc
 from models.text.tokens import EstimateTokenizer, get_tokenizer
 

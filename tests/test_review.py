@@ -141,7 +141,7 @@ def test_cli_ack(published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_resend_composes_the_unclear_sections_or_the_full_gc(published: Path) -> None:
-    from models.delta.message import parse_message
+    from models.delta.message_parse import parse_message
     from models.review.actions import compose_resend, record_resend
 
     session = open_session(published, TOK)

@@ -15,7 +15,8 @@ from models.delta.apply import apply_delta
 from models.delta.decisions import plan_update, render_full
 from models.delta.diff import diff_gc
 from models.delta.items import ApplyError
-from models.delta.message import oneline_exact, parse_message, render_message, render_oneline
+from models.delta.message import oneline_exact, render_message, render_oneline
+from models.delta.message_parse import parse_message
 from models.delta.savings import scenario_rows, team_rows
 from models.review.inbox import read_inbox
 from models.review.ledger import handled_keys

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from models.delta.message import parse_message
+from models.delta.message_parse import parse_message
 from models.publish.publishing import LEDGER, utc_now
 from models.review.inbox import Message
 
