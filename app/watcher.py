@@ -19,6 +19,11 @@ from watchdog.observers import Observer
 from models.text.atomic import is_temp_file
 
 DEBOUNCE_MS = 40
+# TEAM-MEMORY changes are delivered after a shorter quiet spell: each writer's version is read
+# (and journaled) on its own instead of being merged with the next writer's.
+QUICK_MS = 5
+QUICK_NAMES = frozenset({"TEAM-MEMORY.md"})
+APP_FOLDER = ".lead-console"  # the app's own journal: never a change to show
 _IGNORED_EVENTS = {"opened", "closed_no_write"}
 
 
@@ -38,7 +43,7 @@ class _EventRelay(QObject, FileSystemEventHandler):
             return  # a folder's mtime changes with every file in it: the file events say more
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             path = os.fsdecode(raw)
-            if path and not is_temp_file(os.path.basename(path)):
+            if path and not is_temp_file(os.path.basename(path)) and APP_FOLDER not in Path(path).parts:
                 self.pathSeen.emit(path)
 
 
@@ -54,6 +59,7 @@ class FolderWatcher(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
+        self._debounce_ms = debounce_ms
         self._timer.timeout.connect(self._flush)
         self._relay = _EventRelay()
         self._relay.pathSeen.connect(self._collect, Qt.ConnectionType.QueuedConnection)
@@ -64,6 +70,8 @@ class FolderWatcher(QObject):
 
     def _collect(self, path: str) -> None:
         self._pending.add(path)
+        quick = os.path.basename(path) in QUICK_NAMES
+        self._timer.setInterval(min(QUICK_MS, self._debounce_ms) if quick else self._debounce_ms)
         self._timer.start()  # restart: emit once the burst is over
 
     def _flush(self) -> None:

@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from models.session.team_memory import parse_memory
+from ui.memory_actions import SETTLE_MS
 from ui.node_model import PAYLOAD_ROLE
 
 
@@ -19,6 +20,9 @@ def controller(controller: Controller) -> Controller:
     """The shared controller, with the memory pane's diff confirmation answered yes."""
     controller.window.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
     return controller
+
+
+SETTLED_MS = SETTLE_MS * 5
 
 
 def _memory(demo_copy: Path) -> str:
@@ -37,11 +41,12 @@ def test_write_tool_overwrite_shows_the_loss_and_restores_it(
     stale = re.sub(r"## implementer-1\n.*?\n\n", "## implementer-1\n\n", before, flags=re.S)
     with _wait_memory(qtbot, controller):
         (demo_copy / "TEAM-MEMORY.md").write_text(stale, encoding="utf-8")
-    assert w.loss_box.isVisibleTo(w)
+    qtbot.waitUntil(lambda: w.loss_box.isVisibleTo(w), timeout=3000)  # judged once the file holds still
     assert "implementer-1: 4 entries vanished" in w.loss_label.text()
     assert "Posting batches: lock account heads" in w.loss_label.text()
     with _wait_memory(qtbot, controller):
         qtbot.mouseClick(w.restore_button, Qt.MouseButton.LeftButton)
+    qtbot.wait(SETTLED_MS)  # past the judgement of the last write
     assert not w.loss_box.isVisibleTo(w)
     restored = parse_memory(_memory(demo_copy))
     one = next(s for s in restored.sections if s.header == "implementer-1")
@@ -55,6 +60,7 @@ def test_own_writes_are_no_loss_and_undo_restores(qtbot: QtBot, controller: Cont
         assert actions.prune()
     assert "[ARCHIVED]" not in _memory(demo_copy)
     assert "-[ARCHIVED]" not in actions.last_preview and "-- [ARCHIVED] [Decision]" in actions.last_preview
+    qtbot.wait(SETTLED_MS)  # past the judgement of the last write
     assert not w.loss_box.isVisibleTo(w)  # pruning is ours: no warning
     with _wait_memory(qtbot, controller):
         actions.undo_stack.undo()
@@ -98,6 +104,7 @@ def test_archive_selected_entries_and_replace_a_teammate(qtbot: QtBot, controlle
         assert w.memory_actions.replace_teammate("implementer-3")
     headers = [s.header for s in parse_memory(_memory(demo_copy)).sections]
     assert headers[-4:] == ["[REPLACED] implementer-3", "implementer-3", "[REPLACED] implementer-4", "implementer-4"]
+    qtbot.wait(SETTLED_MS)  # past the judgement of the last write
     assert not w.loss_box.isVisibleTo(w)
 
 

@@ -18,6 +18,7 @@ from models.memory.edits import MemoryEditError, add_entry
 from models.memory.journal import APP, MemoryJournal
 from models.memory.loss import journal_loss, restore
 from models.session.team_memory import parse_memory
+from ui.memory_actions import SETTLE_MS
 
 SMALL = "# TEAM-MEMORY\n\n## Lead\n- [Decision] one\n- [Decision] two\n- [Decision] three\n\n## implementer-1\n- [Finding] x\n"
 
@@ -25,6 +26,9 @@ SMALL = "# TEAM-MEMORY\n\n## Lead\n- [Decision] one\n- [Decision] two\n- [Decisi
 @pytest.fixture(autouse=True)
 def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(settle, "SETTLE_S", 0.002)
+
+
+SETTLED_MS = SETTLE_MS * 5
 
 
 def test_an_empty_file_is_refused_not_overwritten(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -125,13 +129,14 @@ def test_the_window_reports_who_wrote_a_lost_entry_and_restores_it_in_place_afte
     wait = qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts)
     with wait:
         memory.write_text(text.replace(second, ""), encoding="utf-8")
-    assert w.loss_box.isVisibleTo(w)
+    qtbot.waitUntil(lambda: w.loss_box.isVisibleTo(w), timeout=3000)  # judged once the file holds still
     assert "Lead: 1 entry vanished" in w.loss_label.text()
     assert "first seen in the file" in w.loss_label.text()
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
         qtbot.mouseClick(w.restore_button, Qt.MouseButton.LeftButton)
     assert previews and "+" + second.rstrip("\n") in previews[-1]
     assert memory.read_text(encoding="utf-8") == text  # back where it stood, byte for byte
+    qtbot.wait(SETTLED_MS)  # past the judgement of the last write
     assert not w.loss_box.isVisibleTo(w)
 
 
@@ -146,4 +151,5 @@ def test_separate_appends_to_several_sections_raise_no_warning(
         text = re.sub(rf"(## {role}\n(?:.*\S.*\n)+)", rf"\1- [Finding] {role} adds one\n", text, count=1)
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
         memory.write_text(text, encoding="utf-8")
+    qtbot.wait(SETTLED_MS)  # past the judgement of the last write
     assert not w.loss_box.isVisibleTo(w)

@@ -13,7 +13,7 @@ import functools
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from models.memory.access import access_of
@@ -31,9 +31,13 @@ from models.memory.edits import (
 )
 from models.memory.journal import MemoryJournal, Vanished
 from models.memory.loss import Loss, detect_loss, journal_loss, restore_edits
+from models.memory.settle import incomplete
 from models.memory.skeleton import create_with_entry, preview_create
 from models.session.folder import Session
 from models.session.team_memory import MemoryEntry, TeamMemory, parse_memory
+from models.text.textfile import BOM
+
+SETTLE_MS = 30  # a TEAM-MEMORY version must hold still this long before its losses are judged
 
 
 class _MemoryCommand(QUndoCommand):
@@ -71,6 +75,11 @@ class MemoryActions(QObject):
         self.loss: Loss | None = None
         self.journal: MemoryJournal | None = None
         self.undo_stack = QUndoStack(self)
+        self._pending: tuple[str, TeamMemory | None] | None = None
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._judge)
         self.last_preview = ""
 
     def set_file(self, path: Path, text: str | None, memory: TeamMemory | None = None) -> None:
@@ -215,23 +224,40 @@ class MemoryActions(QObject):
 
     # -- following the file -----------------------------------------------------------------------------
 
-    def check_loss(self, text: str | None, memory: TeamMemory | None = None) -> Loss:
-        """Compare an outside write with the last snapshot; report (and remember) what vanished.
+    def check_loss(self, text: str | None, memory: TeamMemory | None = None) -> None:
+        """An outside write was read: judge what it took away once the file holds still.
 
-        ``memory`` is ``text`` as the session parsed it; it is kept with the snapshot so that
-        the next write is compared without parsing either side again.
+        Agents rewrite the file in place (truncate, then write); a version read in between is
+        not what they wrote, and judging it would report every entry past the cut as lost. So
+        the judgement waits ``SETTLE_MS`` and goes ahead only if the file is still this text
+        and looks whole; a newer write brings its own check.
         """
+        if text is None:
+            return
+        self._pending = (text, memory if memory is not None and memory.text == text else None)
+        self._settle.start()
+
+    def _judge(self) -> None:
+        if self._pending is None or self.path is None:
+            return
+        text, memory = self._pending
+        self._pending = None
+        try:
+            now = self.path.read_bytes().removeprefix(BOM).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return  # the session shows why; nothing to judge
+        if now != text:
+            return  # still being written: the next change is judged instead
+        memory = memory if memory is not None else parse_memory(text)
+        if incomplete(text, memory, self.journal) is not None:
+            return
         structural = Loss()
-        if memory is not None and memory.text != text:
-            memory = None
-        if self.snapshot is not None and text is not None and text != self.snapshot:
+        if self.snapshot is not None and text != self.snapshot:
             parsed = self._parsed if self._parsed is not None and self._parsed.text == self.snapshot else None
             structural = detect_loss(self.snapshot, text, old=parsed, new=memory)
-        vanished = self._observe(text, memory) if text is not None else []
-        if text is not None:
-            self.snapshot = text
-            self._parsed = memory
-        return self._report(journal_loss(vanished, structural))
+        vanished = self._observe(text, memory)
+        self.snapshot, self._parsed = text, memory
+        self._report(journal_loss(vanished, structural))
 
     def _observe(self, text: str, memory: TeamMemory | None) -> list[Vanished]:
         """Journal what the file holds now; the entries that vanished, each reported once."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import re
@@ -165,7 +166,9 @@ class MemoryJournal:
             for header, entries in present.items():
                 previous: str | None = None
                 for key, lines in entries:
-                    if key not in self.seen or key in self.reported or key in self.removed:
+                    # A reported entry that an agent's stale copy brings back stays reported: the
+                    # Lead was told once. Written back by the app (Restore), it is watched again.
+                    if key not in self.seen or key in self.removed or (key in self.reported and key in ours):
                         by = APP if key in ours else "the file"
                         records.append(
                             {
@@ -222,9 +225,18 @@ def _entries(text: str, memory: TeamMemory) -> dict[str, list[tuple[str, str]]]:
     for section in memory.sections:
         if section.kind == "meta":
             continue
-        entries = []
-        for entry in section.entries:
-            raw = "".join(lines[entry.line : entry.end_line])
-            entries.append((identity(raw), raw.replace("\r\n", "\n").rstrip("\n")))
-        out[section.header] = entries
+        first = section.line
+        spans = tuple((e.line - first, e.end_line - first) for e in section.entries)
+        out[section.header] = list(_section_entries("".join(lines[first : section.end_line]), spans))
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _section_entries(section: str, spans: tuple[tuple[int, int], ...]) -> tuple[tuple[str, str], ...]:
+    """Memoised by the section's text: an append to one section leaves the others' work done."""
+    lines = split_lines(section)
+    out = []
+    for start, end in spans:
+        raw = "".join(lines[start:end])
+        out.append((identity(raw), raw.replace("\r\n", "\n").rstrip("\n")))
+    return tuple(out)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from models.session.refs import Segment, norm, segment, split_ref
+from models.session.refs import Segment, norm, segments, split_ref
 from models.session.versions import parse_version
 from models.text import mdblocks
 from models.text.frontmatter import FrontMatter, split_front_matter
@@ -187,9 +187,8 @@ def _resolve_segments(candidates: list[Section], segments: list[Segment]) -> Res
 
 
 def _assign_segments(siblings: list[Section]) -> None:
-    titles = [s.title for s in siblings]
-    for index, s in enumerate(siblings):
-        s.segment = segment(titles, index)
+    for s, written in zip(siblings, segments([s.title for s in siblings]), strict=True):
+        s.segment = written
         _assign_segments(s.children)
 
 

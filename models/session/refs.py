@@ -14,6 +14,7 @@ the lenient way the app always read them, where a heading may contain dots.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 # What a plain segment may not hold: the characters that quoting, paths and the message format use.
@@ -44,13 +45,19 @@ def quote(text: str, occurrence: int = 1) -> str:
     return f'"{body}"' + (f"#{occurrence}" if occurrence > 1 else "")
 
 
-def segment(siblings: list[str], index: int) -> str:
-    """``siblings[index]`` as a segment among ``siblings`` (every title at that level)."""
-    title = siblings[index]
-    same = [t for t in siblings if norm(t) == norm(title)]
-    if len(same) == 1 and plain_safe(title):
-        return title
-    return quote(title, siblings[:index].count(title) + 1)
+def segments(siblings: list[str]) -> list[str]:
+    """Each title of one level as a segment among its siblings, in one pass: a level may hold
+    hundreds of headings, and every reload assigns them all."""
+    counts = Counter(norm(t) for t in siblings)
+    seen: Counter[str] = Counter()
+    out = []
+    for title in siblings:
+        seen[title] += 1
+        if counts[norm(title)] == 1 and plain_safe(title):
+            out.append(title)
+        else:
+            out.append(quote(title, seen[title]))
+    return out
 
 
 @dataclass(frozen=True)
