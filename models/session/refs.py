@@ -13,6 +13,7 @@ the lenient way the app always read them, where a heading may contain dots.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -23,15 +24,19 @@ _SPECIAL = frozenset('."[]§`*\\|:→\t')
 POSITION_LIKE = re.compile(r"\((?:after .*|first(?: in .*)?|at the start)\)\s*$")
 
 
+@functools.lru_cache(maxsize=65_536)
 def norm(text: str) -> str:
-    """Comparison form of a heading or key: ``In Scope``, ``in_scope`` and ``**In scope**``."""
+    """Comparison form of a heading or key: ``In Scope``, ``in_scope`` and ``**In scope**``.
+
+    Memoised: every parse compares every heading and key, and a reload sees them again."""
     return re.sub(r"[\s_]+", " ", text.replace("*", "").replace("`", "")).strip().lower()
 
 
-def plain_safe(text: str) -> bool:
-    """Whether ``text`` reads back as itself when written without quotes."""
+def plain_safe(text: str, normed: str | None = None) -> bool:
+    """Whether ``text`` reads back as itself when written without quotes (``normed``: its
+    ``norm``, when the caller has it)."""
     return (
-        bool(norm(text))
+        bool(normed if normed is not None else norm(text))
         and text == text.strip()
         and not _SPECIAL.intersection(text)
         and "->" not in text
@@ -48,15 +53,15 @@ def quote(text: str, occurrence: int = 1) -> str:
 def segments(siblings: list[str]) -> list[str]:
     """Each title of one level as a segment among its siblings, in one pass: a level may hold
     hundreds of headings, and every reload assigns them all."""
-    counts = Counter(norm(t) for t in siblings)
+    if not siblings:
+        return []
+    keys = [norm(t) for t in siblings]
+    counts = Counter(keys)
     seen: Counter[str] = Counter()
     out = []
-    for title in siblings:
+    for title, key in zip(siblings, keys, strict=True):
         seen[title] += 1
-        if counts[norm(title)] == 1 and plain_safe(title):
-            out.append(title)
-        else:
-            out.append(quote(title, seen[title]))
+        out.append(title if counts[key] == 1 and plain_safe(title, key) else quote(title, seen[title]))
     return out
 
 
