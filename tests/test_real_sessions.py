@@ -8,8 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.cli.main import main
+from app.controller import Controller
 from conftest import REAL_SESSIONS, snapshot_tree
 from models.delta.decisions import plan_update
 from models.publish.composer import Composer
@@ -161,3 +163,29 @@ def test_publishing_offers_to_add_meta(tmp_path: Path) -> None:
     meta = "## Meta\n- Created: 2026-11-23\n- Session: cow\n- GC Version: GC-v7\n\n"
     assert meta in after
     assert after.replace(meta, "", 1) == memory_before
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_every_real_session_in_the_window(name: str, qtbot: QtBot, controller: Controller, tmp_path: Path) -> None:
+    """Open each real session in the window, walk its teammates, compose, and look at the
+    savings tab: nothing raises and Qt warns of nothing (the pytest configuration fails on both)."""
+    copy = tmp_path / name
+    shutil.copytree(REAL_SESSIONS / name, copy)
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    assert controller.open(copy)
+    w = controller.window
+    assert w.teammate_model.rowCount() == len(open_session(copy, TOK).teammates())
+    for row in range(w.teammate_proxy.rowCount()):
+        w.teammate_view.setCurrentIndex(w.teammate_proxy.index(row, 0))
+        w._copy_teammate_message()
+    w.central_tabs.setCurrentWidget(w.composer)
+    pane = w.composer
+    pane.preview_tabs.setCurrentWidget(pane.scenarios_view)
+    if (copy / "global-context.md").exists():
+        assert pane.scenarios_model.rowCount() == 5
+        first = pane.scenarios_model.index(0, 6).data()
+        assert first.startswith(("ADDED §", "CHANGED §"))
+    else:
+        assert pane.scenarios_model.rowCount() == 0
+    w.grab()

@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush
 
 from models.delta.decisions import Decision
 from models.delta.items import DeltaItem
+from models.delta.savings import ScenarioRow
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import NodeTreeModel, Spec
 
@@ -90,4 +91,29 @@ class DecisionsModel(NodeTreeModel):
             return "\n".join(f"{c.code}: {c.reason}" for c in d.conditions) or "one version behind: the delta"
         if role == BACKGROUND and column == 1 and d.mode in _MODE_BG:
             return QBrush(_MODE_BG[d.mode])
+        return None
+
+
+class ScenariosModel(NodeTreeModel):
+    """ADR-002 §7's scenarios, counted on the session's own GC: the ADR's estimate beside ours."""
+
+    headers = ("Scenario", "Items", "Full", "Delta", "Saved", "ADR saved", "What it edited")
+
+    def set_rows(self, rows: list[ScenarioRow]) -> None:
+        self.sync([Spec(r.scenario, r) for r in rows])
+
+    def signature(self, payload: Any) -> tuple[object, ...]:
+        """Every shown field."""
+        r: ScenarioRow = payload
+        return (r.items, r.full, r.delta, r.note)
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """Counts with thousands separators; a scenario sent in full says so."""
+        r: ScenarioRow = payload
+        if role == DISPLAY:
+            delta = f"{r.delta:,}" if r.delta is not None else "full"
+            values = (r.scenario, r.items, f"{r.full:,}", delta, f"{r.savings:.0f}%", f"{r.adr_savings}%", r.note)
+            return values[column]
+        if role == TOOLTIP:
+            return r.note
         return None

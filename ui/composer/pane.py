@@ -30,11 +30,12 @@ from PySide6.QtWidgets import (
 from models.delta.decisions import UpdatePlan, snapshot_versions
 from models.delta.items import DeltaItem, Impact
 from models.delta.message import render_message
+from models.delta.savings import scenario_rows
 from models.publish.composer import Composer
 from models.text.problems import Problem
 from ui.composer.header import describe
 from ui.composer.item_dialog import ItemDialog
-from ui.composer.models import DecisionsModel, DeltaItemsModel
+from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
 from ui.composer.publish_actions import PublishActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
@@ -63,6 +64,7 @@ class ComposerPane(PublishActions, QWidget):
         self.plan: UpdatePlan | None = None
         self.section_ref: str | None = None
         self.undo_stack = QUndoStack(self)
+        self._scenarios_for: tuple[str, str] | None = None
         self._edit_timer = QTimer(self)
         self._edit_timer.setSingleShot(True)
         self._edit_timer.setInterval(EDIT_DELAY_MS)
@@ -133,6 +135,11 @@ class ComposerPane(PublishActions, QWidget):
         tabs = QTabWidget()
         tabs.addTab(self.message, "Message")
         tabs.addTab(column(self.decisions_view, decision_buttons), "Teammates")
+        self.scenarios_model = ScenariosModel(self)
+        self.scenarios_view = table_view(self.scenarios_model)
+        self.scenarios_view.setToolTip("ADR-002 §7's scenarios, made on this session's GC and counted exactly")
+        tabs.addTab(self.scenarios_view, "Savings (ADR-002 §7)")
+        tabs.currentChanged.connect(lambda _: self._show_scenarios())
         self.preview_tabs = tabs
 
         right = QSplitter(Qt.Orientation.Vertical)
@@ -221,7 +228,19 @@ class ComposerPane(PublishActions, QWidget):
             self.actions_box.setCurrentText(impact.actions)
         self._show_section_text()
         self._update_header(message)
+        self._show_scenarios()
         self.changed.emit()
+
+    def _show_scenarios(self) -> None:
+        """Computed when the tab is shown (five diffs of the whole GC), once per GC text."""
+        c = self.composer
+        if c is None or self.preview_tabs.currentWidget() is not self.scenarios_view or c.session.gc is None:
+            return
+        key = (c.session.gc.text, c.session.tokenizer.name)
+        if key != self._scenarios_for:
+            self._scenarios_for = key
+            self.scenarios_model.set_rows(scenario_rows(c.session.gc.text, c.session.tokenizer))
+            self.scenarios_view.resizeColumnsToContents()
 
     def _update_header(self, message: str) -> None:
         c, plan = self.composer, self.plan
