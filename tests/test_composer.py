@@ -316,3 +316,10 @@ def test_a_team_memory_write_does_not_replan(
         plan.write_text(plan.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert "plan" in seen.args[0]
     assert calls == ["plan"]
+
+
+def test_with_nothing_to_publish_the_message_says_no_change(controller: Controller) -> None:
+    pane = controller.window.composer
+    assert pane.composer is not None and not pane.composer.has_update
+    assert "[CONTEXT-UPDATE] GC-v6 → GC-v6" in pane.message.toPlainText()
+    assert "- (no change)" in pane.message.toPlainText()

@@ -112,7 +112,10 @@ class Composer:
         return result.delta.items if result is not None else ()
 
     def delta(self) -> Delta:
-        return Delta(self.base_version, self.new_version, self.items(), self.impact or self.default_impact())
+        """The update as composed; with nothing to publish it stays at the published version
+        (its message says "(no change)", not a bump to a version nobody will publish)."""
+        version = self.new_version if self.has_update else self.base_version
+        return Delta(self.base_version, version, self.items(), self.impact or self.default_impact())
 
     def default_impact(self) -> Impact:
         """Every teammate that receives updates (shut down and finished ones are not affected)."""
