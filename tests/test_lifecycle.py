@@ -172,3 +172,22 @@ def test_unanswered_replies_in_the_inbox_count_before_carry_out(
     assert "unanswered message inbox/implementer-1-ack.md" in one["conditions"][0]["reason"]
     assert two["conditions"][0]["code"] == "FC-2"
     assert "inbox/implementer-2-status.md" in two["conditions"][0]["reason"]
+
+
+def test_gates_read_leniently_and_from_the_plans_lists(tmp_path: Path) -> None:
+    from models.session.gates import parse_gate
+
+    broken = "phase: 4\ngate_result: CONDITIONAL_PASS\ncriteria: [unclosed\n"
+    gate = parse_gate(broken, "phase-4/gate-record.yaml", 4)
+    assert (gate.phase, gate.verdict) == (4, "CONDITIONAL_PASS")
+    assert [p.message for p in gate.problems] == ["not valid YAML; the verdict was read from line 2 alone"]
+    assert parse_gate("phase: 5\ngate_result: APPROVED\n", "g", 5).verdict == "APPROVED"
+    # ch001's plan: "## Gate Records" lists "- Phase 1 → Phase 6: APPROVED" (line 26); phase 1 has
+    # no gate-record.yaml, phase 6 has one (read by hand).
+    session = open_session(REAL_SESSIONS / "ch001-ldap", TOK)
+    assert [(g.phase, g.verdict, g.path) for g in session.all_gates] == [
+        (1, "APPROVED", "orchestration-plan.md line 26"),
+        (6, "APPROVED", "phase-6/gate-record.yaml"),
+    ]
+    assert open_session(REAL_SESSIONS / "ch006-dia-v4", TOK).current_phase == 3
+    assert open_session(REAL_SESSIONS / "skl006-delivery", TOK).current_phase == 3  # "3 COMPLETE → Phase 4 next"
