@@ -48,6 +48,8 @@ def read_file(path: str) -> TextFile:
         raise UsageError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UsageError(f"{path}: is a folder, not a file") from None
+    except OSError as exc:  # a FIFO, a device, too large, unreadable, a symlink loop
+        raise UsageError(f"{path}: {exc.strerror or exc}") from None
     errors = [p for p in loaded.problems if p.severity == "error"]
     if errors:
         raise UsageError(f"{path}: {errors[0].message}")

@@ -6,8 +6,10 @@ did not change in between, and so that nothing we decode lossily is ever written
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +18,55 @@ from models.text.problems import Problem
 # Files bigger than this are still read, but the caller is warned: a 10 MB GC is a mistake.
 LARGE_FILE_BYTES = 2 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"  # kept on every write of a file that had it
+# Larger files are refused with one line, not read: a link to /dev/zero or a runaway log would
+# otherwise grow the process without bound.
+MAX_FILE_BYTES = 32 * 1024 * 1024
+
+
+class UnreadableFile(OSError):
+    """A path that is no regular file (a FIFO, a device, a socket) or is over the size limit."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
+    """The bytes of a regular file and its mtime; never blocks on a FIFO or reads a device.
+
+    Raises ``IsADirectoryError`` for a folder, ``UnreadableFile`` for any other non-regular
+    file or one over ``limit``, and the usual ``OSError`` (not found, permission) otherwise.
+    """
+    limit = MAX_FILE_BYTES if limit is None else limit
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise UnreadableFile(errno.EINVAL, f"not a regular file ({_kind(st.st_mode)}); not read", str(path))
+        cap = f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
+        if st.st_size > limit:
+            raise UnreadableFile(errno.EFBIG, f"{st.st_size:,} bytes, over the {cap} the app reads", str(path))
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks), st.st_mtime_ns
+            chunks.append(chunk)
+            size += len(chunk)
+        raise UnreadableFile(
+            errno.EFBIG, f"grew past the {limit // (1024 * 1024)} MB the app reads; not read", str(path)
+        )
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -38,9 +89,7 @@ class Stamp:
 def stamp_of(path: Path) -> Stamp | None:
     """The current stamp of ``path``, or None when it does not exist."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-            mtime = os.fstat(fh.fileno()).st_mtime_ns
+        data, mtime = read_bounded(path)
     except FileNotFoundError:
         return None
     return Stamp.of_bytes(data, mtime)
@@ -90,9 +139,7 @@ def decode(raw: bytes, name: str) -> tuple[str, list[Problem]]:
 def read_text(path: Path, display_name: str | None = None) -> TextFile:
     """Read ``path`` once; the returned stamp belongs to exactly the bytes decoded."""
     name = display_name or path.name
-    with open(path, "rb") as fh:
-        raw = fh.read()
-        mtime = os.fstat(fh.fileno()).st_mtime_ns
+    raw, mtime = read_bounded(path)
     text, problems = decode(raw, name)
     if len(raw) > LARGE_FILE_BYTES:
         problems.append(Problem("warning", name, f"unusually large ({len(raw) / 1e6:.1f} MB); reading may be slow"))
