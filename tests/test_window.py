@@ -207,3 +207,20 @@ def test_screenshot_renders_a_png(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_the_window_fits_a_laptop_screen(qtbot: QtBot, controller: Controller) -> None:
+    """Issue 13.4, in part: every dock's buttons may shrink, so the window's minimum fits 1366
+    pixels; a saved size larger than the screen is brought back within it."""
+    from PySide6.QtCore import QByteArray
+
+    w = controller.window
+    assert w.minimumSizeHint().width() <= 1366 - 100
+    room = w.screen().availableGeometry()
+    w.resize(room.width() + 800, room.height() + 600)
+    w.move(room.x() + 500, room.y() + 500)
+    w.settings.setValue("window/geometry", QByteArray(w.saveGeometry()))
+    w.restore_layout()
+    # The offscreen screen is 800 pixels wide, under the window's minimum: as narrow as allowed.
+    assert w.width() <= max(room.width(), w.minimumSizeHint().width()) and w.height() <= room.height()
+    assert room.contains(w.frameGeometry().topLeft())

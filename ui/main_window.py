@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
 
     def _build_preview(self) -> None:
         self.preview_title = plain_label("Select a section")
+        self.preview_title.setWordWrap(True)  # a long heading wraps instead of widening the window
         self.preview_title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.preview_title.font()
         font.setBold(True)
@@ -261,6 +262,8 @@ class MainWindow(QMainWindow):
     # -- state between runs ----------------------------------------------------------------
 
     def restore_layout(self) -> None:
+        """The last run's size and docks, kept within the screen this window is on now (a
+        layout saved on a large monitor must not open off a laptop's edges)."""
         geometry = self.settings.value("window/geometry")
         state = self.settings.value("window/state")
         if geometry is not None:
@@ -269,6 +272,22 @@ class MainWindow(QMainWindow):
             self.resize(1440, 900)
         if state is not None:
             self.restoreState(state)
+        self.fit_screen()
+
+    def fit_screen(self) -> None:
+        screen = self.screen()
+        if screen is None:
+            return
+        room = screen.availableGeometry()
+        frame = self.frameGeometry()
+        width, height = min(self.width(), room.width()), min(self.height(), room.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        frame = self.frameGeometry()
+        x = min(max(frame.x(), room.x()), room.right() - frame.width() + 1)
+        y = min(max(frame.y(), room.y()), room.bottom() - frame.height() + 1)
+        if (x, y) != (frame.x(), frame.y()):
+            self.move(max(x, room.x()), max(y, room.y()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask before dropping unpublished composer edits; keep the layout for the next run."""

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableView,
     QTextBrowser,
+    QToolBar,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -159,6 +160,18 @@ def row(*widgets: QWidget) -> QWidget:
         layout.addWidget(w)
     layout.addStretch(1)
     return box
+
+
+def button_bar(*widgets: QWidget) -> QToolBar:
+    """Buttons in a row that a narrow pane may shrink: what does not fit goes behind the
+    toolbar's » menu instead of widening the window (a 1366-pixel laptop screen)."""
+    bar = QToolBar()
+    bar.setMovable(False)
+    bar.setFloatable(False)
+    bar.setStyleSheet("QToolBar { border: 0; spacing: 3px; }")
+    for w in widgets:
+        bar.addWidget(w)
+    return bar
 
 
 def table_view(model: QAbstractItemModel, fit_columns: bool = False) -> QTableView:

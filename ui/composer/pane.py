@@ -40,7 +40,7 @@ from ui.composer.publish_actions import PublishActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import ProblemBanner, button, column, plain_label, row, table_view
+from ui.widgets import ProblemBanner, button, button_bar, column, plain_label, table_view
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
@@ -94,7 +94,7 @@ class ComposerPane(PublishActions, QWidget):
         self.items_model = DeltaItemsModel(self)
         self.items_view = table_view(self.items_model)
         self.items_view.doubleClicked.connect(lambda _: self.edit_item())
-        item_buttons = row(
+        item_buttons = button_bar(
             button("Add…", self.add_item, "Ctrl+I", self, "Add an item by hand"),
             button("Edit…", self.edit_item, "Ctrl+Shift+E", self, "Edit the selected item"),
             button("Remove", self.remove_item, "Delete", self, "Remove the selected item"),
@@ -127,7 +127,7 @@ class ComposerPane(PublishActions, QWidget):
         self.message.setFont(QFont("Monospace"))
         self.decisions_model = DecisionsModel(self)
         self.decisions_view = table_view(self.decisions_model)
-        decision_buttons = row(
+        decision_buttons = button_bar(
             button("Force full…", self.force_full, "Ctrl+Shift+F", self, "Send this teammate the full GC"),
             button("Clear force", self.clear_force, None, self, "Back to the decision tree"),
             button("Copy message", self.copy_message, "Ctrl+Shift+C", self, "Copy this teammate's message"),
@@ -162,7 +162,7 @@ class ComposerPane(PublishActions, QWidget):
         self.baseline_button = button(
             "Baseline…", self.baseline, None, self, "Snapshot the GC and record confirmed versions; nothing is sent"
         )
-        bottom = row(self.gate_button, self.baseline_button, self.publish_button)
+        bottom = button_bar(self.gate_button, self.baseline_button, self.publish_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)

@@ -23,6 +23,7 @@ class SectionEditor(QWidget):
         super().__init__(parent)
         self._applying = False
         self.editor_label = plain_label("Select a section in the GC tree to edit it")
+        self.editor_label.setWordWrap(True)
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFont("Monospace"))
         self.editor.setPlaceholderText("The selected section of the working GC")

@@ -32,7 +32,7 @@ from models.session.folder import Session
 from models.text.tokens import Tokenizer
 from ui.item_models import DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import NodeTreeModel, Spec, keyed
-from ui.widgets import plain_label, row, table_view
+from ui.widgets import button_bar, plain_label, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _PREVIEW_LINES = 40
@@ -169,7 +169,7 @@ class ContextPane(QWidget):
         split.addWidget(self.team_view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(row(self.teammate, link, self.trust_button, self.status))
+        layout.addWidget(button_bar(self.teammate, link, self.trust_button, self.status))
         layout.addWidget(split, 1)
         self._finished.connect(self._show, Qt.ConnectionType.QueuedConnection)
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from models.review.validation import Review
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
-from ui.widgets import button, column, plain_label, row, table_view
+from ui.widgets import button, button_bar, column, plain_label, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _BADGE = {"critical": "‼ critical", "high": "⚠ high", "medium": "medium", "low": "low"}
@@ -112,7 +112,7 @@ class ReviewPane(QWidget):
         self.raw.setFont(QFont("Monospace"))
         self.raw.setPlaceholderText("The selected message, as it was received")
         self.carry_button = button("Carry out", self._carry, "Ctrl+Return", self)
-        buttons = row(
+        buttons = button_bar(
             self.header,
             self.reports_only,
             self.carry_button,

@@ -29,7 +29,7 @@ from models.text.problems import Problem
 from ui.item_models import MemoryModel
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import ProblemBanner, button, number_columns, plain_label, row, stack
+from ui.widgets import ProblemBanner, button, button_bar, number_columns, plain_label, row, stack
 
 ALL_TAGS = "All tags"
 EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
@@ -86,7 +86,7 @@ class MemoryPane(QWidget):
         self.loss_box = row(self.loss_label, self.restore_button)
         self.loss_box.hide()
         window = Qt.ShortcutContext.WindowShortcut
-        actions = row(
+        actions = button_bar(
             button("Add…", self.add_entry, "Ctrl+Shift+A", self, context=window),
             button("Archive", self.archive_selected, "Ctrl+Shift+X", self, context=window),
             button("Archive phase…", self.archive_phase, None, self, context=window),
