@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -240,8 +241,6 @@ def test_every_composer_action_has_a_shortcut(controller: Controller) -> None:
         "Ctrl+Shift+R",
         "Ctrl+Shift+F",
         "Ctrl+Shift+C",
-        "Ctrl+G",
-        "Ctrl+Shift+P",
     ):
         assert keys in shortcuts, keys
     assert _pane(controller).undo_action.shortcut().toString() == "Ctrl+Z"
@@ -293,6 +292,33 @@ def test_focus_shortcuts_for_keyboard_only_use(controller: Controller) -> None:
         a.shortcut().toString() for m in controller.window.menuBar().actions() if m.menu() for a in m.menu().actions()
     }
     assert {"Ctrl+1", "Ctrl+2", "Ctrl+3", "Ctrl+4", "Ctrl+Shift+U", "Ctrl+Z", "Ctrl+O", "F5"} <= window_keys
+    assert {"Ctrl+G", "Ctrl+Shift+P", "Ctrl+Shift+V", "Ctrl+Return"} <= window_keys  # the Session menu
+
+
+def test_session_keys_work_from_any_pane(qtbot: QtBot, controller: Controller) -> None:
+    """Issue 13.5: Ctrl+Shift+P, Ctrl+G, Ctrl+Shift+V and Ctrl+Return act wherever the focus is,
+    and bring the composer or the Inbox forward."""
+    w = controller.window
+    w.show()
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)  # keys go to the active window
+    done: list[str] = []
+    w.composer.publish = lambda: done.append("publish")  # type: ignore[method-assign]
+    w.composer.toggle_gate = lambda: done.append("gate")  # type: ignore[method-assign]
+    w.review_pane._paste = lambda: done.append("paste")  # type: ignore[method-assign]
+    w.review_pane._carry = lambda: done.append("carry")  # type: ignore[method-assign]
+    w.central_tabs.setCurrentIndex(0)  # the Section tab: the composer is hidden
+    w.memory_view.setFocus()
+    ctrl, shift = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(w.memory_view, Qt.Key.Key_P, ctrl | shift)
+    assert done == ["publish"] and w.central_tabs.currentWidget() is w.composer
+    w.gc_view.setFocus()
+    qtbot.keyClick(w.gc_view, Qt.Key.Key_G, ctrl)
+    w.gates_dock.raise_()  # the Inbox behind the Gates tab
+    qtbot.keyClick(w.gc_view, Qt.Key.Key_V, ctrl | shift)
+    qtbot.keyClick(w.gc_view, Qt.Key.Key_Return, ctrl)
+    assert done == ["publish", "gate", "paste", "carry"]
+    assert not w.inbox_dock.visibleRegion().isEmpty()
 
 
 def test_a_team_memory_write_does_not_replan(

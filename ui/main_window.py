@@ -7,6 +7,7 @@ rearrange them; their layout is kept in QSettings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
@@ -213,6 +214,17 @@ class MainWindow(QMainWindow):
         compose = QAction("&Compose Update", self, shortcut=QKeySequence("Ctrl+Shift+U"))
         compose.triggered.connect(lambda: self.central_tabs.setCurrentWidget(self.composer))
         view_menu.addAction(compose)
+        session_menu = self.menuBar().addMenu("&Session")
+        for text, keys, run in (
+            ("Start or Conclude &Gate…", "Ctrl+G", lambda: self._in_composer(self.composer.toggle_gate)),
+            ("&Publish Update…", "Ctrl+Shift+P", lambda: self._in_composer(self.composer.publish)),
+            ("Paste &Message…", "Ctrl+Shift+V", lambda: self._in_inbox(self.review_pane._paste)),
+            ("&Carry Out Selected Message", "Ctrl+Return", lambda: self._in_inbox(self.review_pane._carry)),
+        ):
+            action = QAction(text, self, shortcut=QKeySequence(keys))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)  # from any pane, focus anywhere
+            action.triggered.connect(run)
+            session_menu.addAction(action)
         reset = QAction("Reset &Layout", self)
         reset.triggered.connect(self._default_layout)
         view_menu.addAction(reset)
@@ -225,6 +237,24 @@ class MainWindow(QMainWindow):
             self.tokenizer_group.addAction(action)
             token_menu.addAction(action)
         self.tokenizer_group.triggered.connect(lambda a: self.tokenizerRequested.emit(a.data()))
+        # A menu's keys must work with the menu closed and the focus in any pane: the window
+        # holds each keyed action too (a hidden menu alone does not make its shortcut active).
+        composer_own = (self.composer.undo_action, self.composer.redo_action)  # the composer's, by design
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            for action in menu.actions() if isinstance(menu, QMenu) else []:
+                if not action.shortcut().isEmpty() and action not in composer_own:
+                    self.addAction(action)
+
+    def _in_composer(self, act: Callable[[], object]) -> None:
+        """Show the composer, then act: its keys work wherever the focus is."""
+        self.central_tabs.setCurrentWidget(self.composer)
+        act()
+
+    def _in_inbox(self, act: Callable[[], object]) -> None:
+        self.inbox_dock.show()
+        self.inbox_dock.raise_()
+        act()
 
     def _docks(self) -> list[QDockWidget]:
         return [

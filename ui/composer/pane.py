@@ -156,9 +156,11 @@ class ComposerPane(PublishActions, QWidget):
         redo.setShortcut(QKeySequence.StandardKey.Redo)
         self.undo_action, self.redo_action = undo, redo
         self.gate_button = button(
-            "Start gate…", self.toggle_gate, "Ctrl+G", self, "Freeze updates while a gate is evaluated"
+            "Start gate…", self.toggle_gate, None, self, "Freeze updates while a gate is evaluated (Ctrl+G)"
         )
-        self.publish_button = button("Publish…", self.publish, "Ctrl+Shift+P", self, "Write the update to the session")
+        self.publish_button = button(
+            "Publish…", self.publish, None, self, "Write the update to the session (Ctrl+Shift+P)"
+        )
         self.baseline_button = button(
             "Baseline…", self.baseline, None, self, "Snapshot the GC and record confirmed versions; nothing is sent"
         )

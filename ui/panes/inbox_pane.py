@@ -111,12 +111,13 @@ class ReviewPane(QWidget):
         self.raw.setReadOnly(True)
         self.raw.setFont(QFont("Monospace"))
         self.raw.setPlaceholderText("The selected message, as it was received")
-        self.carry_button = button("Carry out", self._carry, "Ctrl+Return", self)
+        # Their keys are the window's (Session menu), so that they work from any pane.
+        self.carry_button = button("Carry out", self._carry, None, self, "Carry out the selected message (Ctrl+Return)")
         buttons = button_bar(
             self.header,
             self.reports_only,
             self.carry_button,
-            button("Paste message…", self._paste, "Ctrl+Shift+V", self),
+            button("Paste message…", self._paste, None, self, "Paste a teammate's message (Ctrl+Shift+V)"),
             button("Watch Claude Code team…", self.teamRequested.emit, None, self),
         )
         split = QSplitter(Qt.Orientation.Horizontal)
