@@ -123,3 +123,18 @@ def test_pasted_and_unreadable_messages_are_kept_and_shown_raw(
     w.review_pane.view.setCurrentIndex(model.index(row, 0))
     assert "I think the GC is fine??" in w.review_pane.raw.toPlainText()
     assert "# not a protocol message" in w.review_pane.raw.toPlainText()
+
+
+def test_counts_read_as_english_and_a_clarification_request_needs_attention(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Issue 13.6, in part: "1 message", "1 needs attention" while a NEED_CLARIFICATION waits."""
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-1-ack.md").write_text(
+        "From: implementer-1\n[ACK-UPDATE] GC-v6 received. Items: 1/2. Impact: unclear. Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+    controller.refresh_reviews()
+    assert controller.window.review_pane.header.text() == "1 message, 1 needs attention"
+    assert controller.window.status_attention.text() == "⚑ 1 needs attention"

@@ -36,7 +36,7 @@ from ui.panes.inbox_pane import ReviewPane
 from ui.panes.memory_pane import MemoryPane
 from ui.panes.sections_pane import SectionsPane
 from ui.panes.teammates_pane import TeammatesPane
-from ui.widgets import MarkdownView, column, plain_label
+from ui.widgets import MarkdownView, column, count, needing_attention, plain_label
 
 
 class MainWindow(QMainWindow):
@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
         """The Inbox, the teammate table's ACK and Due columns, and the attention count."""
         attention = self.review_pane.show_reviews(reviews, handled)
         self.teammates_pane.show_reviews(reviews, handled, pings)
-        self.status_attention.setText(f"⚑ {attention} need attention" if attention else "")
+        self.status_attention.setText(f"⚑ {needing_attention(attention)}" if attention else "")
 
     def _filter_inbox(self) -> None:
         self.review_pane.model.set_filter(
@@ -405,7 +405,7 @@ class MainWindow(QMainWindow):
         tokens = f"{gc.tokens:,} tokens ({session.tokenizer.name})" if gc else "no GC"
         self.status_tokens.setText(tokens)
         problems: list[Problem] = session.all_problems
-        self.status_problems.setText(f"⚠ {len(problems)} warnings" if problems else "")
+        self.status_problems.setText(f"⚠ {count(len(problems), 'warning')}" if problems else "")
         self.status_problems.setToolTip("\n".join(str(p) for p in problems))
 
     # -- user actions ----------------------------------------------------------------------------

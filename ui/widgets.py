@@ -162,6 +162,15 @@ def row(*widgets: QWidget) -> QWidget:
     return box
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``1 message``, ``2 messages``: every count the window shows reads as English."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
+def needing_attention(n: int) -> str:
+    return f"{n:,} {'needs' if n == 1 else 'need'} attention"
+
+
 def button_bar(*widgets: QWidget) -> QToolBar:
     """Buttons in a row that a narrow pane may shrink: what does not fit goes behind the
     toolbar's » menu instead of widening the window (a 1366-pixel laptop screen)."""

@@ -22,10 +22,13 @@ from PySide6.QtWidgets import (
 from models.review.validation import Review
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
-from ui.widgets import button, button_bar, column, plain_label, table_view
+from ui.widgets import button, button_bar, column, count, needing_attention, plain_label, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _BADGE = {"critical": "‼ critical", "high": "⚠ high", "medium": "medium", "low": "low"}
+
+
+NEEDS_LEAD = frozenset({"confirm", "resend", "full", "guide", "lost", "attention"})
 
 
 class ReviewModel(NodeTreeModel):
@@ -133,8 +136,9 @@ class ReviewPane(QWidget):
         """Show the reviews; return how many need the Lead's attention."""
         self.model.set_reviews(reviews, handled)
         pending = [r for r in reviews if (r.message.source, r.message.sha) not in handled]
-        attention = sum(1 for r in pending if r.action == "attention" or (r.report is not None and r.report.attention))
-        self.header.setText(f"{len(reviews)} messages, {attention} need attention")
+        # Everything the Lead has to act on: a NEED_CLARIFICATION waiting is as much as a risk badge.
+        attention = sum(1 for r in pending if r.action in NEEDS_LEAD or (r.report is not None and r.report.attention))
+        self.header.setText(f"{count(len(reviews), 'message')}, {needing_attention(attention)}")
         return attention
 
     def selected(self) -> Review | None:
