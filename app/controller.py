@@ -21,7 +21,7 @@ from models.review.ledger import handled_keys, record_received
 from models.review.pending import pending_statuses
 from models.review.validation import Review, due_pings, review
 from models.session.folder import Part, find_sessions
-from models.text.atomic import MISSING, FileChangedError, atomic_write
+from models.text.atomic import FileChangedError, create_new
 from models.text.surgical import EditError
 from models.text.tokens import get_tokenizer
 from ui.main_window import MainWindow
@@ -171,8 +171,14 @@ class Controller(QObject):
             self.window.composer.refresh()
 
     def carry_out(self, result: Review) -> bool:
-        """Do what the review says on the plan side and mark the message handled in the ledger."""
+        """Do what the review says on the plan side and mark the message handled in the ledger.
+
+        A message carried out before is carried out again only when the Lead says so, told
+        what it would repeat (a second re-send, second ledger lines)."""
         if self.live is None:
+            return False
+        done = handled_keys(self.live.session.folder).get((result.message.source, result.message.sha))
+        if done is not None and not self.confirm_repeat(result, done):
             return False
         try:
             apply_review(self.live.session, result)
@@ -192,6 +198,23 @@ class Controller(QObject):
         self.window.composer.on_session_changed()
         self.refresh_reviews()
         return True
+
+    def confirm_repeat(self, result: Review, done: str) -> bool:
+        """Ask before repeating a carry-out (tests replace this)."""
+        repeat = {
+            "resend": "write and copy the re-send again",
+            "full": "write and copy the full GC again",
+            "confirm": "confirm the version again",
+        }.get(result.action, f"do '{result.action}' again")
+        answer = QMessageBox.question(
+            self.window,
+            "Carried out already",
+            f"This message from {result.message.sender or '?'} was carried out already ({done}).\n"
+            f"Carrying it out again would {repeat}, and add ledger lines. Carry it out again?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def set_state(self, role: str, state: str) -> bool:
         """The Lead's word on a teammate's lifecycle: written to the plan; recipients follow."""
@@ -215,7 +238,7 @@ class Controller(QObject):
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         path = inbox / f"{sender or 'unknown'}-pasted-{stamp}.md"
         body = text if text.endswith("\n") else text + "\n"
-        atomic_write(path, (f"From: {sender}\n" if sender else "").encode() + body.encode("utf-8"), MISSING)
+        path = create_new(path, (f"From: {sender}\n" if sender else "").encode() + body.encode("utf-8"))
         self.live.reload({"inbox"})
         self.refresh_reviews()
         return path

@@ -138,3 +138,41 @@ def test_counts_read_as_english_and_a_clarification_request_needs_attention(
     controller.refresh_reviews()
     assert controller.window.review_pane.header.text() == "1 message, 1 needs attention"
     assert controller.window.status_attention.text() == "⚑ 1 needs attention"
+
+
+def test_a_message_is_carried_out_once_unless_the_lead_says_again(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Issue 13.3: the handled message shows what was done and when; a second Carry out asks
+    first, says what it would repeat, and does nothing when the Lead says no."""
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-1-ack.md").write_text(
+        "From: implementer-1\n[ACK-UPDATE] GC-v6 received. Items: 1/2. Impact: unclear. Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+    controller.refresh_reviews()
+    (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
+    assert controller.carry_out(review)
+    ledger = demo_copy / "messages" / "ledger.jsonl"
+    outbox = demo_copy / "messages" / "outbox"
+    lines, sent = ledger.read_text(encoding="utf-8"), sorted(outbox.iterdir())
+    row = next(r for r in range(controller.window.review_pane.model.rowCount()))
+    action = controller.window.review_pane.model.index(row, 5).data()
+    assert action.startswith(f"done: {review.action} at 20")
+    asked: list[str] = []
+    controller.confirm_repeat = lambda r, done: asked.append(done) or False  # type: ignore[method-assign]
+    assert not controller.carry_out(review)
+    assert asked and asked[0].startswith(f"{review.action} at 20")
+    assert ledger.read_text(encoding="utf-8") == lines and sorted(outbox.iterdir()) == sent  # nothing repeated
+    controller.confirm_repeat = lambda r, done: True  # type: ignore[method-assign]
+    assert controller.carry_out(review)  # the Lead said again
+
+
+def test_two_pastes_in_one_second_make_two_files(controller: Controller) -> None:
+    """Names the app creates never collide (issue 16): the second gets '-2', nothing is overwritten."""
+    text = "[STATUS] Phase 6 | IN_PROGRESS"
+    first = controller.paste(text, "implementer-2")
+    second = controller.paste(text + " ", "implementer-2")
+    assert first is not None and second is not None and first != second
+    assert first.read_text(encoding="utf-8") == f"From: implementer-2\n{text}\n"

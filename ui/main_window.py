@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from models.review.ledger import Handled
 from models.review.validation import Review
 from models.session.folder import ALL_PARTS, Part, Session
 from models.session.gc import Section
@@ -132,7 +133,7 @@ class MainWindow(QMainWindow):
         self._archive_selected = memory.archive_selected
         self.gate_model, self.gate_view = self.gates_pane.gate_model, self.gates_pane.gate_view
 
-    def show_reviews(self, reviews: list[Review], handled: set[tuple[str, str]], pings: dict[str, str]) -> None:
+    def show_reviews(self, reviews: list[Review], handled: Handled, pings: dict[str, str]) -> None:
         """The Inbox, the teammate table's ACK and Due columns, and the attention count."""
         attention = self.review_pane.show_reviews(reviews, handled)
         self.teammates_pane.show_reviews(reviews, handled, pings)

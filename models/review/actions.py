@@ -15,7 +15,7 @@ from models.publish.publishing import utc_now
 from models.review.ledger import append_ledger
 from models.review.validation import Review
 from models.session.folder import PLAN_FILE, Session
-from models.text.atomic import MISSING, atomic_write, read_for_update
+from models.text.atomic import atomic_write, create_new, read_for_update
 from models.text.surgical import set_front_entry
 
 
@@ -98,7 +98,8 @@ def record_resend(session: Session, result: Review, message: str, mode: str) -> 
     rel = Path("messages") / "outbox" / f"GC-v{version}-{role}-{mode}-{stamp.replace('-', '').replace(':', '')}.md"
     path = session.folder / rel
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, message.encode("utf-8"), MISSING)
+    path = create_new(path, message.encode("utf-8"))
+    rel = path.relative_to(session.folder)
     entry = {
         "ts": stamp,
         "direction": "sent",

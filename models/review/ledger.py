@@ -81,8 +81,14 @@ def append_ledger(folder: Path, lines: list[str]) -> None:
         os.close(fd)
 
 
-def handled_keys(folder: Path) -> set[tuple[str, str]]:
-    """(source, sha256) of every message the Lead has carried out."""
-    return {
-        (str(e.get("source")), str(e.get("sha256"))) for e in read_ledger(folder) if e.get("direction") == "handled"
-    }
+Handled = dict[tuple[str, str], str]
+
+
+def handled_keys(folder: Path) -> Handled:
+    """(source, sha256) of every message the Lead has carried out → what was done, and when
+    (``resend at 2026-11-23T01:02:03Z``; the last time, when it was done more than once)."""
+    out: Handled = {}
+    for e in read_ledger(folder):
+        if e.get("direction") == "handled":
+            out[(str(e.get("source")), str(e.get("sha256")))] = f"{e.get('action', '?')} at {e.get('ts', '?')}"
+    return out

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from models.review.ledger import Handled
 from models.review.validation import Review
 
 WANTS_FULL = {"full": "NEED_CLARIFICATION", "resend": "NEED_CLARIFICATION", "lost": "CONTEXT_LOST"}
 
 
-def pending_statuses(reviews: Iterable[Review], handled: set[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+def pending_statuses(reviews: Iterable[Review], handled: Handled) -> dict[str, tuple[str, str]]:
     """Role → (status, where it was read) from each teammate's newest reply not yet handled;
     ``reviews`` oldest first."""
     newest: dict[str, Review] = {}

@@ -126,3 +126,16 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(dfd)
+
+
+def create_new(path: Path, data: bytes) -> Path:
+    """Create a file of ours at ``path``, or at ``name-2.ext``, ``name-3.ext``… when that name is
+    taken (two actions in one second share a time stamp); never over an existing file."""
+    candidate, n = path, 2
+    while True:
+        try:
+            atomic_write(candidate, data, MISSING)
+            return candidate
+        except FileChangedError:
+            candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+            n += 1

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from models.review.ledger import Handled
 from models.review.validation import Review
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
@@ -39,11 +40,11 @@ class ReviewModel(NodeTreeModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.reviews: list[Review] = []
-        self.handled: set[tuple[str, str]] = set()
+        self.handled: Handled = {}
         self.sender_filter: str | None = None
         self.reports_only = False
 
-    def set_reviews(self, reviews: list[Review], handled: set[tuple[str, str]]) -> None:
+    def set_reviews(self, reviews: list[Review], handled: Handled) -> None:
         self.reviews, self.handled = reviews, handled
         self._refresh()
 
@@ -75,7 +76,12 @@ class ReviewModel(NodeTreeModel):
             if r.report is not None:
                 badges = " ".join(_BADGE.get(k.level or "", "?") for k in r.report.risks)
                 summary = f"{summary}  [{badges}]" if badges else summary
-            action = "done" if done else ("" if r.action in ("none", "record") and not r.problems else r.action)
+            key = (r.message.source, r.message.sha)
+            action = (
+                f"done: {self.handled[key]}"
+                if done
+                else ("" if r.action in ("none", "record") and not r.problems else r.action)
+            )
             values = (
                 r.message.timestamp or "",
                 r.message.sender or "?",
@@ -132,7 +138,7 @@ class ReviewPane(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(layout_box)
 
-    def show_reviews(self, reviews: list[Review], handled: set[tuple[str, str]]) -> int:
+    def show_reviews(self, reviews: list[Review], handled: Handled) -> int:
         """Show the reviews; return how many need the Lead's attention."""
         self.model.set_reviews(reviews, handled)
         pending = [r for r in reviews if (r.message.source, r.message.sha) not in handled]

@@ -6,6 +6,7 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
+from models.review.ledger import Handled
 from models.review.validation import Review
 from models.session.folder import Session
 from models.session.lifecycle import STATES
@@ -61,7 +62,7 @@ class TeammatesPane(QWidget):
         mate = index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
         return mate.role if mate is not None else None
 
-    def show_reviews(self, reviews: list[Review], handled: set[tuple[str, str]], pings: dict[str, str]) -> None:
+    def show_reviews(self, reviews: list[Review], handled: Handled, pings: dict[str, str]) -> None:
         """The ACK and Due columns: each teammate's newest ACK, and what the Lead owes it."""
         acks: dict[str, str] = {}
         due: dict[str, str] = {}
