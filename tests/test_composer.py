@@ -349,3 +349,50 @@ def test_with_nothing_to_publish_the_message_says_no_change(controller: Controll
     assert pane.composer is not None and not pane.composer.has_update
     assert "[CONTEXT-UPDATE] GC-v6 → GC-v6" in pane.message.toPlainText()
     assert "- (no change)" in pane.message.toPlainText()
+
+
+def test_a_row_typed_on_the_editors_last_line_stays_in_its_section(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Issue 13.1: typing a table row on the editor's empty last line, without a final Enter,
+    changes this section only; the next heading keeps its own line (it was glued to the row and
+    the delta became REMOVED §Interface Contracts)."""
+    pane = _pane(controller)
+    controller.window.central_tabs.setCurrentWidget(pane)
+    _select(controller, "Architecture Decisions")
+    editor = pane.editor
+    editor.setFocus()
+    cursor = editor.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    editor.setTextCursor(cursor)
+    assert editor.toPlainText().endswith("\n")  # the section's last, empty line
+    row = "| D-9 | Snapshots compressed with zstd | Halves snapshot storage | P6 |"
+    with qtbot.waitSignal(pane.changed, timeout=3000):
+        qtbot.keyClicks(editor, row)
+    # After the table's blank line the row is a paragraph of its own: the section is sent whole.
+    assert _items(pane) == [("REPLACED", "Architecture Decisions", None)]
+    working = pane.composer.working_text  # type: ignore[union-attr]
+    assert f"{row}\n## Interface Contracts" in working
+    disk = (demo_copy / "global-context.md").read_text(encoding="utf-8")
+    before, after = disk.split("## Architecture Decisions", 1)[0], disk.split("## Interface Contracts", 1)[1]
+    assert working.startswith(before) and working.endswith("## Interface Contracts" + after)
+
+
+def test_a_heading_that_would_split_the_section_is_refused(qtbot: QtBot, controller: Controller) -> None:
+    pane = _pane(controller)
+    controller.window.central_tabs.setCurrentWidget(pane)
+    _select(controller, "Open Questions")
+    working = pane.composer.working_text  # type: ignore[union-attr]
+    editor = pane.editor
+    cursor = editor.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    editor.setTextCursor(cursor)
+    qtbot.keyClicks(editor, "## Sneaky Neighbour")
+    qtbot.waitUntil(lambda: pane.last_error is not None, timeout=3000)
+    assert "would start a section next to §Open Questions" in (pane.last_error or "")
+    assert pane.composer.working_text == working  # type: ignore[union-attr]
+    qtbot.keyClicks(editor, "x")  # a subsection is fine: make it ### instead
+    text = editor.toPlainText().replace("## Sneaky Neighbourx", "### Sneaky Subsection")
+    with qtbot.waitSignal(pane.changed, timeout=3000):
+        editor.setPlainText(text)
+    assert "### Sneaky Subsection\n" in pane.composer.working_text  # type: ignore[union-attr]

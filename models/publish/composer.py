@@ -19,10 +19,15 @@ from models.delta.message import render_message
 from models.publish.publishing import PublishPlan, prepare_publish
 from models.session.folder import GC_FILE, Session
 from models.session.gc import parse_gc
-from models.text.textfile import Stamp
+from models.text import mdblocks
+from models.text.textfile import Stamp, split_lines
 from models.text.tokens import EstimateTokenizer
 
 _STRUCTURE = EstimateTokenizer()
+
+
+class SectionEditError(ValueError):
+    """A section edit that would change the GC outside that section; it is not taken."""
 
 
 @dataclass
@@ -207,9 +212,29 @@ class Composer:
         return self.working_text[s.start : s.end]
 
     def with_section_text(self, ref: str, text: str) -> str:
-        """The working GC with section ``ref`` (and its subsections) replaced by ``text``."""
+        """The working GC with section ``ref`` (and its subsections) replaced by ``text``.
+
+        An edit of one section never changes a byte outside it: the text keeps the section's
+        line ends and its final line break (a row typed on the editor's last, empty line is not
+        joined to the next heading), and a heading as high as the section's own, which would
+        split off a new neighbour, is refused (``SectionEditError``); deeper ones are new
+        subsections."""
         found = parse_gc(self.working_text, _STRUCTURE).resolve(ref)
         if found is None:
             raise KeyError(ref)
         s = found.section
-        return self.working_text[: s.start] + text + self.working_text[s.end :]
+        old = self.working_text[s.start : s.end]
+        nl = "\r\n" if "\r\n" in old else "\n"
+        new = text.replace("\r\n", "\n")
+        if nl != "\n":
+            new = new.replace("\n", nl)
+        if old.endswith(nl) and not new.endswith(nl):
+            new += nl
+        lines = split_lines(new)
+        for heading in mdblocks.scan(lines, "section").headings:
+            if heading.line > 0 and heading.level <= s.level:
+                raise SectionEditError(
+                    f"line {heading.line + 1}, '{'#' * heading.level} {heading.text}', would start a section next to "
+                    f"§{ref} instead of inside it: make it a subsection ({'#' * (s.level + 1)}) or add it on its own"
+                )
+        return self.working_text[: s.start] + new + self.working_text[s.end :]

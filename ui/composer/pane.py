@@ -31,7 +31,7 @@ from models.delta.decisions import UpdatePlan, snapshot_versions
 from models.delta.items import DeltaItem, Impact
 from models.delta.message import render_message
 from models.delta.savings import scenario_rows
-from models.publish.composer import Composer
+from models.publish.composer import Composer, SectionEditError
 from models.text.problems import Problem
 from ui.composer.header import describe
 from ui.composer.item_dialog import ItemDialog
@@ -290,6 +290,9 @@ class ComposerPane(PublishActions, QWidget):
         try:
             working = c.with_section_text(self.section_ref, text)
         except KeyError:
+            return
+        except SectionEditError as exc:
+            self._error(f"The edit was not taken: {exc}")
             return
         state = replace(self.state(), working_text=working)
         self._push(f"Edit §{self.section_ref}", state, merge_key=self.section_ref)
