@@ -396,3 +396,29 @@ def test_a_heading_that_would_split_the_section_is_refused(qtbot: QtBot, control
     with qtbot.waitSignal(pane.changed, timeout=3000):
         editor.setPlainText(text)
     assert "### Sneaky Subsection\n" in pane.composer.working_text  # type: ignore[union-attr]
+
+
+def test_undoing_every_edit_takes_what_an_agent_wrote_meanwhile(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Issue 13.2, in part: with an edit pending and an agent's change on disk, Publish is
+    disabled (the tab says it would refuse); undoing the edit takes the disk's GC at once."""
+    pane = _pane(controller)
+    controller.window.central_tabs.setCurrentWidget(pane)
+    _select(controller, "Open Questions")
+    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: ours\n")
+    gc = demo_copy / "global-context.md"
+    theirs = gc.read_text(encoding="utf-8").replace("## Risks\n", "## Risks\n- R-new: an agent's risk\n", 1)
+    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "gc" in p):
+        gc.write_text(theirs, encoding="utf-8")
+    assert "changed on disk while you were editing" in pane.banner.text()
+    assert not pane.publish_button.isEnabled()
+    w = controller.window
+    w.show()
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
+    pane.editor.setFocus()
+    qtbot.keyClick(pane.editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the Lead's undo
+    assert pane.composer is not None and pane.composer.working_text == theirs
+    assert "changed on disk" not in pane.banner.text()
+    assert pane.publish_button.isEnabled()  # the agent's change is an update to publish

@@ -240,11 +240,10 @@ class MainWindow(QMainWindow):
         self.tokenizer_group.triggered.connect(lambda a: self.tokenizerRequested.emit(a.data()))
         # A menu's keys must work with the menu closed and the focus in any pane: the window
         # holds each keyed action too (a hidden menu alone does not make its shortcut active).
-        composer_own = (self.composer.undo_action, self.composer.redo_action)  # the composer's, by design
         for menu_action in self.menuBar().actions():
             menu = menu_action.menu()
             for action in menu.actions() if isinstance(menu, QMenu) else []:
-                if not action.shortcut().isEmpty() and action not in composer_own:
+                if not action.shortcut().isEmpty():
                     self.addAction(action)
 
     def _in_composer(self, act: Callable[[], object]) -> None:

@@ -191,6 +191,8 @@ class ComposerPane(PublishActions, QWidget):
             return
         c.working_text, c.hand_items, c.impact = state.working_text, state.hand_items, state.impact
         c.forced_full = dict(state.forced_full)
+        if not c.edited_in_app:
+            c.follow_disk()  # no edit of the Lead's left: take what agents wrote meanwhile
         self.refresh()
 
     def _push(self, text: str, after: ComposerState, merge_key: str | None = None) -> None:
@@ -252,7 +254,8 @@ class ComposerPane(PublishActions, QWidget):
         self.banner.show_problems([Problem("warning", "composer", p) for p in problems])
         gate = c.session.plan.gate_evaluation if c.session.plan else None
         self.gate_button.setText("Conclude gate" if gate else "Start gate…")
-        self.publish_button.setEnabled(c.has_update and not plan.frozen)
+        # Not while the header says publishing would be refused (the disk changed under an edit).
+        self.publish_button.setEnabled(c.has_update and not plan.frozen and not c.disk_changed_under_edit)
         gc = c.session.gc
         snapshot = gc is not None and gc.version is not None and gc.version in snapshot_versions(c.session.folder)
         self.baseline_button.setVisible(gc is not None and not snapshot)  # a session run by hand until now

@@ -6,8 +6,8 @@ an edit of the working GC (after a pause, as one undo step).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QAction, QFont, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QWidget
 
 from ui.markdown_highlighter import MarkdownHighlighter
@@ -28,6 +28,9 @@ class SectionEditor(QWidget):
         self.editor.setFont(QFont("Monospace"))
         self.editor.setPlaceholderText("The selected section of the working GC")
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # tables and code read unwrapped
+        # One undo for the composer (its stack holds typing as steps): Ctrl+Z here is that one.
+        self.editor.setUndoRedoEnabled(False)
+        self.editor.installEventFilter(self)
         self.highlighter = MarkdownHighlighter(self.editor.document())
         self.editor.textChanged.connect(self._on_text_changed)
         self.rendered = MarkdownView()
@@ -67,6 +70,17 @@ class SectionEditor(QWidget):
             self._applying = True
             self.editor.clear()
             self._applying = False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Let Undo and Redo reach the composer's actions: the text edit would claim them."""
+        if (
+            watched is self.editor
+            and event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and (event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo))
+        ):
+            return True  # not accepted here: the window's shortcut runs
+        return super().eventFilter(watched, event)
 
     def _on_text_changed(self) -> None:
         if not self._applying:
