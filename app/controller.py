@@ -91,6 +91,8 @@ class Controller(QObject):
         """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first."""
         if self.live is not None and self.live.session.memory is not None:
             self.window.memory_actions.snapshot = self.live.session.memory.text
+        if self.live is not None:  # items the Lead removed are no outside loss
+            self.window.sections_pane.shown = self.live.session.gc
         self._changed({"gc", "plan", "memory"})
 
     def _changed(self, parts: set[Part]) -> None:

@@ -224,3 +224,28 @@ def test_the_window_fits_a_laptop_screen(qtbot: QtBot, controller: Controller) -
     # The offscreen screen is 800 pixels wide, under the window's minimum: as narrow as allowed.
     assert w.width() <= max(room.width(), w.minimumSizeHint().width()) and w.height() <= room.height()
     assert room.contains(w.frameGeometry().topLeft())
+
+
+def test_an_outside_write_that_drops_gc_items_is_named(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    """Issue 13.6: as for TEAM-MEMORY, a GC write that takes items away says which."""
+    assert controller.open(demo_copy)  # this file's controller starts with no session
+    w = controller.window
+    gc = demo_copy / "global-context.md"
+    text = gc.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| D-7 |"))
+    gc.write_text(text.replace(row + "\n", ""), encoding="utf-8")
+    qtbot.waitUntil(
+        lambda: "an outside write removed §Architecture Decisions: D-7" in w.sections_pane.gc_banner.text(),
+        timeout=5000,
+    )
+    gc.write_text(text, encoding="utf-8")  # put back: nothing removed by this write
+    qtbot.waitUntil(lambda: "removed" not in w.sections_pane.gc_banner.text(), timeout=5000)
+
+
+def test_with_no_snapshot_the_message_is_the_full_gc(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    import shutil
+
+    shutil.rmtree(demo_copy / "gc-history")
+    assert controller.open(demo_copy)  # opened anew: a composer with no snapshot to start from
+    message = controller.window.composer.message.toPlainText()
+    assert message.startswith("[CONTEXT-UPDATE] GC-v6 (full injection)\n") and "GC-v?" not in message

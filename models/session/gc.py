@@ -150,6 +150,12 @@ class GlobalContext:
         return matches[0] if len(matches) == 1 else None
 
 
+def vanished_items(old: GlobalContext, new: GlobalContext) -> list[tuple[str, str]]:
+    """(§ref, key) of every keyed item of ``old`` that ``new`` holds nowhere (moved is kept)."""
+    everywhere = {norm(it.key) for s in new.walk() for it in s.items}
+    return [(s.ref, it.key) for s in old.walk() for it in s.items if norm(it.key) not in everywhere]
+
+
 def _resolve_in(candidates: list[Section], wanted: str) -> Resolved | None:
     ranked = sorted(candidates, key=lambda s: len(norm(s.title)), reverse=True)
     for section in ranked:

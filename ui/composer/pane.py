@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from models.delta.decisions import UpdatePlan, snapshot_versions
+from models.delta.decisions import UpdatePlan, render_full, snapshot_versions
 from models.delta.items import DeltaItem, Impact
 from models.delta.message import render_message
 from models.delta.savings import scenario_rows
@@ -223,7 +223,8 @@ class ComposerPane(PublishActions, QWidget):
         for view in (self.items_view, self.decisions_view):
             view.resizeColumnsToContents()
         delta = c.delta()
-        message = render_message(delta)
+        # With no snapshot to compute a delta from, everyone gets the full GC: show that message.
+        message = render_message(delta) if c.base_version is not None else render_full(c.new_text, c.new_version)
         self.message.setPlainText(message)
         impact = c.impact or c.default_impact()
         if not self.affected.hasFocus():

@@ -6,6 +6,8 @@ from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import QTreeView, QWidget
 
 from models.session.folder import Session
+from models.session.gc import GlobalContext, vanished_items
+from models.text.problems import Problem
 from ui.item_models import GcTreeModel
 from ui.widgets import ProblemBanner, number_columns, stack
 
@@ -16,6 +18,7 @@ class SectionsPane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.gc_model = GcTreeModel(self)
+        self.shown: GlobalContext | None = None
         self.gc_banner = ProblemBanner()
         self.gc_view = QTreeView()
         self.gc_view.setModel(self.gc_model)
@@ -26,8 +29,18 @@ class SectionsPane(QWidget):
         stack(self, self.gc_banner, self.gc_view)
 
     def show_gc(self, session: Session, first: bool) -> None:
-        self.gc_model.set_gc(session.gc)
-        self.gc_banner.show_problems(session.problems.get("gc", []))
+        """Show the GC; when a write from outside took items away, say which (as TEAM-MEMORY's
+        loss warning does): an agent's Write from a stale copy drops what others added."""
+        previous, gc = self.shown, session.gc
+        self.shown = gc
+        gone = [] if first or previous is None or gc is None else vanished_items(previous, gc)
+        self.gc_model.set_gc(gc)
+        warnings = [
+            Problem("warning", "global-context.md", f"an outside write removed {ref}: {key}") for ref, key in gone[:10]
+        ]
+        if len(gone) > 10:
+            warnings.append(Problem("warning", "global-context.md", f"… and {len(gone) - 10} more items"))
+        self.gc_banner.show_problems([*session.problems.get("gc", []), *warnings])
         if first:
             self.gc_view.expandAll()
             self.gc_view.setCurrentIndex(QModelIndex())
