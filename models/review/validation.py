@@ -76,7 +76,8 @@ def review(message: Message, session: Session) -> Review:
         result.problems += report.unreadable
         levels = ", ".join(r.level or "?" for r in report.risks) or "no risks"
         result.action = "attention" if report.attention else "none"
-        result.summary = f"{role}: DELTA report, {len(report.changes)} changes, risks {levels}" + (
+        changes = f"{len(report.changes)} change" + ("" if len(report.changes) == 1 else "s")
+        result.summary = f"{role}: DELTA report, {changes}, risks {levels}" + (
             ", needs consult" if report.needs_consult else ""
         )
         return result
