@@ -16,6 +16,7 @@ from models.delta.decisions import UpdatePlan, plan_update, render_full, snapsho
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, DeltaItem, Impact
 from models.delta.message import render_message
+from models.publish.merge import Conflict, merge_drafts
 from models.publish.publishing import PublishPlan, prepare_publish
 from models.session.folder import GC_FILE, Session
 from models.session.gc import parse_gc
@@ -42,6 +43,7 @@ class Composer:
     impact: Impact | None = None
     forced_full: dict[str, str] = field(default_factory=dict)
     gc_stamp: Stamp | None = None  # the GC on disk that ``working_text`` was taken from
+    taken_text: str | None = None  # that GC's text: the base of a merge with a later disk GC
     # Unanswered replies that ask for the full GC (models.review.pending), set by the window.
     pending: dict[str, tuple[str, str]] = field(default_factory=dict)
 
@@ -56,7 +58,7 @@ class Composer:
             else None
         )
         working = session.gc.text if session.gc is not None else ""
-        return cls(session, base_version, base_text, working, gc_stamp=session.stamps.get(GC_FILE))
+        return cls(session, base_version, base_text, working, gc_stamp=session.stamps.get(GC_FILE), taken_text=working)
 
     def follow_disk(self) -> bool:
         """Take the GC from disk unless the Lead is editing it here; True when taken."""
@@ -64,7 +66,22 @@ class Composer:
             return False
         self.working_text = self.session.gc.text if self.session.gc is not None else ""
         self.gc_stamp = self.session.stamps.get(GC_FILE)
+        self.taken_text = self.working_text
         return True
+
+    def merge_with_disk(self, choose: dict[str, str] | None = None) -> list[Conflict]:
+        """Merge the Lead's draft with the GC agents wrote meanwhile (``models.publish.merge``);
+        with every conflict chosen, the draft is now based on the disk GC. Returns the conflicts
+        still to choose (nothing changes while there are any)."""
+        if self.session.gc is None or self.taken_text is None:
+            return []
+        merged, open_conflicts = merge_drafts(self.taken_text, self.working_text, self.session.gc.text, choose)
+        if open_conflicts:
+            return open_conflicts
+        self.working_text = merged
+        self.gc_stamp = self.session.stamps.get(GC_FILE)
+        self.taken_text = self.session.gc.text
+        return []
 
     @property
     def edited_in_app(self) -> bool:

@@ -28,7 +28,7 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
     if c.disk_changed_under_edit:
         problems.append(
             "global-context.md changed on disk while you were editing it here: publishing will be refused. "
-            "Undo your edits to take the disk version."
+            "Merge with disk… takes it into your draft; undoing your edits takes it as it is."
         )
     if c.hand_items is not None and not c.exact:
         problems.append("the edited items do not reproduce the working GC: delta recipients will get the full GC")

@@ -32,9 +32,11 @@ from models.delta.items import DeltaItem, Impact
 from models.delta.message import render_message
 from models.delta.savings import scenario_rows
 from models.publish.composer import Composer, SectionEditError
+from models.publish.merge import Conflict
 from models.text.problems import Problem
 from ui.composer.header import describe
 from ui.composer.item_dialog import ItemDialog
+from ui.composer.merge_dialog import MergeDialog
 from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
 from ui.composer.publish_actions import PublishActions
 from ui.composer.section_editor import SectionEditor
@@ -164,7 +166,10 @@ class ComposerPane(PublishActions, QWidget):
         self.baseline_button = button(
             "Baseline…", self.baseline, None, self, "Snapshot the GC and record confirmed versions; nothing is sent"
         )
-        bottom = button_bar(self.gate_button, self.baseline_button, self.publish_button)
+        self.merge_button = button(
+            "Merge with disk…", self.merge_with_disk, None, self, "Take what agents wrote meanwhile into your draft"
+        )
+        bottom = button_bar(self.gate_button, self.baseline_button, self.merge_button, self.publish_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
@@ -236,6 +241,28 @@ class ComposerPane(PublishActions, QWidget):
         self._show_scenarios()
         self.changed.emit()
 
+    def merge_with_disk(self) -> bool:
+        """Take the agent's changes into the draft: a section only one side changed takes that
+        side; for each section both changed, the Lead chooses, seeing both."""
+        c = self.composer
+        if c is None:
+            return False
+        self._commit_section_edit()
+        conflicts = c.merge_with_disk()
+        if conflicts:
+            choices = self.choose_conflicts(conflicts)
+            if choices is None or c.merge_with_disk(choices):
+                return False
+        # The undo steps were drafts of the old base: undoing into them would drop the agent's change.
+        self.undo_stack.clear()
+        self.refresh()
+        return True
+
+    def choose_conflicts(self, conflicts: list[Conflict]) -> dict[str, str] | None:
+        """The Lead's choice per conflicting section (tests replace this); None: cancelled."""
+        dialog = MergeDialog(self, conflicts)
+        return dialog.chosen() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
     def _show_scenarios(self) -> None:
         """Computed when the tab is shown (five diffs of the whole GC), once per GC text."""
         c = self.composer
@@ -257,6 +284,7 @@ class ComposerPane(PublishActions, QWidget):
         self.gate_button.setText("Conclude gate" if gate else "Start gate…")
         # Not while the header says publishing would be refused (the disk changed under an edit).
         self.publish_button.setEnabled(c.has_update and not plan.frozen and not c.disk_changed_under_edit)
+        self.merge_button.setVisible(c.disk_changed_under_edit)
         gc = c.session.gc
         snapshot = gc is not None and gc.version is not None and gc.version in snapshot_versions(c.session.folder)
         self.baseline_button.setVisible(gc is not None and not snapshot)  # a session run by hand until now

@@ -1,0 +1,87 @@
+"""Issue 13.2: merging the Lead's draft with an agent's change, section by section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from conftest import DEMO
+from models.publish.merge import Conflict, merge_drafts
+
+BASE = (DEMO / "global-context.md").read_text(encoding="utf-8")
+MINE = BASE.replace("## Open Questions\n", "## Open Questions\n- Q-9: mine\n")
+THEIRS = BASE.replace("## Risks\n", "## Risks\n- R-9: theirs\n")
+
+
+def test_each_side_keeps_its_own_changes() -> None:
+    merged, conflicts = merge_drafts(BASE, MINE, THEIRS)
+    assert conflicts == []
+    assert merged == MINE.replace("## Risks\n", "## Risks\n- R-9: theirs\n")
+    assert merge_drafts(BASE, BASE, THEIRS) == (THEIRS, [])
+    assert merge_drafts(BASE, MINE, BASE) == (MINE, [])
+    assert merge_drafts(BASE, MINE, MINE) == (MINE, [])
+
+
+def test_a_section_both_changed_is_the_leads_choice() -> None:
+    mine = BASE.replace("## Risks\n", "## Risks\n- R-8: mine\n")
+    _, conflicts = merge_drafts(BASE, mine, THEIRS)
+    assert [c.key for c in conflicts] == ["Risks"]
+    assert isinstance(conflicts[0], Conflict) and "R-8: mine" in (conflicts[0].mine or "")
+    assert "R-9: theirs" in (conflicts[0].theirs or "")
+    assert merge_drafts(BASE, mine, THEIRS, {"Risks": "theirs"}) == (THEIRS, [])
+    assert merge_drafts(BASE, mine, THEIRS, {"Risks": "mine"}) == (mine, [])
+
+
+def test_sections_added_and_removed() -> None:
+    added = MINE + "\n## Lead Notes\n- N-1: mine\n"
+    removed = "".join(BASE.split("## Constraints\n", 1)[0]) + "## Phase 5" + BASE.split("## Phase 5", 1)[1]
+    merged, conflicts = merge_drafts(BASE, added, removed)
+    assert conflicts == []
+    assert "## Lead Notes\n- N-1: mine\n" in merged and "## Constraints\n" not in merged and "Q-9: mine" in merged
+
+
+def test_the_merge_button_takes_the_agents_change_into_the_draft(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    pane = controller.window.composer
+    controller.window.central_tabs.setCurrentWidget(pane)
+    gc_index = controller.window.gc_model.find(lambda s: s is not None and s.title == "Open Questions")
+    controller.window.gc_view.setCurrentIndex(gc_index)
+    with qtbot.waitSignal(pane.changed, timeout=3000):
+        pane.editor.setPlainText(pane.editor.toPlainText() + "- Q-9: mine\n")
+    gc = demo_copy / "global-context.md"
+    theirs = gc.read_text(encoding="utf-8").replace("## Risks\n", "## Risks\n- R-9: theirs\n")
+    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "gc" in p):
+        gc.write_text(theirs, encoding="utf-8")
+    assert not pane.merge_button.isHidden() and not pane.publish_button.isEnabled()
+    qtbot.mouseClick(pane.merge_button, Qt.MouseButton.LeftButton)
+    working = pane.composer.working_text  # type: ignore[union-attr]
+    assert "- R-9: theirs\n" in working and "- Q-9: mine\n" in working
+    assert pane.merge_button.isHidden() and pane.publish_button.isEnabled()
+    assert "changed on disk" not in pane.banner.text()
+
+
+def test_a_conflict_is_decided_in_the_dialog(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    pane = controller.window.composer
+    controller.window.central_tabs.setCurrentWidget(pane)
+    gc_index = controller.window.gc_model.find(lambda s: s is not None and s.title == "Risks")
+    controller.window.gc_view.setCurrentIndex(gc_index)
+    with qtbot.waitSignal(pane.changed, timeout=3000):
+        pane.editor.setPlainText(pane.editor.toPlainText().replace("## Risks\n", "## Risks\n- R-8: mine\n"))
+    gc = demo_copy / "global-context.md"
+    theirs = gc.read_text(encoding="utf-8").replace("## Risks\n", "## Risks\n- R-9: theirs\n")
+    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "gc" in p):
+        gc.write_text(theirs, encoding="utf-8")
+    seen: list[list[str]] = []
+
+    def choose(conflicts: list[Conflict]) -> dict[str, str]:
+        seen.append([c.key for c in conflicts])
+        return {"Risks": "theirs"}
+
+    pane.choose_conflicts = choose  # type: ignore[method-assign]
+    assert pane.merge_with_disk()
+    assert seen == [["Risks"]]
+    assert pane.composer.working_text == theirs  # type: ignore[union-attr]
