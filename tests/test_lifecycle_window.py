@@ -16,6 +16,7 @@ from models.session.team_memory import parse_memory
 from models.text.frontmatter import split_front_matter
 from models.text.tokens import EstimateTokenizer
 from ui.node_model import PAYLOAD_ROLE
+from ui.widgets import is_shown
 
 
 def _row_of(controller: Controller, role: str) -> int:
@@ -111,7 +112,7 @@ def test_a_baseline_from_the_composer(qtbot: QtBot, controller: Controller, tmp_
         path.chmod(0o755 if path.is_dir() else 0o644)
     assert controller.open(copy)
     pane = controller.window.composer
-    assert not pane.baseline_button.isHidden()
+    assert is_shown(pane.baseline_button)
     shown: list[str] = []
 
     def confirm(box: QMessageBox) -> QMessageBox.StandardButton:
@@ -125,4 +126,4 @@ def test_a_baseline_from_the_composer(qtbot: QtBot, controller: Controller, tmp_
         "record in orchestration-plan.md teammate_gc_versions: architect-1: GC-v2"
     ]
     assert (copy / "gc-history" / "GC-v2.md").read_bytes() == (copy / "global-context.md").read_bytes()
-    assert pane.baseline_button.isHidden()
+    assert not is_shown(pane.baseline_button)

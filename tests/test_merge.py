@@ -10,6 +10,7 @@ from pytestqt.qtbot import QtBot
 from app.controller import Controller
 from conftest import DEMO
 from models.publish.merge import Conflict, merge_drafts
+from ui.widgets import is_shown
 
 BASE = (DEMO / "global-context.md").read_text(encoding="utf-8")
 MINE = BASE.replace("## Open Questions\n", "## Open Questions\n- Q-9: mine\n")
@@ -56,11 +57,11 @@ def test_the_merge_button_takes_the_agents_change_into_the_draft(
     theirs = gc.read_text(encoding="utf-8").replace("## Risks\n", "## Risks\n- R-9: theirs\n")
     with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "gc" in p):
         gc.write_text(theirs, encoding="utf-8")
-    assert not pane.merge_button.isHidden() and not pane.publish_button.isEnabled()
+    assert is_shown(pane.merge_button) and not pane.publish_button.isEnabled()
     qtbot.mouseClick(pane.merge_button, Qt.MouseButton.LeftButton)
     working = pane.composer.working_text  # type: ignore[union-attr]
     assert "- R-9: theirs\n" in working and "- Q-9: mine\n" in working
-    assert pane.merge_button.isHidden() and pane.publish_button.isEnabled()
+    assert not is_shown(pane.merge_button) and pane.publish_button.isEnabled()
     assert "changed on disk" not in pane.banner.text()
 
 

@@ -183,6 +183,26 @@ def button_bar(*widgets: QWidget) -> QToolBar:
     return bar
 
 
+def set_shown(widget: QWidget, visible: bool) -> None:
+    """Show or hide a widget, also inside a ``button_bar``: a toolbar shows its widgets by their
+    actions, and ``setVisible`` on the widget itself does not last."""
+    bar = widget.parentWidget()
+    if isinstance(bar, QToolBar):
+        for action in bar.actions():
+            if bar.widgetForAction(action) is widget:
+                action.setVisible(visible)
+                return
+    widget.setVisible(visible)
+
+
+def is_shown(widget: QWidget) -> bool:
+    """Whether ``set_shown`` last showed it (whether or not its window is on screen yet)."""
+    bar = widget.parentWidget()
+    if isinstance(bar, QToolBar):
+        return any(a.isVisible() for a in bar.actions() if bar.widgetForAction(a) is widget)
+    return not widget.isHidden()
+
+
 def table_view(model: QAbstractItemModel, fit_columns: bool = False) -> QTableView:
     """A compact, row-selecting table; ``fit_columns`` for small tables only (it measures all rows)."""
     view = QTableView()

@@ -42,7 +42,7 @@ from ui.composer.publish_actions import PublishActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import ProblemBanner, button, button_bar, column, plain_label, table_view
+from ui.widgets import ProblemBanner, button, button_bar, column, plain_label, set_shown, table_view
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
@@ -284,10 +284,10 @@ class ComposerPane(PublishActions, QWidget):
         self.gate_button.setText("Conclude gate" if gate else "Start gate…")
         # Not while the header says publishing would be refused (the disk changed under an edit).
         self.publish_button.setEnabled(c.has_update and not plan.frozen and not c.disk_changed_under_edit)
-        self.merge_button.setVisible(c.disk_changed_under_edit)
+        set_shown(self.merge_button, c.disk_changed_under_edit)
         gc = c.session.gc
         snapshot = gc is not None and gc.version is not None and gc.version in snapshot_versions(c.session.folder)
-        self.baseline_button.setVisible(gc is not None and not snapshot)  # a session run by hand until now
+        set_shown(self.baseline_button, gc is not None and not snapshot)  # a session run by hand until now
 
     # -- the section editor -------------------------------------------------------------------------
 
