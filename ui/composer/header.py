@@ -13,7 +13,10 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
     tokenizer = c.session.tokenizer
     problems: list[str] = []
     if c.base_version is None:
-        head = "No gc-history snapshot yet: the first publish sends the full GC to everyone"
+        head = (
+            "No gc-history snapshot yet: teammates that confirmed this GC's version get a delta from it, "
+            "the others the full GC (Baseline… takes a snapshot)"
+        )
     elif not c.has_update:
         head = f"{label(c.base_version)} is published; edit the GC to compose {label(c.new_version)}"
     else:

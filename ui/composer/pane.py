@@ -228,7 +228,8 @@ class ComposerPane(PublishActions, QWidget):
         for view in (self.items_view, self.decisions_view):
             view.resizeColumnsToContents()
         delta = c.delta()
-        # With no snapshot to compute a delta from, everyone gets the full GC: show that message.
+        # With no snapshot there is no one delta for all (the Teammates tab and Copy message give
+        # each teammate's): the tab shows the full GC those without a base get.
         message = render_message(delta) if c.base_version is not None else render_full(c.new_text, c.new_version)
         self.message.setPlainText(message)
         impact = c.impact or c.default_impact()
