@@ -35,7 +35,7 @@ from models.memory.settle import incomplete
 from models.memory.skeleton import create_with_entry, preview_create
 from models.session.folder import Session
 from models.session.team_memory import MemoryEntry, TeamMemory, parse_memory
-from models.text.textfile import BOM
+from models.text.textfile import BOM, read_bounded
 
 SETTLE_MS = 30  # a TEAM-MEMORY version must hold still this long before its losses are judged
 
@@ -243,7 +243,7 @@ class MemoryActions(QObject):
         text, memory = self._pending
         self._pending = None
         try:
-            now = self.path.read_bytes().removeprefix(BOM).decode("utf-8")
+            now = read_bounded(self.path)[0].removeprefix(BOM).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return  # the session shows why; nothing to judge
         if now != text:

@@ -29,16 +29,16 @@ def _build_commands() -> argparse.ArgumentParser:
     return parser
 
 
-def _commands() -> list[str]:
-    sub = next(a for a in _build_commands()._actions if isinstance(a, argparse._SubParsersAction))
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return list(sub.choices)
 
 
-def _build_window_parser() -> argparse.ArgumentParser:
+def _build_window_parser(commands: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lead-console",
         description="Lead Console: see and steer a team of LLM coding agents. "
-        f"Commands: {', '.join(_commands())} (see 'lead-console COMMAND --help').",
+        f"Commands: {', '.join(commands)} (see 'lead-console COMMAND --help').",
     )
     parser.add_argument("folder", nargs="?", help="session or project folder (default: the demo)")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG and exit")
@@ -51,11 +51,13 @@ def _build_window_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        if args_list and args_list[0] in _commands():
-            args = _build_commands().parse_args(args_list)
+        commands = _build_commands()  # built once: every call of a script pays for it
+        names = _commands(commands)
+        if args_list and args_list[0] in names:
+            args = commands.parse_args(args_list)
             func: Callable[[argparse.Namespace], int] = args.func
             return func(args)
-        args = _build_window_parser().parse_args(args_list)
+        args = _build_window_parser(names).parse_args(args_list)
         from app.gui import run_window  # Qt only from here on
 
         return run_window(args)

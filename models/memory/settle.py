@@ -13,7 +13,9 @@ write that still lands in the replaced file is noticed and its bytes are taken o
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,8 +23,9 @@ from pathlib import Path
 
 from models.memory.journal import MemoryJournal
 from models.session.team_memory import TeamMemory, parse_memory
+from models.text import textfile
 from models.text.frontmatter import split_front_matter
-from models.text.textfile import BOM, Stamp, decode
+from models.text.textfile import BOM, Stamp, decode, read_bounded
 
 SETTLE_S = 0.02  # the bytes must hold still this long
 SETTLE_TRIES = 15  # then the file is called half-written (about 0.6 s)
@@ -54,6 +57,7 @@ class SettledRead:
 
 
 def _read_all(fd: int) -> bytes:
+    """The whole file from the start, within the size every read of the app keeps to."""
     chunks: list[bytes] = []
     offset = 0
     while True:
@@ -62,6 +66,8 @@ def _read_all(fd: int) -> bytes:
             return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
+        if offset > textfile.MAX_FILE_BYTES:
+            raise textfile.UnreadableFile(errno.EFBIG, "over the size the app reads")
 
 
 def _read_still(fd: int) -> tuple[bytes, tuple[int, int]]:
@@ -102,10 +108,12 @@ def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledR
         raise IsADirectoryError(f"{path.name} is not a regular file")
     problem = "it kept changing"
     for _ in range(SETTLE_TRIES):
-        fd = os.open(target, os.O_RDONLY)
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)  # a FIFO swapped in: no hang
         keep = False
         try:
             st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise textfile.UnreadableFile(errno.EINVAL, "not a regular file; not written")
             data = _read_all(fd)
             time.sleep(SETTLE_S)
             now, at_path = os.fstat(fd), os.stat(target)
@@ -136,7 +144,7 @@ def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledR
         return
     if journal is not None and problem.startswith("sections"):
         with contextlib.suppress(OSError, ValueError):
-            text = decode(target.read_bytes().removeprefix(BOM), path.name)[0]
+            text = decode(read_bounded(target)[0].removeprefix(BOM), path.name)[0]
             journal.observe(text, parse_memory(text), report=False)  # the new shape: the next edit goes ahead
     waited = SETTLE_TRIES * SETTLE_S
     raise HalfWritten(f"{path.name} looks half-written ({problem}) after {waited:.1f} s; nothing was written")

@@ -15,7 +15,7 @@ from models.delta.decisions import snapshot_path
 from models.session.folder import PLAN_FILE, Session
 from models.text.atomic import MISSING, FileChangedError, atomic_write, read_for_update
 from models.text.surgical import EditError, set_front_entry
-from models.text.textfile import stamp_of
+from models.text.textfile import read_bounded, stamp_of
 
 
 class BaselineError(Exception):
@@ -64,7 +64,7 @@ def take_baseline(session: Session) -> Baseline:
         snapshot.parent.mkdir(exist_ok=True)
         atomic_write(snapshot, data, MISSING)
         written = True
-    elif snapshot.read_bytes() != data:
+    elif read_bounded(snapshot)[0] != data:
         raise BaselineError(f"{snapshot.relative_to(session.folder)} already exists with other content")
     result = Baseline(gc.version, written)
     shown = _to_record(session)

@@ -292,7 +292,7 @@ class Session:
                     mate.confirmed = row.gc_version
                 if row.status and role_key(row.name) not in _keys(plan.teammate_status):
                     mate.status = row.status
-            for role, (version, _) in dict(listed_versions(plan.text, plan.front.body_start)).items():
+            for role, (version, _) in listed_versions(plan.text, plan.front.body_start):
                 mate = get(role)
                 mate.add_source("plan list")
                 if mate.confirmed is None:

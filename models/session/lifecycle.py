@@ -144,7 +144,9 @@ _GC_VERSION = re.compile(r"\bGC-v(\d+)\b", re.I)
 
 
 @functools.lru_cache(maxsize=8)
-def listed_versions(text: str, body_start: int, file: str = "orchestration-plan.md") -> dict[str, tuple[int, str]]:
+def listed_versions(
+    text: str, body_start: int, file: str = "orchestration-plan.md"
+) -> tuple[tuple[str, tuple[int, str]], ...]:
     """GC versions that bullet lists give teammates (``- researcher-1: GC-v1 (shutdown)`` under
     ``## Teammate Context Versions``): role → (version, source), the last line winning."""
     lines = split_lines(text)
@@ -159,7 +161,7 @@ def listed_versions(text: str, body_start: int, file: str = "orchestration-plan.
         version = _GC_VERSION.search(bullet.group("text"))
         if version and role_type(who) is not None:
             found[who] = (int(version.group(1)), f"{file} line {first + local + 1}")
-    return found
+    return tuple(found.items())  # memoised: immutable, so no caller can change the cache
 
 
 def front_matter_facts(statuses: dict[str, str], file: str = "orchestration-plan.md") -> list[StateFact]:
