@@ -38,6 +38,7 @@ def main() -> int:
         shutil.copytree(source, folder)
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
+        _drop_messages(folder / "messages" / "inbox")
         ctl = Controller(AppSettings(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat)), headless=True)
         ctl.open(folder)
         w = ctl.window
@@ -93,6 +94,20 @@ def main() -> int:
         app.exec()
         ctl.close()
     return 0
+
+
+def _drop_messages(inbox: Path) -> None:
+    """Two replies as teammates write them, so that the Inbox step shows rows to read."""
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-2-ack.md").write_text(
+        "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+    (inbox / "implementer-4-report.md").write_text(
+        "Replay done for the 1% sample.\n\nDELTA:\n  changes:\n    - \"replay order\"\n  risks:\n"
+        '    - level: high\n      desc: "2,914 manual corrections have no source event"\n  needs_consult: yes\n',
+        encoding="utf-8",
+    )
 
 
 if __name__ == "__main__":

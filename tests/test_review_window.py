@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -117,9 +118,9 @@ def test_pasted_and_unreadable_messages_are_kept_and_shown_raw(
     assert path is not None and path.read_text(encoding="utf-8").startswith("From: implementer-3\n")
     w = controller.window
     model = w.review_pane.model
-    row = next(r for r in range(model.rowCount()) if model.index(r, 1).data() == "implementer-3")
-    assert model.index(row, 2).data() == "unknown"
-    assert "not a protocol message" in model.index(row, 4).data()
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-3")
+    assert model.index(row, 1).data() == "unknown"
+    assert "⚠ not a protocol message" in model.index(row, model.SUMMARY).data()
     w.review_pane.view.setCurrentIndex(model.index(row, 0))
     assert "I think the GC is fine??" in w.review_pane.raw.toPlainText()
     assert "# not a protocol message" in w.review_pane.raw.toPlainText()
@@ -158,8 +159,9 @@ def test_a_message_is_carried_out_once_unless_the_lead_says_again(
     outbox = demo_copy / "messages" / "outbox"
     lines, sent = ledger.read_text(encoding="utf-8"), sorted(outbox.iterdir())
     row = next(r for r in range(controller.window.review_pane.model.rowCount()))
-    action = controller.window.review_pane.model.index(row, 5).data()
-    assert action.startswith(f"done: {review.action} at 20")
+    model = controller.window.review_pane.model
+    assert model.index(row, model.ACTION).data() == f"done: {review.action}"
+    assert f"done: {review.action} at 20" in model.index(row, model.ACTION).data(Qt.ItemDataRole.ToolTipRole)
     asked: list[str] = []
     controller.confirm_repeat = lambda r, done: asked.append(done) or False  # type: ignore[method-assign]
     assert not controller.carry_out(review)
@@ -176,3 +178,42 @@ def test_two_pastes_in_one_second_make_two_files(controller: Controller) -> None
     second = controller.paste(text + " ", "implementer-2")
     assert first is not None and second is not None and first != second
     assert first.read_text(encoding="utf-8") == f"From: implementer-2\n{text}\n"
+
+
+def test_at_1366_by_768_an_inbox_row_reads_whole_without_scrolling(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Issue 13.4: who sent it, what it says, its risk badges and what to do all lie inside the
+    Inbox's visible width on a laptop-sized window; nothing needs a horizontal scroll."""
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-2-ack.md").write_text(
+        "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+    (inbox / "implementer-4-report.md").write_text(
+        'Replay done.\n\nDELTA:\n  changes:\n    - "replay order"\n  risks:\n    - level: high\n'
+        '      desc: "2,914 manual corrections have no source event"\n  needs_consult: yes\n',
+        encoding="utf-8",
+    )
+    controller.refresh_reviews()
+    w = controller.window
+    w.resize(1366, 768)
+    w.show()
+    w.inbox_dock.raise_()
+    qtbot.waitExposed(w)
+    pane, model = w.review_pane, w.review_pane.model
+    view = pane.view
+    assert model.rowCount() == 2
+    header = view.horizontalHeader()
+    qtbot.waitUntil(lambda: header.length() <= view.viewport().width(), timeout=3000)
+    assert view.horizontalScrollBar().maximum() == 0
+    assert header.sectionSize(model.SUMMARY) >= 120  # the summary has room to be read
+    metrics = view.fontMetrics()
+    for row in range(model.rowCount()):
+        for column in (0, 1, model.ACTION, model.TIME):  # the short facts are never cut
+            text = model.index(row, column).data() or ""
+            assert metrics.horizontalAdvance(text) <= header.sectionSize(column), (row, column, text)
+    report = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-4")
+    summary = model.index(report, model.SUMMARY).data()
+    assert summary.startswith("[⚠ high] DELTA report")  # the badge leads; From already names the sender

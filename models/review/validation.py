@@ -37,6 +37,11 @@ class Review:
     resend: list[str] = field(default_factory=list)  # the § refs to re-send
 
 
+def _who(role: str | None) -> str:
+    """The sender as a summary names it: a message may arrive with no sender we could read."""
+    return role or "unknown sender"
+
+
 def review(message: Message, session: Session) -> Review:
     """Check a message against what was sent and the GC; say what the Lead should do."""
     result = Review(message)
@@ -49,7 +54,10 @@ def review(message: Message, session: Session) -> Review:
         result.status = status
         result.problems += status.unreadable
         if status.status == "CONTEXT_LOST":
-            result.action, result.summary = "lost", f"{role}: context lost — FC-2 until a full injection is confirmed"
+            result.action, result.summary = (
+                "lost",
+                f"{_who(role)}: context lost — FC-2 until a full injection is confirmed",
+            )
         elif status.status == "CONTEXT_RECEIVED" and status.version is not None:
             sent = last_sent(session.folder, role) if role else None
             confirmed = session.plan.teammate_gc_versions.get(role or "", -1) if session.plan else -1
@@ -57,16 +65,16 @@ def review(message: Message, session: Session) -> Review:
                 result.problems.append(
                     f"stale: received GC-v{status.version}, GC-v{sent.get('gc_version')} was sent since"
                 )
-                result.summary = f"{role}: an old CONTEXT_RECEIVED, nothing to do"
+                result.summary = f"{_who(role)}: an old CONTEXT_RECEIVED, nothing to do"
             elif status.version <= confirmed:
-                result.summary = f"{role}: GC-v{status.version} is already confirmed"
+                result.summary = f"{_who(role)}: GC-v{status.version} is already confirmed"
             else:
                 result.action, result.confirm_version = "confirm", status.version
-                result.summary = f"{role}: received GC-v{status.version} — confirm it"
+                result.summary = f"{_who(role)}: received GC-v{status.version} — confirm it"
         elif status.status == "BLOCKED":
-            result.action, result.summary = "attention", f"{role} is blocked"
+            result.action, result.summary = "attention", f"{_who(role)} is blocked"
         elif status.status:
-            result.action, result.summary = "record", f"{role}: {status.status}"
+            result.action, result.summary = "record", f"{_who(role)}: {status.status}"
         else:
             result.summary = "unreadable status"
         return result
@@ -77,7 +85,7 @@ def review(message: Message, session: Session) -> Review:
         levels = ", ".join(r.level or "?" for r in report.risks) or "no risks"
         result.action = "attention" if report.attention else "none"
         changes = f"{len(report.changes)} change" + ("" if len(report.changes) == 1 else "s")
-        result.summary = f"{role}: DELTA report, {changes}, risks {levels}" + (
+        result.summary = f"{_who(role)}: DELTA report, {changes}, risks {levels}" + (
             ", needs consult" if report.needs_consult else ""
         )
         return result
@@ -116,9 +124,9 @@ def _review_ack(result: Review, session: Session, role: str | None) -> Review:
     total = ack.total or items_sent or 0
     unclear = ack.unclear or []
     if stale:
-        result.summary = f"{role}: a stale ACK, nothing to do"
+        result.summary = f"{_who(role)}: a stale ACK, nothing to do"
     elif ack.action == "PAUSE":
-        result.action, result.summary = "guide", f"{role} paused: acknowledge and give guidance"
+        result.action, result.summary = "guide", f"{_who(role)} paused: acknowledge and give guidance"
     elif ack.action == "NEED_CLARIFICATION" or (
         ack.applied is not None and ack.total is not None and ack.applied < ack.total
     ):
@@ -126,13 +134,13 @@ def _review_ack(result: Review, session: Session, role: str | None) -> Review:
         if total and missing * 2 > total:
             result.action, result.summary = (
                 "full",
-                f"{role}: more than half unclear — send the full GC (FC-5 next update)",
+                f"{_who(role)}: more than half unclear — send the full GC (FC-5 next update)",
             )
         else:
             result.action = "resend"
             result.resend = unclear
             refs = ", ".join(f"§{r}" for r in unclear) or "the items not applied"
-            result.summary = f"{role}: re-send {refs} with more context (FC-5 next update)"
+            result.summary = f"{_who(role)}: re-send {refs} with more context (FC-5 next update)"
     elif (
         ack.action == "CONTINUE"
         and ack.applied is not None
@@ -142,11 +150,11 @@ def _review_ack(result: Review, session: Session, role: str | None) -> Review:
     ):
         if items_sent is None or ack.total == items_sent:
             result.action, result.confirm_version = "confirm", ack.version
-            result.summary = f"{role}: applied {ack.applied}/{ack.total} — confirm GC-v{ack.version}"
+            result.summary = f"{_who(role)}: applied {ack.applied}/{ack.total} — confirm GC-v{ack.version}"
         else:
-            result.action, result.summary = "resend", f"{role}: applied {ack.applied} of {items_sent} sent items"
+            result.action, result.summary = "resend", f"{_who(role)}: applied {ack.applied} of {items_sent} sent items"
     else:
-        result.summary = f"{role}: ACK needs a look ({'; '.join(result.problems) or 'incomplete'})"
+        result.summary = f"{_who(role)}: ACK needs a look ({'; '.join(result.problems) or 'incomplete'})"
     return result
 
 

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
+    QHeaderView,
     QInputDialog,
     QPlainTextEdit,
     QSplitter,
@@ -33,9 +34,15 @@ NEEDS_LEAD = frozenset({"confirm", "resend", "full", "guide", "lost", "attention
 
 
 class ReviewModel(NodeTreeModel):
-    """Reviewed messages, newest last, filtered by sender and kind while syncing."""
+    """Reviewed messages, newest last, filtered by sender and kind while syncing.
 
-    headers = ("Time", "From", "Kind", "Summary", "Problems", "Action")
+    The key facts (who, what it says, what is wrong, what to do) come first and the
+    timestamp last and short, so that a row reads whole in a pane 500 px wide; the full
+    timestamp and the handled time are in the tooltip and the raw pane.
+    """
+
+    headers = ("From", "Kind", "Summary", "Action", "Time")
+    SUMMARY, ACTION, TIME = 2, 3, 4
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -68,37 +75,58 @@ class ReviewModel(NodeTreeModel):
         return (r.summary, tuple(r.problems), r.action, (r.message.source, r.message.sha) in self.handled)
 
     def display(self, payload: Any, column: int, role: int) -> Any:
-        """Risk badges in the summary of DELTA reports; attention in red, problems in amber."""
+        """Risk badges lead the summary of DELTA reports, problems follow it; attention in red,
+        problems in amber."""
         r: Review = payload
-        done = (r.message.source, r.message.sha) in self.handled
+        done = self.handled.get((r.message.source, r.message.sha))
         if role == DISPLAY:
-            summary = r.summary
-            if r.report is not None:
-                badges = " ".join(_BADGE.get(k.level or "", "?") for k in r.report.risks)
-                summary = f"{summary}  [{badges}]" if badges else summary
-            key = (r.message.source, r.message.sha)
-            action = (
-                f"done: {self.handled[key]}"
-                if done
-                else ("" if r.action in ("none", "record") and not r.problems else r.action)
-            )
             values = (
-                r.message.timestamp or "",
                 r.message.sender or "?",
-                r.message.kind,
-                summary,
-                "; ".join(r.problems),
-                action,
+                _KIND.get(r.message.kind, r.message.kind),
+                summary_line(r),
+                action_line(r, done),
+                short_time(r.message.timestamp),
             )
             return values[column]
         if role == TOOLTIP:
-            return r.message.text
+            when = f"sent {r.message.timestamp}\n" if r.message.timestamp else ""
+            return f"{when}done: {done}\n\n{r.message.text}" if done else f"{when}\n{r.message.text}".lstrip()
         if role == BACKGROUND and not done:
             if r.action == "attention":
                 return QBrush(BAD_BG)
             if r.problems:
                 return QBrush(WARN_BG)
         return None
+
+
+_KIND = {"delta_report": "report"}
+
+
+def summary_line(r: Review) -> str:
+    """``[⚠ high] summary — ⚠ problem; problem``: what it says and what is wrong, in one cell."""
+    summary = r.summary
+    for who in (f"{r.message.sender}: ", "unknown sender: "):  # the From column already says who
+        summary = summary.removeprefix(who)
+    if r.report is not None:
+        badges = " ".join(_BADGE.get(k.level or "", "?") for k in r.report.risks)
+        summary = f"[{badges}] {summary}" if badges else summary
+    return f"{summary} — ⚠ {'; '.join(r.problems)}" if r.problems else summary
+
+
+def action_line(r: Review, done: str | None) -> str:
+    """What the Lead has to do, or ``done: resend`` once it is done (the time is in the tooltip)."""
+    if done is not None:
+        return f"done: {done.split(' at ', 1)[0]}"
+    return "" if r.action in ("none", "record") and not r.problems else r.action
+
+
+def short_time(timestamp: str | None) -> str:
+    """``02-09 10:02`` from an ISO timestamp; anything else as it was written."""
+    if not timestamp:
+        return ""
+    if len(timestamp) >= 16 and timestamp[4] == "-" and timestamp[10] in "T ":
+        return f"{timestamp[5:10]} {timestamp[11:16]}"
+    return timestamp
 
 
 class ReviewPane(QWidget):
@@ -112,6 +140,9 @@ class ReviewPane(QWidget):
         super().__init__(parent)
         self.model = ReviewModel(self)
         self.view = table_view(self.model, fit_columns=True)
+        # The summary takes what the short columns leave, so that no key fact needs a scroll.
+        self.view.horizontalHeader().setStretchLastSection(False)
+        self.view.horizontalHeader().setSectionResizeMode(ReviewModel.SUMMARY, QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().currentChanged.connect(self._show_raw)
         self.header = plain_label("No messages yet")
         self.reports_only = QCheckBox("DELTA reports only")
@@ -120,6 +151,7 @@ class ReviewPane(QWidget):
         self.raw.setReadOnly(True)
         self.raw.setFont(QFont("Monospace"))
         self.raw.setPlaceholderText("The selected message, as it was received")
+        self.raw.setMinimumHeight(self.raw.fontMetrics().height() * 2 + 12)  # the list keeps the height
         # Their keys are the window's (Session menu), so that they work from any pane.
         self.carry_button = button("Carry out", self._carry, None, self, "Carry out the selected message (Ctrl+Return)")
         buttons = button_bar(
@@ -129,10 +161,13 @@ class ReviewPane(QWidget):
             button("Paste message…", self._paste, None, self, "Paste a teammate's message (Ctrl+Shift+V)"),
             button("Watch Claude Code team…", self.teamRequested.emit, None, self),
         )
-        split = QSplitter(Qt.Orientation.Horizontal)
+        # The raw message under the list: the list keeps the pane's whole width.
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.view)
         split.addWidget(self.raw)
-        split.setSizes([700, 300])
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([3000, 1000])  # in proportion, once the pane has its height
         layout_box = column(buttons, split)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -157,7 +192,9 @@ class ReviewPane(QWidget):
             self.raw.clear()
             return
         notes = "\n".join(f"# {p}" for p in r.problems)
-        self.raw.setPlainText(f"{r.message.text}\n\n{notes}".rstrip() + f"\n# from {r.message.source}")
+        done = self.model.handled.get((r.message.source, r.message.sha))
+        tail = f"\n# from {r.message.source}" + (f"\n# done: {done}" if done else "")
+        self.raw.setPlainText(f"{r.message.text}\n\n{notes}".rstrip() + tail)
 
     def _carry(self) -> None:
         r = self.selected()
