@@ -35,6 +35,7 @@ from ui.panes.context_pane import ContextPane
 from ui.panes.gates_pane import GatesPane
 from ui.panes.inbox_pane import ReviewPane
 from ui.panes.memory_pane import MemoryPane
+from ui.panes.planning_pane import PlanningPane
 from ui.panes.sections_pane import SectionsPane
 from ui.panes.teammates_pane import TeammatesPane
 from ui.widgets import MarkdownView, column, count, needing_attention, plain_label
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         self.review_pane = ReviewPane()
         self.teammates_pane.teammate_view.selectionModel().currentChanged.connect(self._filter_inbox)
         self.context_pane = ContextPane(self.settings)
+        self.planning_pane = PlanningPane(self.settings)
         left, right, bottom = (
             Qt.DockWidgetArea.LeftDockWidgetArea,
             Qt.DockWidgetArea.RightDockWidgetArea,
@@ -110,6 +112,7 @@ class MainWindow(QMainWindow):
         self.gates_dock = self._dock("Gates", "gates", self.gates_pane, bottom)
         self.inbox_dock = self._dock("Inbox", "inbox", self.review_pane, bottom)
         self.context_dock = self._dock("Context", "context", self.context_pane, right)
+        self.planning_dock = self._dock("GSD planning", "planning", self.planning_pane, right)
         # The panes' widgets under the names the controller, scripts and tests have always used.
         self.gc_model, self.gc_view = self.sections_pane.gc_model, self.sections_pane.gc_view
         self.teammate_model = self.teammates_pane.teammate_model
@@ -194,6 +197,7 @@ class MainWindow(QMainWindow):
             self.gates_dock,
             self.inbox_dock,
             self.context_dock,
+            self.planning_dock,
         )
         for number, dock in enumerate(docks, start=1):
             action = dock.toggleViewAction()
@@ -264,6 +268,7 @@ class MainWindow(QMainWindow):
             self.gates_dock,
             self.inbox_dock,
             self.context_dock,
+            self.planning_dock,
         ]
 
     def _default_layout(self) -> None:
@@ -274,6 +279,7 @@ class MainWindow(QMainWindow):
             self.gates_dock,
             self.inbox_dock,
             self.context_dock,
+            self.planning_dock,
         ):
             dock.show()
             dock.setFloating(False)
@@ -284,6 +290,7 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.teammates_dock, self.gates_dock, Qt.Orientation.Horizontal)
         self.tabifyDockWidget(self.gates_dock, self.inbox_dock)
         self.tabifyDockWidget(self.memory_dock, self.context_dock)
+        self.tabifyDockWidget(self.context_dock, self.planning_dock)
         self.memory_dock.raise_()
         self.resizeDocks([self.sections_dock, self.memory_dock], [380, 460], Qt.Orientation.Horizontal)
         self.resizeDocks([self.teammates_dock, self.gates_dock], [720, 420], Qt.Orientation.Horizontal)
@@ -367,6 +374,7 @@ class MainWindow(QMainWindow):
             self.teammates_pane.show_teammates(session)
             if first:
                 self.context_pane.set_session(session, session.tokenizer)
+                self.planning_pane.set_tokenizer(session.tokenizer)
             else:
                 self.context_pane.refresh()
         if "memory" in todo:

@@ -41,17 +41,32 @@ def cmd_planning(args: argparse.Namespace) -> int:
     if not planning.is_dir():
         raise UsageError(f"{project}: no .planning/ folder")
     try:
+        delta = None if args.delta is None else args.delta == "on"
         result = selective_context(
-            planning, args.agent, args.phase, get_tokenizer(args.tokenizer), Path(args.plan) if args.plan else None
+            planning, args.agent, args.phase, get_tokenizer(args.tokenizer), plan_path(args.plan), delta
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{exc.filename or args.plan}: {exc.strerror or exc}") from None
     data = planning_data(result)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         print(planning_text(data, result.text))
     return EXIT_OK
+
+
+def plan_path(value: str | None) -> Path | None:
+    """The --plan file, checked: a missing plan is the Lead's typo, not "maps no requirements"."""
+    if value is None:
+        return None
+    path = Path(value)
+    if not path.exists():
+        raise UsageError(f"{path}: no such plan")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder, not a PLAN.md")
+    return path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,7 +85,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     planning.add_argument("project", help="a project holding .planning/ (or the .planning folder)")
     planning.add_argument("--agent", required=True, choices=AGENT_TYPES, help="the GSD agent type")
     planning.add_argument("--phase", required=True, help="phase number (3 or 03)")
-    planning.add_argument("--plan", help="the PLAN.md whose requirements: line maps requirements")
-    planning.add_argument("--json", action="store_true", help="print JSON for scripts")
+    planning.add_argument("--plan", help="the PLAN.md whose requirements (front matter or section) are loaded")
+    planning.add_argument(
+        "--delta", choices=("on", "off"), help="preview with delta context on or off (default: config.json)"
+    )
+    planning.add_argument("--json", action="store_true", help="print JSON for scripts (with each file's text)")
     tokenizer_arg(planning)
     planning.set_defaults(func=cmd_planning)

@@ -194,29 +194,45 @@ def composed_text(data: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def planning_data(result: SelectiveContext) -> dict[str, Any]:
-    saved = result.full_tokens - result.tokens
+def planning_data(result: SelectiveContext, texts: bool = True) -> dict[str, Any]:
+    """Per file: how it is loaded, what came of it, its tokens against the whole file, and the
+    text (so that a script can check what an agent is given)."""
+    full = result.full_tokens
     return {
         "agent": result.agent,
         "phase": result.phase,
         "delta_context": result.enabled,
+        "requirements": list(result.requirements),
+        "problems": list(result.problems),
         "files": [
-            {"file": p.file, "mode": p.mode, "full_tokens": p.full_tokens, "tokens": p.tokens, "warning": p.warning}
+            {
+                "file": p.file,
+                "mode": p.mode,
+                "status": p.status,
+                "full_tokens": p.full_tokens,
+                "tokens": p.tokens,
+                "warning": p.warning,
+                **({"text": p.text} if texts else {}),
+            }
             for p in result.parts
         ],
-        "full_tokens": result.full_tokens,
+        "full_tokens": full,
         "tokens": result.tokens,
-        "saved_tokens": saved,
-        "savings_percent": round(100 * saved / result.full_tokens, 1) if result.full_tokens else 0.0,
+        "saved_tokens": result.saved_tokens,
+        "savings_percent": round(100 * result.saved_tokens / full, 1) if full else 0.0,
     }
 
 
 def planning_text(data: dict[str, Any], text: str) -> str:
-    state = "on" if data["delta_context"] else "off (optimization.delta_context is not true)"
+    state = "on" if data["delta_context"] else "off (the seed's full-context mode; nothing is saved)"
     out = [f"{data['agent']}, phase {data['phase']}: delta context {state}"]
+    out += [f"  problem: {p}" for p in data["problems"]]
+    if data["requirements"]:
+        out.append(f"  plan maps {', '.join(data['requirements'])}")
     for f in data["files"]:
-        out.append(f"  {f['file']:<16} {f['mode']:<28} {f['full_tokens']:>6,} → {f['tokens']:>6,} tok")
+        out.append(f"  {f['file']:<16} {f['status']:<9} {f['mode']:<20} {f['full_tokens']:>6,} → {f['tokens']:>6,} tok")
         if f["warning"]:
             out.append(f"      warning: {f['warning']}")
-    out.append(f"Total {data['full_tokens']:,} → {data['tokens']:,} tokens ({data['savings_percent']}% saved)")
+    saved = f"{data['saved_tokens']:,} saved, {data['savings_percent']}%" if data["delta_context"] else "none saved"
+    out.append(f"Total {data['full_tokens']:,} → {data['tokens']:,} tokens ({saved})")
     return "\n".join([*out, "", text.rstrip()])
