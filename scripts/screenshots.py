@@ -131,6 +131,19 @@ def main() -> int:
         w.review_pane.view.setCurrentIndex(model.index(model.rowCount() - 1, 0))
         app.processEvents()
         w.inbox_dock.grab().save(str(OUT / "delta-reports.png"))
+
+        planning = w.planning_pane
+        planning.open_project(ROOT.parent / "shared" / "gsd-projects" / "001TMF+HYDRA")
+        planning.phase.setCurrentIndex(2)
+        planning.plan.setCurrentIndex(2)
+        planning.delta.setCurrentIndex(1)
+        w.planning_dock.setFloating(True)
+        w.planning_dock.resize(900, 560)
+        w.planning_dock.show()
+        app.processEvents()
+        planning.view.setCurrentIndex(planning.model.index(1, 0))
+        app.processEvents()
+        w.planning_dock.grab().save(str(OUT / "gsd-planning.png"))
         ctl.close()
     print("\n".join(str(p) for p in sorted(OUT.glob("*.png"))))
     return 0

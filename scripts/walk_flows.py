@@ -104,7 +104,7 @@ def _drop_messages(inbox: Path) -> None:
         encoding="utf-8",
     )
     (inbox / "implementer-4-report.md").write_text(
-        "Replay done for the 1% sample.\n\nDELTA:\n  changes:\n    - \"replay order\"\n  risks:\n"
+        'Replay done for the 1% sample.\n\nDELTA:\n  changes:\n    - "replay order"\n  risks:\n'
         '    - level: high\n      desc: "2,914 manual corrections have no source event"\n  needs_consult: yes\n',
         encoding="utf-8",
     )

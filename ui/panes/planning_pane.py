@@ -81,6 +81,8 @@ class PlanningPane(QWidget):
         self.phase = QComboBox()
         self.plan = QComboBox()
         self.delta = QComboBox()
+        for combo in (self.phase, self.plan):  # a plan's name is read whole
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.delta.addItems(list(_DELTA))
         self.delta.setToolTip("Preview with delta context on or off; by default as the project's config.json says")
         self.summary = plain_label("Open a GSD project (a folder holding .planning/)")
