@@ -12,11 +12,13 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 from app.live_session import LiveSession
 from app.resolve import UsageError, resolve_session
 from app.settings import AppSettings
-from app.watcher import FolderWatcher
+from app.team_bridge import TeamBridge
+from models.claude.replies import team_replies
+from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.review.actions import apply_review, compose_resend, mark_handled, record_resend
-from models.review.inbox import read_claude_team, read_inbox
+from models.review.inbox import read_inbox
 from models.review.ledger import handled_keys, record_received
 from models.review.pending import pending_statuses
 from models.review.validation import Review, due_pings, review
@@ -45,7 +47,12 @@ class Controller(QObject):
         self.window.review_pane.teamRequested.connect(self._ask_team)
         self.window.teammates_pane.stateRequested.connect(self.set_state)
         self.reviews: list[Review] = []
-        self.team_watcher: FolderWatcher | None = None
+        self.team = TeamBridge(self)
+        self.team.viewReady.connect(self._team_view)
+        self.team.delivered.connect(self._delivered)
+        self.team.repliesChanged.connect(self.refresh_reviews)
+        self.window.deliverRequested.connect(self.team.deliver_due)
+        self.team_lost: dict[str, tuple[str, str]] = {}
         self._ping_timer = QTimer(self)
         self._ping_timer.setInterval(60_000)
         self._ping_timer.timeout.connect(self.refresh_reviews)
@@ -81,19 +88,24 @@ class Controller(QObject):
         live.changed.connect(self._changed)
         self.window.show_session(live.session)
         self.window.composer.set_composer(Composer.open(live.session))
-        self._watch_team(self.team_folder())
+        self.team_lost = {}
+        self._migrate_team_setting()
+        self._follow_team()
         self.refresh_reviews()
         self.settings.add_recent(live.session.folder)
         self.window.set_recent(self.settings.recent_sessions())
         return True
 
     def _published(self, written: list[Path]) -> None:
-        """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first."""
+        """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first.
+        With a linked team, the messages go on into the members' inboxes."""
         if self.live is not None and self.live.session.memory is not None:
             self.window.memory_actions.snapshot = self.live.session.memory.text
         if self.live is not None:  # items the Lead removed are no outside loss
             self.window.sections_pane.shown = self.live.session.gc
         self._changed({"gc", "plan", "memory"})
+        if self.team.team_folder() is not None:
+            self.team.deliver_due()
 
     def _changed(self, parts: set[Part]) -> None:
         if self.live is not None:
@@ -101,6 +113,8 @@ class Controller(QObject):
             self.window.composer.on_session_changed(parts)
             if parts & {"inbox", "plan", "gc"}:
                 self.refresh_reviews()
+            if parts & {"plan", "gc"}:
+                self._follow_team()
 
     def reload(self) -> None:
         if self.live is not None:
@@ -122,17 +136,35 @@ class Controller(QObject):
     # -- the inbox ------------------------------------------------------------------------------------
 
     def team_folder(self) -> Path | None:
-        """The Claude Code team folder the Lead chose for this session (remembered)."""
-        if self.live is None:
-            return None
-        value = self.settings.q.value(f"claude_team/{self.live.session.id}")
-        return Path(str(value)) if value else None
+        """The Claude Code team folder linked to this session (kept with the session)."""
+        return self.team.team_folder()
 
     def set_team_folder(self, folder: Path) -> None:
-        assert self.live is not None
-        self.settings.q.setValue(f"claude_team/{self.live.session.id}", str(folder))
-        self._watch_team(folder)
+        """Link the session to a team: same names are matched, the rest are the Lead's to pick."""
+        problems = self.team.link(folder)
+        if problems:
+            self._error("; ".join(problems))
         self.refresh_reviews()
+
+    def _migrate_team_setting(self) -> None:
+        """Earlier releases kept the team folder in the settings; the link now lives with the
+        session (so that the CLI sees it too)."""
+        assert self.live is not None
+        key = f"claude_team/{self.live.session.id}"
+        value = self.settings.q.value(key)
+        self._follow_team()
+        if value and self.team.team_folder() is None and Path(str(value)).is_dir():
+            self.team.link(Path(str(value)))
+        if value:
+            self.settings.q.remove(key)
+
+    def _follow_team(self) -> None:
+        if self.live is None:
+            self.team.set_session(None, [], {})
+            return
+        session = self.live.session
+        confirmed = dict(session.plan.teammate_gc_versions) if session.plan else {}
+        self.team.set_session(session.folder, [t.role for t in session.teammates()], confirmed)
 
     def _ask_team(self) -> None:
         start = str(Path.home() / ".claude" / "teams")
@@ -142,13 +174,27 @@ class Controller(QObject):
         if folder:
             self.set_team_folder(Path(folder))
 
-    def _watch_team(self, folder: Path | None) -> None:
-        if self.team_watcher is not None:
-            self.team_watcher.stop()
-            self.team_watcher = None
-        if folder is not None and folder.is_dir():
-            self.team_watcher = FolderWatcher(folder, parent=self)
-            self.team_watcher.pathsChanged.connect(lambda _: self.refresh_reviews())
+    def _team_view(self, view: object) -> None:
+        """A fresh read of the team: the table's team columns, and FC-2 for presumed losses."""
+        if not isinstance(view, TeamView):
+            self._error(f"The Claude Code team could not be read: {view}")
+            return
+        self.window.teammate_model.set_team(view.rows)
+        lost = view.lost()
+        if lost != self.team_lost:
+            self.team_lost = lost
+            self.refresh_reviews()
+
+    def _delivered(self, outcomes: object) -> None:
+        if not isinstance(outcomes, list):
+            self._error(f"Delivery stopped: {outcomes}")
+            return
+        failed = [o for o in outcomes if not o.delivered]
+        done = len(outcomes) - len(failed)
+        text = f"Delivered {done} of {len(outcomes)} into the team's inboxes" if outcomes else "Nothing to deliver"
+        if failed:
+            text += "; not delivered: " + "; ".join(f"{o.role}: {o.reason}" for o in failed) + " (Deliver retries)"
+        self.window.statusBar().showMessage(text, 10_000)
 
     def refresh_reviews(self) -> None:
         """Read every inbox, record new messages in the ledger, review them all."""
@@ -159,7 +205,7 @@ class Controller(QObject):
         messages = read_inbox(session.folder, roles)
         team = self.team_folder()
         if team is not None and team.is_dir():
-            messages += read_claude_team(team)[1]
+            messages += team_replies(team)[0]
         record_received(session.folder, messages)
         messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
         self.reviews = [review(m, session) for m in messages]
@@ -167,7 +213,7 @@ class Controller(QObject):
         pings = due_pings(session, datetime.now(UTC), self.settings.ack_timeout_min)
         self.window.show_reviews(self.reviews, handled, pings)
         composer = self.window.composer.composer
-        pending = pending_statuses(self.reviews, handled)
+        pending = {**self.team_lost, **pending_statuses(self.reviews, handled)}
         if composer is not None and composer.pending != pending:
             composer.pending = pending  # an unanswered NEED_CLARIFICATION counts before Carry out
             self.window.composer.refresh()
@@ -192,6 +238,8 @@ class Controller(QObject):
             message, mode = composed
             record_resend(self.live.session, result, message, mode)
             QGuiApplication.clipboard().setText(message)
+            if self.team.team_folder() is not None:
+                self.team.deliver_due()
             self.window.statusBar().showMessage(
                 f"{mode} for {result.message.sender} written to the outbox and copied", 5000
             )
@@ -246,9 +294,7 @@ class Controller(QObject):
         return path
 
     def close(self) -> None:
-        if self.team_watcher is not None:
-            self.team_watcher.stop()
-            self.team_watcher = None
+        self.team.stop()
         if self.live is not None:
             self.live.close()
             self.live = None

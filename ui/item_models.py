@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from models.claude.status import TeamRow
 from models.session.folder import Teammate
 from models.session.gates import GateRecord
 from models.session.gc import GlobalContext, Section
@@ -82,13 +83,28 @@ _STATUS_COLOURS = {
 class TeammateModel(NodeTreeModel):
     """One row per teammate: what it confirmed, what it was sent, its status, who names it."""
 
-    headers = ("Teammate", "Confirmed", "Last sent", "ACK", "Status", "Due", "State", "Sources")
+    headers = (
+        "Teammate",
+        "Confirmed",
+        "Last sent",
+        "ACK",
+        "Status",
+        "Due",
+        "Member",
+        "Delivery",
+        "Context",
+        "Compactions",
+        "State",
+        "Sources",
+    )
+    MEMBER, DELIVERY, CONTEXT, COMPACTIONS = 6, 7, 8, 9
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.current: int | None = None
         self.acks: dict[str, str] = {}
         self.due: dict[str, str] = {}
+        self.team: dict[str, TeamRow] = {}  # a linked Claude Code team's view, per role
 
     def set_teammates(self, teammates: list[Teammate], current: int | None) -> None:
         self.current = current
@@ -99,6 +115,11 @@ class TeammateModel(NodeTreeModel):
         self.acks, self.due = acks, due
         self.sync([Spec(node.key, node.payload) for node in self.node(QModelIndex()).children])
 
+    def set_team(self, rows: dict[str, TeamRow]) -> None:
+        """Member, delivery, context and compactions per teammate (from a linked team)."""
+        self.team = rows
+        self.sync([Spec(node.key, node.payload) for node in self.node(QModelIndex()).children])
+
     def _behind(self, mate: Teammate) -> bool:
         return self.current is not None and mate.confirmed is not None and mate.confirmed < self.current
 
@@ -107,13 +128,26 @@ class TeammateModel(NodeTreeModel):
         mate: Teammate = payload
         due = (self.acks.get(mate.role), self.due.get(mate.role))
         state = (mate.state, tuple(f.describe() for f in mate.state_facts))
-        return (mate.role, mate.confirmed, mate.sent, mate.status, tuple(mate.sources), self.current, due, state)
+        team = self.team.get(mate.role)
+        linked = team.data() if team is not None else None
+        return (
+            mate.role,
+            mate.confirmed,
+            mate.sent,
+            mate.status,
+            tuple(mate.sources),
+            self.current,
+            due,
+            state,
+            str(linked),
+        )
 
     def display(self, payload: Any, column: int, role: int) -> Any:
         """Versions as GC-vN; behind or lost teammates are tinted, confirmed-current is green."""
         mate: Teammate = payload
         if role in (DISPLAY, SORT_ROLE):
             due = self.due.get(mate.role, "")
+            team = self.team.get(mate.role)
             values = (
                 mate.role,
                 label(mate.confirmed),
@@ -121,6 +155,7 @@ class TeammateModel(NodeTreeModel):
                 self.acks.get(mate.role, ""),
                 f"{_STATUS_ICONS.get(mate.status or '', '')}{mate.status or ''}",
                 f"⚑ {due}" if due else "",
+                *team_cells(team),
                 mate.state if mate.receives else f"{mate.state} (not sent)",
                 ", ".join(mate.sources),
             )
@@ -132,6 +167,13 @@ class TeammateModel(NodeTreeModel):
             if column == 4 and mate.status in _STATUS_COLOURS:
                 return QBrush(_STATUS_COLOURS[mate.status])
             if column == 5 and self.due.get(mate.role):
+                return QBrush(WARN_BG)
+            team = self.team.get(mate.role)
+            if team is not None and column == self.COMPACTIONS and team.lost_since:
+                return QBrush(BAD_BG)
+            if team is not None and column == self.CONTEXT and team.context is not None and team.context.pressure:
+                return QBrush(WARN_BG)
+            if team is not None and column == self.DELIVERY and team.followed and team.followed.delivered_ts is None:
                 return QBrush(WARN_BG)
             if column == 1 and self._behind(mate):
                 return QBrush(WARN_BG)
@@ -146,12 +188,60 @@ class TeammateModel(NodeTreeModel):
                 d = mate.last_delta
                 when = d.timestamp or "time unknown"
                 return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {when}"
-            if column == 6:
+            if self.MEMBER <= column <= self.COMPACTIONS:
+                return team_tooltip(self.team.get(mate.role), column - self.MEMBER)
+            if column == 10:
                 read = [f.describe() for f in mate.state_facts] or [mate.state_source]
                 return "Newest first:\n" + "\n".join(read) + "\n(right-click to set the state)"
-            if column == 7:
+            if column == 11:
                 return "Where this teammate is named: " + ", ".join(mate.sources)
         return None
+
+
+def _bar(share: float, cells: int = 5) -> str:
+    full = min(cells, round(share * cells))
+    return "▰" * full + "▱" * (cells - full)
+
+
+def team_cells(team: TeamRow | None) -> tuple[str, str, str, str]:
+    """Member, delivery of the last update, context held (with a bar), compactions."""
+    if team is None:
+        return ("", "", "", "")
+    f, c = team.followed, team.context
+    delivery = f.state if f is not None else ""
+    held = c.tokens if c is not None else None
+    context = f"{_bar(c.share)} {held / 1000:.0f}k/{c.window // 1000}k" if c is not None and held is not None else ""
+    compactions = ""
+    if c is not None and c.compactions:
+        compactions = f"{len(c.compactions)}" + (" ⚠ GC lost" if team.lost_since else "")
+    return (team.member or "—", delivery, context, compactions)
+
+
+def team_tooltip(team: TeamRow | None, which: int) -> str | None:
+    """What lies behind each team cell: where it was read and what it means."""
+    if team is None:
+        return None
+    f, c = team.followed, team.context
+    if which == 0:
+        return f"Claude Code member {team.member}" if team.member else "No member: nothing is delivered to this role"
+    if which == 1 and f is not None:
+        if f.delivered_ts is None:
+            return f"{f.file}: not delivered" + (f" ({f.reason})" if f.reason else "") + "; Deliver retries"
+        picked = {None: "pickup unknown", True: "picked up", False: "not picked up yet"}[f.picked_up]
+        return f"{f.file} written to the inbox at {f.delivered_ts}; {picked}; {'ACKed' if f.acked else 'no ACK yet'}"
+    if which == 2 and c is not None and c.tokens is not None:
+        where = c.transcript.name if c.transcript else "?"
+        pressure = " — CONTEXT_PRESSURE" if c.pressure else ""
+        model = c.model or "model unknown"
+        return f"{c.tokens:,} of {c.window:,} tokens ({model}) at {c.last_response}, from {where}{pressure}"
+    if which == 3 and c is not None and c.compactions:
+        lost = (
+            f"\nCompacted after its GC was delivered: presumed CONTEXT_LOST (FC-2) since {team.lost_since}"
+            if team.lost_since
+            else ""
+        )
+        return "Compactions: " + ", ".join(c.compactions) + lost
+    return None
 
 
 class MemoryModel(NodeTreeModel):

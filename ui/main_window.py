@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
 
     openRequested = Signal(str)
     reloadRequested = Signal()
+    deliverRequested = Signal()  # deliver updates not yet in the linked team's inboxes
     tokenizerRequested = Signal(str)
     viewUpdated = Signal(set)  # parts shown anew, after the models synced
     sectionSelected = Signal(str)  # the § reference (without §), "" for none
@@ -225,6 +226,7 @@ class MainWindow(QMainWindow):
             ("&Publish Update…", "Ctrl+Shift+P", lambda: self._in_composer(self.composer.publish)),
             ("Paste &Message…", "Ctrl+Shift+V", lambda: self._in_inbox(self.review_pane._paste)),
             ("&Carry Out Selected Message", "Ctrl+Return", lambda: self._in_inbox(self.review_pane._carry)),
+            ("&Deliver Undelivered Updates", "Ctrl+Shift+D", self.deliverRequested.emit),
         ):
             action = QAction(text, self, shortcut=QKeySequence(keys))
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)  # from any pane, focus anywhere

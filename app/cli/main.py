@@ -11,11 +11,11 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from app.cli import context_cmds, delta_cmds, memory_cmds, review_cmds, session_cmds
+from app.cli import context_cmds, delta_cmds, memory_cmds, review_cmds, session_cmds, team_cmds
 from app.cli.common import tokenizer_arg
 from app.resolve import EXIT_OK, EXIT_USAGE, UsageError
 
-GROUPS = (session_cmds, delta_cmds, review_cmds, context_cmds, memory_cmds)
+GROUPS = (session_cmds, delta_cmds, review_cmds, context_cmds, memory_cmds, team_cmds)
 
 
 def _build_commands() -> argparse.ArgumentParser:

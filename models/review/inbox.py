@@ -21,7 +21,7 @@ INBOX = Path("messages") / "inbox"
 class Message:
     """One message seen, from wherever it came."""
 
-    source: str  # "inbox/<file>", "claude:<team>/<n>" or "pasted"
+    source: str  # "inbox/<file>", "claude:<team>/<sender>/<sha12>#<k>" or "pasted"
     sender: str | None
     text: str
     timestamp: str | None
@@ -87,18 +87,30 @@ def read_claude_team(team_folder: Path, lead: str | None = None) -> tuple[list[s
     except (OSError, json.JSONDecodeError) as exc:
         problems.append(f"inboxes/{lead}.json: {exc}")
         return members, messages, problems
+    seen: dict[tuple[str, str], int] = {}
     for n, item in enumerate(items if isinstance(items, list) else []):
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):
             problems.append(f"inboxes/{lead}.json item {n}: no text")
             continue
         sender = item.get("from")
         stamp = item.get("timestamp")
+        text = item["text"]
         messages.append(
             Message(
-                f"claude:{team_folder.name}/{n}",
+                claude_source(team_folder.name, str(sender) if sender else None, text, seen),
                 str(sender) if sender else None,
-                item["text"],
+                text,
                 str(stamp) if stamp else None,
             )
         )
     return members, messages, problems
+
+
+def claude_source(team: str, sender: str | None, text: str, seen: dict[tuple[str, str], int]) -> str:
+    """A message's source named by its content, not its position: newer Claude Code releases
+    drain the lead's inbox (positions shift) and the same reply is also read back from the lead's
+    transcript, and each must be recorded once. ``seen`` numbers repeats of the same text."""
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    key = (sender or "?", sha)
+    seen[key] = seen.get(key, 0) + 1
+    return f"claude:{team}/{sender or '?'}/{sha}#{seen[key]}"

@@ -1,0 +1,172 @@
+"""Claude Code teams headless: ``publish`` (the window's publish, with delivery) and ``team``.
+
+An LLM Lead or a script publishes an exact delta with one command instead of writing one by
+hand; ``team`` says per teammate what was sent, whether it was picked up and ACKed, the context
+the teammate holds and what is due.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from app.cli.common import load_session, session_args, tokenizer_arg
+from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
+from models.claude.delivery import deliver, undelivered
+from models.claude.status import TeamView, team_view
+from models.publish.composer import Composer
+from models.publish.publishing import PublishRefused, execute_publish
+from models.review.inbox import read_inbox
+from models.review.ledger import handled_keys, read_ledger
+from models.review.pending import pending_statuses
+from models.review.validation import review
+from models.session.folder import Session
+
+
+def _team_folder(args: argparse.Namespace) -> Path | None:
+    if not args.team:
+        return None
+    folder = Path(args.team).expanduser()
+    if not (folder / "config.json").is_file():
+        raise UsageError(f"{folder}: no config.json; a team folder is ~/.claude/teams/<team>/")
+    return folder
+
+
+def _pending(session: Session, view: TeamView) -> dict[str, tuple[str, str]]:
+    """Unanswered replies that ask for the full GC, and teammates presumed lost to a compaction."""
+    roles = [t.role for t in session.teammates()]
+    messages = sorted(read_inbox(session.folder, roles), key=lambda m: m.timestamp or "")
+    reviews = [review(m, session) for m in messages]
+    out = view.lost()
+    out.update(pending_statuses(reviews, handled_keys(session.folder)))
+    return out
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    """Publish the session's GC (or --new's text) as the window does; --deliver into inboxes."""
+    session = load_session(args)
+    view = team_view(session, _team_folder(args))
+    composer = Composer.open(session)
+    if args.new:
+        composer.working_text = read_file(args.new).text
+    composer.pending = _pending(session, view)
+    if not composer.has_update:
+        raise UsageError("nothing to publish: the GC is the last published one (give --new GC.md)")
+    plan = composer.plan()
+    publish = composer.publish_plan()
+    rows: list[dict[str, Any]] = [
+        {
+            "role": d.role,
+            "member": view.link.members.get(d.role) if view.link else None,
+            "mode": d.mode,
+            "tokens": d.tokens,
+            "conditions": [f"{c.code}: {c.reason}" for c in d.conditions],
+            "delivered": None,
+        }
+        for d in plan.recipients
+    ]
+    data: dict[str, Any] = {"version": publish.version, "dry_run": args.dry_run, "recipients": rows}
+    data["blocked"], data["problems"] = publish.blocked, view.problems
+    if args.deliver and view.team is None:
+        raise UsageError("--deliver needs a linked team: give --team ~/.claude/teams/<team>/")
+    if not args.dry_run:
+        try:
+            execute_publish(publish)
+        except PublishRefused as exc:
+            data["blocked"] = exc.reasons
+            _print_publish(args, data, publish.dry_run(session.folder))
+            return EXIT_FAILED
+        except OSError as exc:
+            data["blocked"] = [f"publishing stopped: {exc}"]
+            _print_publish(args, data, publish.dry_run(session.folder))
+            return EXIT_FAILED
+        if args.deliver and view.team is not None and view.link is not None:
+            due = [e for e in undelivered(session.folder) if e.get("gc_version") == publish.version]
+            by_role = {o.role: o for o in deliver(session.folder, view.team, view.link, due)}
+            for row in rows:
+                outcome = by_role.get(row["role"])
+                row["delivered"] = outcome.delivered if outcome else False
+                row["reason"] = outcome.reason if outcome else "not sent"
+    _print_publish(args, data, publish.dry_run(session.folder))
+    failed = any(row["delivered"] is False for row in rows)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _print_publish(args: argparse.Namespace, data: dict[str, Any], dry: str) -> None:
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    if data["blocked"]:
+        print("Nothing was published:\n  " + "\n  ".join(data["blocked"]))
+        return
+    verb = "Would publish" if data["dry_run"] else "Published"
+    print(f"{verb} GC-v{data['version']} to {len(data['recipients'])} teammates")
+    for r in data["recipients"]:
+        member = f" → {r['member']}" if r["member"] else ""
+        state = {None: "", True: "  delivered", False: f"  NOT delivered: {r.get('reason')}"}[r["delivered"]]
+        print(f"  {r['role']:<16}{member:<20} {r['mode']:<6} {r['tokens']:>7,} tok{state}")
+    if data["dry_run"]:
+        print(dry)
+    for p in data["problems"]:
+        print(f"  problem: {p}")
+
+
+def cmd_team(args: argparse.Namespace) -> int:
+    """Per teammate: member, last update and its delivery, context, compactions, what is due."""
+    session = load_session(args)
+    view = team_view(session, _team_folder(args))
+    if view.link is None:
+        raise UsageError("this session is linked to no Claude Code team: give --team ~/.claude/teams/<team>/")
+    if args.deliver:
+        if view.team is None:
+            raise UsageError(f"{view.link.team_folder}: the team folder cannot be read")
+        deliver(session.folder, view.team, view.link, undelivered(session.folder, read_ledger(session.folder)))
+        view = team_view(session, _team_folder(args))
+    link = view.link
+    assert link is not None  # a second read of the same link
+    rows = [row.data() for row in view.rows.values()]
+    if args.json:
+        team = view.team.name if view.team else None
+        print(json.dumps({"team": team, "teammates": rows, "problems": view.problems}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    print(f"Team {view.team.name if view.team else '?'} ({link.team_folder})")
+    for r in rows:
+        tokens = f"{r['context_tokens']:,}/{r['context_window'] // 1000}k" if r["context_tokens"] is not None else "—"
+        print(
+            f"  {r['role']:<16} {r['member'] or '(no member)':<16} {r['last_sent'] or '—':<7}"
+            f" {_state(r):<12} context {tokens:<14} compactions {len(r['compactions'])}  due: {r['suggested']}"
+        )
+    for p in view.problems:
+        print(f"  problem: {p}")
+    return EXIT_OK
+
+
+def _state(r: dict[str, Any]) -> str:
+    if r["acked"]:
+        return "ACKed"
+    if r["delivered"] is None:
+        return "—"
+    if not r["delivered"]:
+        return "undelivered"
+    return "picked up" if r["picked_up"] else "written"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add this group's subcommands."""
+    publish = sub.add_parser("publish", help="publish the GC (or --new) as the window does; --deliver to the team")
+    session_args(publish)
+    publish.add_argument("--new", help="the next GC's text (default: the session's GC as it is)")
+    publish.add_argument("--dry-run", action="store_true", help="say what would be written and sent; write nothing")
+    publish.add_argument("--deliver", action="store_true", help="deliver each message into its member's inbox")
+    publish.add_argument("--team", help="the Claude Code team folder (links the session, or overrides its link)")
+    tokenizer_arg(publish)
+    publish.set_defaults(func=cmd_publish)
+
+    team = sub.add_parser("team", help="per teammate: member, delivery, pickup, ACK, context and what is due")
+    session_args(team)
+    team.add_argument("--team", help="the Claude Code team folder (links the session, or overrides its link)")
+    team.add_argument("--deliver", action="store_true", help="deliver every update still undelivered (retry)")
+    tokenizer_arg(team)
+    team.set_defaults(func=cmd_team)

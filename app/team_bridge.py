@@ -1,0 +1,160 @@
+"""The window's link to a Claude Code team: reads and deliveries off the GUI thread, live.
+
+Reading the team (config, inboxes, transcripts that may be tens of megabytes) and delivering
+(which may wait up to two seconds for a busy inbox lock) run on a one-thread pool; results come
+back as queued signals. Each job carries the generation it was started in, so a result from a
+session the Lead has since left is dropped. The team folder and the transcripts' folders are
+watched (debounced), so pickups, replies and compactions show as they happen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from app.watcher import FolderWatcher
+from models.claude.delivery import Outcome, deliver, undelivered
+from models.claude.status import TeamView, load_link, team_view_of
+from models.claude.team import Link, map_roles, read_team, write_link
+
+
+class _Job(QRunnable):
+    def __init__(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        super().__init__()
+        self.work, self.done = work, done
+
+    def run(self) -> None:
+        try:
+            result: Any = self.work()
+        except Exception as exc:  # a worker must report, never die silently
+            result = exc
+        self.done(result)
+
+
+class TeamBridge(QObject):
+    """Follows the session's linked team; ``viewReady`` carries a fresh ``TeamView``."""
+
+    viewReady = Signal(object)
+    delivered = Signal(object)  # list[Outcome], or the exception that stopped delivery
+    repliesChanged = Signal()
+    _result = Signal(int, str, object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.generation = 0
+        self.folder: Path | None = None
+        self.roles: list[str] = []
+        self.confirmed: dict[str, int] = {}
+        self.view: TeamView | None = None
+        self.watchers: dict[Path, FolderWatcher] = {}
+        self._result.connect(self._on_result)
+
+    # -- the session ----------------------------------------------------------------------------------
+
+    def set_session(self, folder: Path | None, roles: list[str], confirmed: dict[str, int]) -> None:
+        """Follow ``folder``'s team (None: no session); a new session drops pending results."""
+        if folder != self.folder:
+            self.generation += 1
+            self.view = None
+            self._watch([])
+        self.folder, self.roles, self.confirmed = folder, roles, confirmed
+        self.refresh()
+
+    def team_folder(self) -> Path | None:
+        view = self.view
+        if view is not None and view.link is not None:
+            return view.link.team_folder
+        if self.folder is None:
+            return None
+        _, link, _ = load_link(self.folder, self.roles)
+        return link.team_folder if link else None
+
+    def link(self, team_folder: Path, members: dict[str, str] | None = None) -> list[str]:
+        """Link the session to ``team_folder`` (same names matched, ``members`` the Lead's
+        choices); returns the team's problems."""
+        if self.folder is None:
+            return ["no session is open"]
+        team = read_team(team_folder)
+        link = Link(team_folder, map_roles(self.roles, team, members))
+        write_link(self.folder, link)
+        self.refresh()
+        self.repliesChanged.emit()
+        return team.problems
+
+    # -- work off the GUI thread ------------------------------------------------------------------------
+
+    def _start(self, kind: str, work: Callable[[], Any]) -> None:
+        generation = self.generation
+        self.pool.start(_Job(work, lambda result: self._result.emit(generation, kind, result)))
+
+    def refresh(self) -> None:
+        """Read the team again (in the pool)."""
+        if self.folder is None:
+            return
+        folder, roles, confirmed = self.folder, list(self.roles), dict(self.confirmed)
+        self._start("view", lambda: team_view_of(folder, roles, confirmed))
+
+    def deliver_due(self) -> None:
+        """Deliver every role's last update not yet delivered (publish, Carry out, Deliver)."""
+        if self.folder is None:
+            return
+        folder, roles = self.folder, list(self.roles)
+
+        def work() -> list[Outcome]:
+            team, link, _ = load_link(folder, roles)
+            if team is None or link is None:
+                return []
+            return deliver(folder, team, link, undelivered(folder))
+
+        self._start("deliver", work)
+
+    def _on_result(self, generation: int, kind: str, result: Any) -> None:
+        if generation != self.generation:
+            return  # from a session the Lead has left
+        if kind == "view":
+            if isinstance(result, TeamView):
+                self.view = result
+                self._watch(self._folders(result))
+            self.viewReady.emit(result)
+        else:
+            self.delivered.emit(result)
+            self.refresh()
+
+    # -- watching -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _folders(view: TeamView) -> list[Path]:
+        folders = []
+        if view.team is not None and view.team.folder.is_dir():
+            folders.append(view.team.folder)
+        for row in view.rows.values():
+            path = row.context.transcript if row.context is not None else None
+            if path is not None and path.parent not in folders:
+                folders.append(path.parent)
+        return folders
+
+    def _watch(self, folders: list[Path]) -> None:
+        for folder in list(self.watchers):
+            if folder not in folders:
+                self.watchers.pop(folder).stop()
+        for folder in folders:
+            if folder not in self.watchers:
+                watcher = FolderWatcher(folder, parent=self)
+                watcher.pathsChanged.connect(self._on_paths)
+                self.watchers[folder] = watcher
+
+    def _on_paths(self, paths: list[str]) -> None:
+        self.refresh()
+        if any("inboxes" in p for p in paths):
+            self.repliesChanged.emit()
+
+    def stop(self) -> None:
+        """Stop watching and wait for the pool: nothing of ours runs after the window closes."""
+        self.generation += 1
+        self._watch([])
+        self.pool.waitForDone(5000)

@@ -1,0 +1,1 @@
+"""Claude Code agent teams: team files, inboxes under their lock, transcripts, delivery."""

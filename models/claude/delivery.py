@@ -1,0 +1,209 @@
+"""Delivering sent messages into teammates' Claude Code inboxes, and following each one.
+
+Publishing (and Carry out) write the message to ``messages/outbox/`` and a ``sent`` line to the
+ledger, as always. Delivery then appends the outbox text to the member's inbox as plain text
+with a short summary, under the inbox lock, and records the outcome in the ledger: ``delivered``
+with the entry's timestamp, or ``undelivered`` with the reason (a busy lock, an array that does
+not parse, no member for the role). Nothing is dropped silently: an undelivered message stays
+due, shown, and is retried by Deliver.
+
+Following a delivered message: *written* once the entry is in the inbox, *picked up* when the
+entry turned ``read`` or the inbox drained past it, *ACKed* when the teammate confirmed the
+version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from models.claude.mailbox import MailboxError, append_entries, read_inbox_entries
+from models.claude.team import Link, Team
+from models.review.ledger import append_ledger, read_ledger
+from models.text.textfile import read_text
+
+
+def stamp_ms(now: datetime | None = None) -> str:
+    """Claude Code's timestamp form: ISO 8601, milliseconds, Z."""
+    moment = now or datetime.now(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What delivering one sent message did."""
+
+    role: str
+    member: str | None
+    file: str
+    delivered: bool
+    reason: str | None = None
+    lock_held_ms: float = 0.0
+
+
+def summary_for(entry: dict[str, Any]) -> str:
+    """A 5-10 word preview Claude Code shows beside the message."""
+    version, mode = entry.get("gc_version"), entry.get("mode") or "update"
+    kind = entry.get("kind") or "CONTEXT-UPDATE"
+    return f"{kind} GC-v{version} ({mode})"
+
+
+def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]) -> list[Outcome]:
+    """Deliver each ``sent`` ledger entry to its role's member; record every outcome."""
+    outcomes: list[Outcome] = []
+    lines: list[str] = []
+    members = {m.name for m in team.members}
+    for entry in sent:
+        role, rel = str(entry.get("to")), str(entry.get("file"))
+        member = link.members.get(role)
+        base = {"to": role, "member": member, "team": team.name, "file": rel, "gc_version": entry.get("gc_version")}
+        if member is None or member not in members:
+            why = (
+                f"{role} is linked to no member of team {team.name}"
+                if member is None
+                else (f"{member} is no member of team {team.name} (Claude Code would create an orphan inbox)")
+            )
+            outcomes.append(Outcome(role, member, rel, False, why))
+            lines.append(json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why}))
+            continue
+        try:
+            text = read_text(folder / rel).text
+        except OSError as exc:
+            why = f"{rel}: {exc.strerror or exc}"
+            outcomes.append(Outcome(role, member, rel, False, why))
+            lines.append(json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why}))
+            continue
+        entry_ts = stamp_ms()
+        item = {"from": link.sender, "text": text, "summary": summary_for(entry), "timestamp": entry_ts, "read": False}
+        try:
+            appended = append_entries(team.inboxes / f"{member}.json", [item])
+        except MailboxError as exc:
+            outcomes.append(Outcome(role, member, rel, False, str(exc)))
+            lines.append(json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": str(exc)}))
+            continue
+        held = round(appended.held * 1000, 2)
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        record = {"ts": entry_ts, "direction": "delivered", **base, "entry_ts": entry_ts, "sha256": sha}
+        lines.append(json.dumps({**record, "lock_held_ms": held}, ensure_ascii=False))
+        outcomes.append(Outcome(role, member, rel, True, None, held))
+    if lines:
+        append_ledger(folder, lines)
+    return outcomes
+
+
+@dataclass(frozen=True)
+class Followed:
+    """The last update sent to one role, and how far it got."""
+
+    role: str
+    member: str | None
+    file: str
+    gc_version: int | None
+    mode: str | None
+    sent_ts: str | None
+    delivered_ts: str | None  # None: not (yet) written to the inbox
+    reason: str | None  # why the last attempt failed, when it did
+    picked_up: bool | None  # None: unknown (no inbox to look at)
+    acked: bool
+
+    @property
+    def state(self) -> str:
+        """One word for the table: undelivered, written, picked up, ACKed."""
+        if self.acked:
+            return "ACKed"
+        if self.delivered_ts is None:
+            return "undelivered"
+        return "picked up" if self.picked_up else "written"
+
+
+def _picked_up(team: Team, member: str, sender: str, entry_ts: str) -> bool | None:
+    entries = read_inbox_entries(team.inboxes / f"{member}.json")
+    if entries is None:
+        return None
+    for item in entries:
+        if isinstance(item, dict) and item.get("timestamp") == entry_ts and item.get("from") == sender:
+            return item.get("read") is True
+    return True  # drained past it: the harness took it
+
+
+def follow(
+    folder: Path,
+    team: Team | None,
+    link: Link | None,
+    confirmed: dict[str, int],
+    ledger: list[dict[str, Any]] | None = None,
+) -> dict[str, Followed]:
+    """Role → the last update sent to it (a CONTEXT-UPDATE or a re-send) and its state."""
+    entries = ledger if ledger is not None else read_ledger(folder)
+    last_sent: dict[str, dict[str, Any]] = {}
+    delivered: dict[str, dict[str, Any]] = {}
+    failed: dict[str, dict[str, Any]] = {}
+    for e in entries:
+        direction, rel = e.get("direction"), str(e.get("file"))
+        if direction == "sent" and e.get("to"):
+            last_sent[str(e["to"])] = e
+        elif direction == "delivered":
+            delivered[rel] = e
+            failed.pop(rel, None)
+        elif direction == "undelivered":
+            failed[rel] = e
+    out = {}
+    for role, sent in last_sent.items():
+        rel = str(sent.get("file"))
+        done = delivered.get(rel)
+        member = (done or {}).get("member") or (link.members.get(role) if link else None)
+        version = sent.get("gc_version") if isinstance(sent.get("gc_version"), int) else None
+        acked = version is not None and confirmed.get(role, -1) >= version
+        picked = None
+        if done is not None and team is not None and member:
+            picked = _picked_up(team, str(member), link.sender if link else "team-lead", str(done.get("entry_ts")))
+        reason = (failed.get(rel) or {}).get("reason") if done is None else None
+        out[role] = Followed(
+            role,
+            str(member) if member else None,
+            rel,
+            version,
+            sent.get("mode"),
+            sent.get("ts"),
+            done.get("ts") if done else None,
+            str(reason) if reason else None,
+            picked,
+            acked,
+        )
+    return out
+
+
+def undelivered(folder: Path, ledger: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The last ``sent`` entry of each role when it was never delivered: Deliver's list (an
+    older message superseded by a newer one is not delivered late)."""
+    entries = ledger if ledger is not None else read_ledger(folder)
+    done = {str(e.get("file")) for e in entries if e.get("direction") == "delivered"}
+    last: dict[str, dict[str, Any]] = {}
+    for e in entries:
+        if e.get("direction") == "sent" and e.get("to"):
+            last[str(e["to"])] = e
+    return [e for e in last.values() if str(e.get("file")) not in done]
+
+
+def presumed_lost(role: str, compactions: list[str], confirmed: int | None, ledger: list[dict[str, Any]]) -> str | None:
+    """The compaction's time when the teammate compacted after its last confirmed full injection
+    reached it (its GC is now a summary), else None. A teammate with no confirmed GC loses none."""
+    if confirmed is None or confirmed < 0 or not compactions:
+        return None
+    reached: dict[str, str] = {}
+    for e in ledger:
+        if e.get("direction") == "delivered" and e.get("to") == role:
+            reached[str(e.get("file"))] = str(e.get("ts"))
+    full = ""
+    for e in ledger:
+        if e.get("direction") == "sent" and e.get("to") == role and e.get("mode") == "full":
+            version = e.get("gc_version")
+            if isinstance(version, int) and version <= confirmed:
+                full = max(full, reached.get(str(e.get("file")), str(e.get("ts") or "")))
+    latest = max(compactions)
+    return latest if latest > full else None

@@ -1,0 +1,134 @@
+"""A member's Claude Code inbox: read it, and append to it under the lock every writer uses.
+
+The lock is ``proper-lockfile``'s scheme (PROTOCOL.md): ``mkdir <inbox>.json.lock``; a lock
+directory older than ``STALE_S`` is stale and removed; otherwise retry after a few milliseconds
+up to ``wait_s``. Inside the lock the array is read again and must parse (a file that does not
+parse is never overwritten), the entries are appended (never reordered or pruned), and the
+result replaces the file atomically. The lock is held for the read, the append and the write:
+milliseconds, nothing else.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import random
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from models.text.atomic import atomic_write
+from models.text.textfile import UnreadableFile, read_bounded
+
+STALE_S = 10.0  # proper-lockfile's stale age; Claude Code's holders refresh every 5 s
+WAIT_S = 2.0  # how long a delivery waits for a busy lock before it is left undelivered
+MAX_INBOX_BYTES = 8 * 1024 * 1024
+
+
+class MailboxError(RuntimeError):
+    """The inbox could not be written: a busy lock, an array that does not parse, a full disk."""
+
+
+class LockBusy(MailboxError):
+    """Another writer held the lock for longer than we wait."""
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What one delivery did: how many entries the array held after it, and how long the lock
+    was waited for and held (seconds)."""
+
+    count: int
+    waited: float
+    held: float
+
+
+def lock_path(inbox: Path) -> Path:
+    return inbox.with_name(inbox.name + ".lock")
+
+
+@contextmanager
+def inbox_lock(inbox: Path, wait_s: float = WAIT_S, clock: Callable[[], float] = time.monotonic) -> Iterator[float]:
+    """Hold ``<inbox>.lock``; yields the seconds spent waiting. Breaks only a stale lock."""
+    lock = lock_path(inbox)
+    start = clock()
+    while True:
+        try:
+            os.mkdir(lock)
+            break
+        except FileExistsError:
+            try:
+                age = time.time() - os.stat(lock).st_mtime
+            except FileNotFoundError:
+                continue  # released between our mkdir and stat: try again at once
+            if age > STALE_S:
+                with suppress(OSError):  # somebody else broke or took it; the next mkdir decides
+                    os.rmdir(lock)
+                continue
+            if clock() - start > wait_s:
+                raise LockBusy(f"{lock.name} held by another writer for {age:.1f} s; not delivered") from None
+            time.sleep(random.uniform(0.005, 0.03))
+    waited = clock() - start
+    try:
+        yield waited
+    finally:
+        with suppress(OSError):
+            os.rmdir(lock)
+
+
+def parse_inbox(raw: bytes, name: str) -> list[Any]:
+    """The inbox's array; ``MailboxError`` when it is not a JSON array (never guessed at)."""
+    if not raw.strip():
+        raise MailboxError(f"{name} is empty, not a JSON array; not written")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise MailboxError(f"{name} does not parse as JSON ({exc}); not written") from None
+    if not isinstance(data, list):
+        raise MailboxError(f"{name} holds a JSON {type(data).__name__}, not an array; not written")
+    return data
+
+
+def read_inbox_entries(inbox: Path) -> list[Any] | None:
+    """The entries as a reader sees them (no lock); None when missing or half-written."""
+    try:
+        raw, _ = read_bounded(inbox, MAX_INBOX_BYTES)
+        return parse_inbox(raw, inbox.name)
+    except (OSError, MailboxError):
+        return None
+
+
+def append_entries(inbox: Path, entries: list[dict[str, Any]], wait_s: float = WAIT_S) -> Appended:
+    """Append ``entries`` to ``inbox`` under its lock. Creates ``[]`` first when missing (an
+    exclusive create, as Claude Code does); raises ``MailboxError`` and writes nothing when the
+    lock stays busy, the array does not parse, or the disk refuses."""
+    inbox.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(inbox, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(fd, b"[]")
+        finally:
+            os.close(fd)
+    except FileExistsError:
+        pass
+    with inbox_lock(inbox, wait_s) as waited:
+        taken = time.monotonic()
+        try:
+            raw, _ = read_bounded(inbox, MAX_INBOX_BYTES)
+        except UnreadableFile as exc:
+            raise MailboxError(f"{inbox.name}: {exc.strerror}; not written") from None
+        except OSError as exc:
+            raise MailboxError(f"{inbox.name}: {exc.strerror or exc}; not written") from None
+        items = parse_inbox(raw, inbox.name)
+        items.extend(entries)
+        data = json.dumps(items, ensure_ascii=False, indent=2).encode("utf-8")
+        try:
+            atomic_write(inbox, data, None)
+        except OSError as exc:
+            code = errno.errorcode.get(exc.errno or 0, "")
+            raise MailboxError(f"{inbox.name}: {exc.strerror or exc} {code}; not written".strip()) from None
+        return Appended(len(items), waited, time.monotonic() - taken)

@@ -1,0 +1,129 @@
+"""Per teammate, what the Lead sees of a linked Claude Code team: the member, the last update
+and how far it got, the context the teammate holds, its compactions, and what is due."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from models.claude.delivery import Followed, follow, presumed_lost
+from models.claude.team import Link, Team, map_roles, read_link, read_team, write_link
+from models.claude.transcripts import TeammateContext, team_context
+from models.review.ledger import read_ledger
+from models.session.folder import Session
+
+
+@dataclass
+class TeamView:
+    """The session's team link as read now, and every teammate's row."""
+
+    team: Team | None
+    link: Link | None
+    rows: dict[str, TeamRow] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def lost(self) -> dict[str, tuple[str, str]]:
+        """Role → ("CONTEXT_LOST", why) for teammates presumed lost: FC-2 on the next update."""
+        return {
+            role: ("CONTEXT_LOST", f"presumed: context compacted at {row.lost_since} after its GC was delivered")
+            for role, row in self.rows.items()
+            if row.lost_since
+        }
+
+
+@dataclass
+class TeamRow:
+    role: str
+    member: str | None
+    followed: Followed | None
+    context: TeammateContext | None
+    lost_since: str | None
+
+    @property
+    def suggested(self) -> str:
+        """The action due, in the Lead's words."""
+        f = self.followed
+        if self.member is None:
+            return "link a member"
+        if self.lost_since:
+            return f"send the full GC (FC-2: compacted at {self.lost_since})"
+        if f is not None and f.delivered_ts is None:
+            return "deliver" + (f" (last try: {f.reason})" if f.reason else "")
+        if self.context is not None and self.context.pressure:
+            return "CONTEXT_PRESSURE: keep the next update small"
+        if f is not None and not f.acked:
+            return "wait for the ACK" if f.picked_up else "wait for pickup"
+        return "none"
+
+    def data(self) -> dict[str, Any]:
+        f, c = self.followed, self.context
+        return {
+            "role": self.role,
+            "member": self.member,
+            "last_sent": f"GC-v{f.gc_version}" if f and f.gc_version is not None else None,
+            "mode": f.mode if f else None,
+            "delivered": f.delivered_ts is not None if f else None,
+            "picked_up": f.picked_up if f else None,
+            "acked": f.acked if f else None,
+            "context_tokens": c.tokens if c else None,
+            "context_window": c.window if c else None,
+            "context_pressure": c.pressure if c else False,
+            "compactions": list(c.compactions) if c else [],
+            "presumed_lost_since": self.lost_since,
+            "suggested": self.suggested,
+        }
+
+
+def load_link(
+    folder: Path, roles: list[str], team_folder: Path | None = None
+) -> tuple[Team | None, Link | None, list[str]]:
+    """The session's team and link; ``team_folder`` links one (remembered when the session has
+    none yet) or overrides the remembered one for this call."""
+    link = read_link(folder)
+    problems: list[str] = []
+    remembered = False
+    if team_folder is not None:
+        chosen = link.members if link is not None and link.team_folder == team_folder else {}
+        remembered = link is None
+        link = Link(team_folder, chosen, link.sender if link else "team-lead")
+    if link is None:
+        return None, None, problems
+    if not link.team_folder.is_dir():
+        return None, link, [f"{link.team_folder}: the linked team folder is gone"]
+    team = read_team(link.team_folder)
+    problems += team.problems
+    link.members = map_roles(roles, team, link.members)
+    if remembered:
+        try:
+            write_link(folder, link)
+        except OSError as exc:
+            problems.append(f"the team link was not remembered: {exc.strerror or exc}")
+    return team, link, problems
+
+
+def team_view_of(
+    folder: Path, roles: list[str], confirmed: dict[str, int], team_folder: Path | None = None
+) -> TeamView:
+    """Everything the teammate table and ``lead-console team`` show about the team. Takes plain
+    values, not the Session, so that a worker thread can run it while the window reloads."""
+    team, link, problems = load_link(folder, roles, team_folder)
+    view = TeamView(team, link, problems=problems)
+    ledger = read_ledger(folder)
+    followed = follow(folder, team, link, confirmed, ledger)
+    contexts = team_context(team) if team is not None else {}
+    for c in contexts.values():
+        view.problems += c.problems
+    for role in roles:
+        member = link.members.get(role) if link else None
+        context = contexts.get(member) if member else None
+        lost = presumed_lost(role, context.compactions, confirmed.get(role), ledger) if context is not None else None
+        view.rows[role] = TeamRow(role, member, followed.get(role), context, lost)
+    return view
+
+
+def team_view(session: Session, team_folder: Path | None = None) -> TeamView:
+    """``team_view_of`` for an open session."""
+    roles = [t.role for t in session.teammates()]
+    confirmed = dict(session.plan.teammate_gc_versions) if session.plan else {}
+    return team_view_of(session.folder, roles, confirmed, team_folder)
