@@ -44,6 +44,7 @@ class Outcome:
     delivered: bool
     reason: str | None = None
     lock_held_ms: float = 0.0
+    lock_waited_ms: float = 0.0
 
 
 def summary_for(entry: dict[str, Any]) -> str:
@@ -86,11 +87,11 @@ def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]
             outcomes.append(Outcome(role, member, rel, False, str(exc)))
             lines.append(json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": str(exc)}))
             continue
-        held = round(appended.held * 1000, 2)
+        held, waited = round(appended.held * 1000, 2), round(appended.waited * 1000)
         sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
         record = {"ts": entry_ts, "direction": "delivered", **base, "entry_ts": entry_ts, "sha256": sha}
-        lines.append(json.dumps({**record, "lock_held_ms": held}, ensure_ascii=False))
-        outcomes.append(Outcome(role, member, rel, True, None, held))
+        lines.append(json.dumps({**record, "lock_held_ms": held, "lock_waited_ms": waited}, ensure_ascii=False))
+        outcomes.append(Outcome(role, member, rel, True, None, held, waited))
     if lines:
         append_ledger(folder, lines)
     return outcomes
@@ -137,8 +138,11 @@ def follow(
     link: Link | None,
     confirmed: dict[str, int],
     ledger: list[dict[str, Any]] | None = None,
+    acks: set[tuple[str, int]] | None = None,
 ) -> dict[str, Followed]:
-    """Role → the last update sent to it (a CONTEXT-UPDATE or a re-send) and its state."""
+    """Role → the last update sent to it (a CONTEXT-UPDATE or a re-send) and its state. An
+    update is ACKed when the teammate's [ACK-UPDATE] for its version arrived (``acks``: role and
+    version), or the plan already confirms that version."""
     entries = ledger if ledger is not None else read_ledger(folder)
     last_sent: dict[str, dict[str, Any]] = {}
     delivered: dict[str, dict[str, Any]] = {}
@@ -158,7 +162,7 @@ def follow(
         done = delivered.get(rel)
         member = (done or {}).get("member") or (link.members.get(role) if link else None)
         version = sent.get("gc_version") if isinstance(sent.get("gc_version"), int) else None
-        acked = version is not None and confirmed.get(role, -1) >= version
+        acked = version is not None and (confirmed.get(role, -1) >= version or (role, version) in (acks or set()))
         picked = None
         if done is not None and team is not None and member:
             picked = _picked_up(team, str(member), link.sender if link else "team-lead", str(done.get("entry_ts")))

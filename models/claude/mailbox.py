@@ -25,8 +25,11 @@ from models.text.atomic import atomic_write
 from models.text.textfile import UnreadableFile, read_bounded
 
 STALE_S = 10.0  # proper-lockfile's stale age; Claude Code's holders refresh every 5 s
-WAIT_S = 2.0  # how long a delivery waits for a busy lock before it is left undelivered
+WAIT_S = 5.0  # how long a delivery waits for a busy lock before it is left undelivered
 MAX_INBOX_BYTES = 8 * 1024 * 1024
+# Claude Code stops surfacing new messages of an inbox past about 1 MB: a message appended
+# there would never be read, so it is not written.
+SURFACED_BYTES = 1024 * 1024
 
 
 class MailboxError(RuntimeError):
@@ -123,6 +126,11 @@ def append_entries(inbox: Path, entries: list[dict[str, Any]], wait_s: float = W
             raise MailboxError(f"{inbox.name}: {exc.strerror}; not written") from None
         except OSError as exc:
             raise MailboxError(f"{inbox.name}: {exc.strerror or exc}; not written") from None
+        if len(raw) > SURFACED_BYTES:
+            raise MailboxError(
+                f"{inbox.name} is {len(raw) / 1e6:.1f} MB; Claude Code stops surfacing messages past about 1 MB,"
+                " so nothing was written (the member has to take its mail first)"
+            )
         items = parse_inbox(raw, inbox.name)
         items.extend(entries)
         data = json.dumps(items, ensure_ascii=False, indent=2).encode("utf-8")

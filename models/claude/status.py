@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from models.claude.delivery import Followed, follow, presumed_lost
+from models.claude.replies import team_replies
 from models.claude.team import Link, Team, map_roles, read_link, read_team, write_link
 from models.claude.transcripts import TeammateContext, team_context
+from models.review.inbox import read_inbox
 from models.review.ledger import read_ledger
+from models.review.messages import parse_ack
 from models.session.folder import Session
 
 
@@ -110,7 +113,7 @@ def team_view_of(
     team, link, problems = load_link(folder, roles, team_folder)
     view = TeamView(team, link, problems=problems)
     ledger = read_ledger(folder)
-    followed = follow(folder, team, link, confirmed, ledger)
+    followed = follow(folder, team, link, confirmed, ledger, acks_received(folder, roles, team, link))
     contexts = team_context(team) if team is not None else {}
     for c in contexts.values():
         view.problems += c.problems
@@ -120,6 +123,22 @@ def team_view_of(
         lost = presumed_lost(role, context.compactions, confirmed.get(role), ledger) if context is not None else None
         view.rows[role] = TeamRow(role, member, followed.get(role), context, lost)
     return view
+
+
+def acks_received(folder: Path, roles: list[str], team: Team | None, link: Link | None = None) -> set[tuple[str, int]]:
+    """(role, version) of every [ACK-UPDATE] read: the session's inbox and the team's replies
+    (a member's name read back as the role it is linked to)."""
+    messages = read_inbox(folder, roles)
+    if team is not None:
+        messages += team_replies(team.folder)[0]
+    role_of = {member: role for role, member in (link.members if link else {}).items()}
+    out = set()
+    for m in messages:
+        if m.sender and m.kind == "ack":
+            version = parse_ack(m.text).version
+            if version is not None:
+                out.add((role_of.get(m.sender, m.sender), version))
+    return out
 
 
 def team_view(session: Session, team_folder: Path | None = None) -> TeamView:
