@@ -53,6 +53,8 @@ class Controller(QObject):
         self.team.repliesChanged.connect(self.refresh_reviews)
         self.window.deliverRequested.connect(self.team.deliver_due)
         self.team_lost: dict[str, tuple[str, str]] = {}
+        self.team_lost_since: dict[str, str] = {}  # role → the compaction that made it lose its GC
+        self._lead_inbox_seen: tuple[int, int] | None = None
         self._ping_timer = QTimer(self)
         self._ping_timer.setInterval(60_000)
         self._ping_timer.timeout.connect(self.refresh_reviews)
@@ -88,7 +90,7 @@ class Controller(QObject):
         live.changed.connect(self._changed)
         self.window.show_session(live.session)
         self.window.composer.set_composer(Composer.open(live.session))
-        self.team_lost = {}
+        self.team_lost, self.team_lost_since = {}, {}
         self._migrate_team_setting()
         self._follow_team()
         self.refresh_reviews()
@@ -181,9 +183,22 @@ class Controller(QObject):
             return
         self.window.teammate_model.set_team(view.rows)
         lost = view.lost()
-        if lost != self.team_lost:
+        inbox = self._lead_inbox_state(view)
+        if lost != self.team_lost or inbox != self._lead_inbox_seen:
+            # Replies written before the team folder was watched are read here, not missed.
             self.team_lost = lost
+            self.team_lost_since = {role: row.lost_since for role, row in view.rows.items() if row.lost_since}
             self.refresh_reviews()
+
+    @staticmethod
+    def _lead_inbox_state(view: TeamView) -> tuple[int, int] | None:
+        if view.team is None:
+            return None
+        try:
+            st = (view.team.inboxes / f"{view.team.lead}.json").stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
 
     def _delivered(self, outcomes: object) -> None:
         if not isinstance(outcomes, list):
@@ -205,13 +220,15 @@ class Controller(QObject):
         messages = read_inbox(session.folder, roles)
         team = self.team_folder()
         if team is not None and team.is_dir():
+            if self.team.view is not None:
+                self._lead_inbox_seen = self._lead_inbox_state(self.team.view)
             messages += team_replies(team)[0]
         record_received(session.folder, messages)
         messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
         self.reviews = [review(m, session) for m in messages]
         handled = handled_keys(session.folder)
         pings = due_pings(session, datetime.now(UTC), self.settings.ack_timeout_min)
-        self.window.show_reviews(self.reviews, handled, pings)
+        self.window.show_reviews(self.reviews, handled, pings, self.team_lost_since)
         composer = self.window.composer.composer
         pending = {**self.team_lost, **pending_statuses(self.reviews, handled)}
         if composer is not None and composer.pending != pending:

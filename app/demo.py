@@ -20,9 +20,12 @@ def bundled_session() -> Path:
     return DEMO_PROJECT / ".agent" / "teams" / DEMO_SESSION_ID
 
 
+DEMO_TEAM = Path(".claude-demo") / "teams" / "payments-ledger"
+
+
 def _bundle_hash() -> str:
     digest = hashlib.sha256()
-    root = bundled_session()
+    root = DEMO_PROJECT  # the session and its Claude Code team
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
@@ -45,4 +48,27 @@ def demo_session(reset: bool = False, base: Path | None = None) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.copytree(DEMO_PROJECT, tmp)
         tmp.replace(target_project)
+        link_demo_team(target, target_project)
     return target
+
+
+def copy_demo(project: Path) -> Path:
+    """A fresh copy of the demo project at ``project`` (scripts, screenshots), team linked."""
+    shutil.copytree(DEMO_PROJECT, project)
+    session = project / ".agent" / "teams" / DEMO_SESSION_ID
+    link_demo_team(session, project)
+    return session
+
+
+def link_demo_team(session: Path, project: Path) -> None:
+    """Link a copy of the demo session to the copy of its Claude Code team (members, inboxes
+    and transcripts beside it, one teammate compacted after its last confirmed GC)."""
+    from models.claude.team import Link, map_roles, read_team, write_link
+    from models.session.folder import open_session
+    from models.text.tokens import get_tokenizer
+
+    team_folder = project / DEMO_TEAM
+    if not team_folder.is_dir():
+        return
+    roles = [t.role for t in open_session(session, get_tokenizer("estimate")).teammates()]
+    write_link(session, Link(team_folder, map_roles(roles, read_team(team_folder))))

@@ -7,6 +7,7 @@ opens it in the real window offscreen, edits files from outside and waits for th
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -75,6 +76,54 @@ def _delta_row() -> Row:
         f"two 5,000-line GCs, {items} items, median of 5",
         _ms(statistics.median(times)),
         "< 100 ms",
+    )
+
+
+_WRITER = r"""
+import json, os, random, sys, time
+path, count = sys.argv[1], int(sys.argv[2])
+for n in range(count):
+    lock = path + ".lock"
+    while True:
+        try:
+            os.mkdir(lock); break
+        except FileExistsError:
+            time.sleep(random.uniform(0.001, 0.005))
+    try:
+        items = json.load(open(path))
+        items.append({"from": "writer", "text": f"{os.getpid()} {n}", "timestamp": str(n), "read": False})
+        tmp = path + f".{os.getpid()}.tmp"
+        open(tmp, "w").write(json.dumps(items))
+        os.replace(tmp, path)
+    finally:
+        os.rmdir(lock)
+"""
+
+
+def _inbox_lock_row() -> Row:
+    """50 deliveries into an inbox that two other writers append to as fast as they can."""
+    import subprocess
+    import tempfile
+
+    from models.claude.mailbox import append_entries
+
+    with tempfile.TemporaryDirectory() as tmp:
+        inbox = Path(tmp) / "implementer-1.json"
+        inbox.write_text("[]", encoding="utf-8")
+        writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(inbox), "300"]) for _ in range(2)]
+        holds = []
+        for n in range(50):
+            entry = {"from": "team-lead", "text": "[CONTEXT-UPDATE] " + "x" * 2000, "timestamp": str(n), "read": False}
+            holds.append(append_entries(inbox, [entry]).held)
+        for w in writers:
+            w.wait(timeout=120)
+        count = len(json.loads(inbox.read_text(encoding="utf-8")))
+    assert count == 650, count  # nothing lost or doubled
+    return (
+        "inbox lock held by the app",
+        "50 deliveries, 2 other writers appending 300 each",
+        f"longest {_ms(max(holds))}, median {_ms(statistics.median(holds))}",
+        "< 50 ms",
     )
 
 
@@ -168,6 +217,7 @@ def main() -> int:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rss_row = ("peak memory (RSS)", "whole process, after the session rows", f"{peak:,.0f} MB", "< 300 MB")
         rows.append(_delta_row())
+        rows.append(_inbox_lock_row())
         rows.append(rss_row)
 
         text = gc_path.read_text(encoding="utf-8")

@@ -18,17 +18,20 @@ from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.controller import Controller  # noqa: E402
-from app.demo import bundled_session  # noqa: E402
+from app.demo import copy_demo  # noqa: E402
 from app.settings import AppSettings  # noqa: E402
 
 
 def main() -> int:
     out = Path(sys.argv[1])
-    source = Path(sys.argv[2]) if len(sys.argv) > 2 else bundled_session()
+    source = Path(sys.argv[2]) if len(sys.argv) > 2 else None
     app = QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "project" / ".agent" / "teams" / source.name
-        shutil.copytree(source, folder)
+        if source is None:
+            folder = copy_demo(Path(tmp) / "project")  # with its Claude Code team, linked
+        else:
+            folder = Path(tmp) / "project" / ".agent" / "teams" / source.name
+            shutil.copytree(source, folder)
         settings = AppSettings(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
         ctl = Controller(settings, headless=True)
         ctl.open(folder)

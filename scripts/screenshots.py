@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -19,24 +20,33 @@ from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 from app.controller import Controller  # noqa: E402
-from app.demo import bundled_session  # noqa: E402
+from app.demo import copy_demo  # noqa: E402
 from app.settings import AppSettings  # noqa: E402
 
 OUT = ROOT / "resources" / "screenshots"
 
 
+def wait_for_team(app: QApplication, ctl: Controller) -> None:
+    """The team is read off the GUI thread: wait for its columns before a screenshot."""
+    model = ctl.window.teammate_model
+    for _ in range(300):
+        app.processEvents()
+        if any(model.index(r, model.MEMBER).data() for r in range(model.rowCount())):
+            return
+        time.sleep(0.01)
+
+
 def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "project" / ".agent" / "teams" / bundled_session().name
-        shutil.copytree(bundled_session(), folder)
+        folder = copy_demo(Path(tmp) / "project")  # with its Claude Code team, linked
         settings = AppSettings(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
         ctl = Controller(settings, headless=True)
         w = ctl.window
         w.resize(1440, 900)
         ctl.open(folder)
         w.show()
-        app.processEvents()
+        wait_for_team(app, ctl)
         w.grab().save(str(OUT / "main-window.png"))
 
         pane = w.composer

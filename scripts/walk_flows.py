@@ -24,18 +24,21 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.controller import Controller  # noqa: E402
-from app.demo import bundled_session  # noqa: E402
+from app.demo import copy_demo  # noqa: E402
 from app.settings import AppSettings  # noqa: E402
 
 
 def main() -> int:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
-    source = Path(sys.argv[2]) if len(sys.argv) > 2 else bundled_session()
+    source = Path(sys.argv[2]) if len(sys.argv) > 2 else None
     app = QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "project" / ".agent" / "teams" / source.name
-        shutil.copytree(source, folder)
+        if source is None:
+            folder = copy_demo(Path(tmp) / "project")  # with its Claude Code team, linked
+        else:
+            folder = Path(tmp) / "project" / ".agent" / "teams" / source.name
+            shutil.copytree(source, folder)
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         _drop_messages(folder / "messages" / "inbox")
@@ -46,7 +49,7 @@ def main() -> int:
         w.show()
         w.activateWindow()  # Xvfb has no window manager to give it the keyboard
         size = app.primaryScreen().size()
-        prefix = f"{size.width()}x{size.height()}-{source.name}"
+        prefix = f"{size.width()}x{size.height()}-{folder.name}"
 
         def select_first_section_with_items() -> None:
             model = w.gc_model

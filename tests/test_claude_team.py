@@ -48,8 +48,15 @@ def start(team: Path, member: str, expect: int, *extra: str) -> subprocess.Popen
     transcript = team.parent.parent / "projects" / "-work" / f"s-{member}.jsonl"
     return subprocess.Popen(
         [sys.executable, str(DOUBLE), str(team), member, "--expect", str(expect), "--transcript", str(transcript),
-         "--poll", "0.01", "--max-seconds", "60", *extra]
+         "--poll", "0.01", "--max-seconds", "60", *extra],
+        preexec_fn=_behind_the_app,
     )  # fmt: skip
+
+
+def _behind_the_app() -> None:
+    """The helper processes run at a lower priority than the app under test, so that on a small
+    CI machine the time our lock is held measures our work, not the scheduler's queue."""
+    os.nice(5)
 
 
 def entries(path: Path) -> list[dict[str, object]]:
@@ -168,9 +175,7 @@ def test_contention_no_entry_lost_or_doubled_and_the_lock_is_held_for_millisecon
         sent.append({"to": role, "file": rel, "gc_version": n + 8, "mode": "delta", "kind": "CONTEXT-UPDATE"})
     doubles = [start(team_dir, m, 50 // 4 + (1 if i < 50 % 4 else 0), "--drain") for i, m in enumerate(MEMBERS)]
     lead_inbox = team_dir / "inboxes" / "team-lead.json"
-    fifth = subprocess.Popen(
-        [sys.executable, "-c", _FIFTH_WRITER, str(lead_inbox), "200"],
-    )
+    fifth = subprocess.Popen([sys.executable, "-c", _FIFTH_WRITER, str(lead_inbox), "200"], preexec_fn=_behind_the_app)
     bad_reads: list[str] = []
     stop = threading.Event()
 
@@ -319,3 +324,28 @@ def test_a_config_without_members_is_named(tmp_path: Path, demo_copy: Path, caps
     assert any("no members listed" in p for p in data["problems"])
     assert all(r["member"] is None for r in data["teammates"])
     assert not (team_dir / "inboxes").exists()  # nothing written
+
+
+def test_the_demo_carries_a_linked_team_and_the_fc2_a_compaction_implies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The demo's implementer-2 confirmed GC-v6 and compacted at 15:10:02 (its transcript):
+    its GC is now a summary, so the next update sends it the full GC under FC-2."""
+    from app.demo import demo_session
+
+    session = demo_session(base=tmp_path)
+    assert main(["team", str(session), "--json"]) == 0
+    rows = {r["role"]: r for r in json.loads(capsys.readouterr().out)["teammates"]}
+    assert rows["implementer-2"]["presumed_lost_since"] == "2026-11-21T15:10:02.000Z"
+    assert rows["implementer-2"]["context_tokens"] == 34_800 and rows["implementer-2"]["compactions"] == [
+        "2026-11-21T15:10:02.000Z"
+    ]
+    assert rows["implementer-1"]["presumed_lost_since"] is None and rows["implementer-1"]["context_tokens"] == 61_900
+    new = tmp_path / "new.md"
+    text = (session / "global-context.md").read_text(encoding="utf-8")
+    new.write_text(text.replace("is the source of truth", "is the single source of truth"), encoding="utf-8")
+    assert main(["plan", str(session), "--new", str(new), "--json"]) == 0
+    decisions = {d["role"]: d for d in json.loads(capsys.readouterr().out)["teammates"]}
+    assert decisions["implementer-1"]["mode"] == "delta"
+    assert decisions["implementer-2"]["mode"] == "full"
+    assert any("compacted at 2026-11-21T15:10:02" in str(c) for c in decisions["implementer-2"]["conditions"])

@@ -33,7 +33,7 @@ def _table(ctl: Controller) -> dict[str, tuple[str, str, str]]:
     out = {}
     for r in range(model.rowCount()):
         role = model.index(r, 0).data()
-        out[role] = (model.index(r, 1).data(), model.index(r, 3).data(), model.index(r, 5).data())
+        out[role] = (model.index(r, 1).data(), model.index(r, 3).data(), model.index(r, model.DUE).data())
     return out
 
 

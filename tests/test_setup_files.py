@@ -90,7 +90,11 @@ def test_demo_is_copied_to_a_writable_place_once(tmp_path: Path) -> None:
 
     first = demo_session(base=tmp_path)
     assert first.is_relative_to(tmp_path) and (first / "global-context.md").is_file()
-    assert snapshot_tree(first) == snapshot_tree(bundled_session())
+    copied = snapshot_tree(first)
+    link = json.loads(copied.pop(".lead-console/claude-team.json")[1])  # the demo team, linked in the copy
+    assert copied == snapshot_tree(bundled_session())
+    assert link["team"] == str(first.parents[2] / ".claude-demo" / "teams" / "payments-ledger")
+    assert link["members"]["implementer-2"] == "implementer-2"
     (first / "TEAM-MEMORY.md").write_text("edited by the user\n", encoding="utf-8")
     assert demo_session(base=tmp_path) == first  # kept between runs
     assert (first / "TEAM-MEMORY.md").read_text(encoding="utf-8") == "edited by the user\n"

@@ -89,15 +89,16 @@ class TeammateModel(NodeTreeModel):
         "Last sent",
         "ACK",
         "Status",
-        "Due",
-        "Member",
         "Delivery",
         "Context",
-        "Compactions",
+        "Compacted",
+        "Due",
+        "Member",
         "State",
         "Sources",
     )
-    MEMBER, DELIVERY, CONTEXT, COMPACTIONS = 6, 7, 8, 9
+    # The key facts first, so that they fit a laptop's width; who the member is comes later.
+    DELIVERY, CONTEXT, COMPACTIONS, DUE, MEMBER = 5, 6, 7, 8, 9
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -148,14 +149,16 @@ class TeammateModel(NodeTreeModel):
         if role in (DISPLAY, SORT_ROLE):
             due = self.due.get(mate.role, "")
             team = self.team.get(mate.role)
+            cells = team_cells(team)
             values = (
                 mate.role,
                 label(mate.confirmed),
                 label(mate.sent),
                 self.acks.get(mate.role, ""),
                 f"{_STATUS_ICONS.get(mate.status or '', '')}{mate.status or ''}",
+                *cells[1:],
                 f"⚑ {due}" if due else "",
-                *team_cells(team),
+                cells[0],
                 mate.state if mate.receives else f"{mate.state} (not sent)",
                 ", ".join(mate.sources),
             )
@@ -166,7 +169,7 @@ class TeammateModel(NodeTreeModel):
         if role == BACKGROUND:
             if column == 4 and mate.status in _STATUS_COLOURS:
                 return QBrush(_STATUS_COLOURS[mate.status])
-            if column == 5 and self.due.get(mate.role):
+            if column == self.DUE and self.due.get(mate.role):
                 return QBrush(WARN_BG)
             team = self.team.get(mate.role)
             if team is not None and column == self.COMPACTIONS and team.lost_since:
@@ -188,8 +191,9 @@ class TeammateModel(NodeTreeModel):
                 d = mate.last_delta
                 when = d.timestamp or "time unknown"
                 return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {when}"
-            if self.MEMBER <= column <= self.COMPACTIONS:
-                return team_tooltip(self.team.get(mate.role), column - self.MEMBER)
+            if column in (self.MEMBER, self.DELIVERY, self.CONTEXT, self.COMPACTIONS):
+                which = (self.MEMBER, self.DELIVERY, self.CONTEXT, self.COMPACTIONS).index(column)
+                return team_tooltip(self.team.get(mate.role), which)
             if column == 10:
                 read = [f.describe() for f in mate.state_facts] or [mate.state_source]
                 return "Newest first:\n" + "\n".join(read) + "\n(right-click to set the state)"

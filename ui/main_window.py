@@ -137,10 +137,12 @@ class MainWindow(QMainWindow):
         self._archive_selected = memory.archive_selected
         self.gate_model, self.gate_view = self.gates_pane.gate_model, self.gates_pane.gate_view
 
-    def show_reviews(self, reviews: list[Review], handled: Handled, pings: dict[str, str]) -> None:
+    def show_reviews(
+        self, reviews: list[Review], handled: Handled, pings: dict[str, str], lost: dict[str, str] | None = None
+    ) -> None:
         """The Inbox, the teammate table's ACK and Due columns, and the attention count."""
         attention = self.review_pane.show_reviews(reviews, handled)
-        self.teammates_pane.show_reviews(reviews, handled, pings)
+        self.teammates_pane.show_reviews(reviews, handled, pings, lost)
         self.status_attention.setText(f"⚑ {needing_attention(attention)}" if attention else "")
 
     def _filter_inbox(self) -> None:

@@ -231,3 +231,12 @@ def number_columns(view: QTreeView, samples: dict[int, str]) -> None:
     for number, sample in samples.items():
         header.setSectionResizeMode(number, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(number, view.fontMetrics().horizontalAdvance(sample) + 24)
+
+
+def short_time(timestamp: str | None) -> str:
+    """``02-09 10:02`` from an ISO timestamp; anything else as it was written."""
+    if not timestamp:
+        return ""
+    if len(timestamp) >= 16 and timestamp[4] == "-" and timestamp[10] in "T ":
+        return f"{timestamp[5:10]} {timestamp[11:16]}"
+    return timestamp

@@ -11,6 +11,7 @@ from app.cli.common import load_session, session_args, tokenizer_arg
 from app.cli.delta_output import delta_data, plan_data, plan_text, savings_data, savings_text
 from app.demo import bundled_session
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file, resolve_session
+from models.claude.status import team_view
 from models.delta.apply import apply_delta
 from models.delta.decisions import plan_update, render_full
 from models.delta.diff import diff_gc
@@ -105,7 +106,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     roles = [t.role for t in session.teammates()]
     messages = sorted(read_inbox(session.folder, roles), key=lambda m: m.timestamp or "")
     reviews = [review(m, session) for m in messages]  # oldest first: a teammate's newest reply counts
-    plan = plan_update(session, new_text, pending=pending_statuses(reviews, handled_keys(session.folder)))
+    pending = team_view(session).lost()  # teammates of a linked team that compacted their GC away
+    pending.update(pending_statuses(reviews, handled_keys(session.folder)))
+    plan = plan_update(session, new_text, pending=pending)
     if args.json:
         print(json.dumps(plan_data(plan), ensure_ascii=False, indent=2))
     else:

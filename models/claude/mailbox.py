@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.text.atomic import atomic_write
 from models.text.textfile import UnreadableFile, read_bounded
 
 STALE_S = 10.0  # proper-lockfile's stale age; Claude Code's holders refresh every 5 s
@@ -118,6 +117,7 @@ def append_entries(inbox: Path, entries: list[dict[str, Any]], wait_s: float = W
             os.close(fd)
     except FileExistsError:
         pass
+    added = b",\n".join(json.dumps(e, ensure_ascii=False).encode("utf-8") for e in entries)  # before the lock
     with inbox_lock(inbox, wait_s) as waited:
         taken = time.monotonic()
         try:
@@ -132,11 +132,36 @@ def append_entries(inbox: Path, entries: list[dict[str, Any]], wait_s: float = W
                 " so nothing was written (the member has to take its mail first)"
             )
         items = parse_inbox(raw, inbox.name)
-        items.extend(entries)
-        data = json.dumps(items, ensure_ascii=False, indent=2).encode("utf-8")
         try:
-            atomic_write(inbox, data, None)
+            _replace(inbox, _spliced(raw, items, added))
         except OSError as exc:
             code = errno.errorcode.get(exc.errno or 0, "")
             raise MailboxError(f"{inbox.name}: {exc.strerror or exc} {code}; not written".strip()) from None
-        return Appended(len(items), waited, time.monotonic() - taken)
+        return Appended(len(items) + len(entries), waited, time.monotonic() - taken)
+
+
+def _spliced(raw: bytes, items: list[Any], added: bytes) -> bytes:
+    """The array with ``added`` (serialised entries, comma-separated) appended: the bytes others
+    wrote are kept as they are, not re-serialised, and the lock is not held for a full dump."""
+    end = raw.rstrip()[:-1]  # parse_inbox proved it is an array: its last byte is the closing ]
+    separator = b",\n" if items else b"\n"
+    return end.rstrip() + separator + added + b"\n]\n"
+
+
+def _replace(inbox: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, rename over: a reader sees the old array or the new."""
+    tmp = inbox.with_name(f".{inbox.name}.{os.getpid()}.{random.randrange(1 << 30):x}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, inbox)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -24,7 +24,7 @@ from models.review.ledger import Handled
 from models.review.validation import Review
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
-from ui.widgets import button, button_bar, column, count, needing_attention, plain_label, table_view
+from ui.widgets import button, button_bar, column, count, needing_attention, plain_label, short_time, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _BADGE = {"critical": "‼ critical", "high": "⚠ high", "medium": "medium", "low": "low"}
@@ -118,15 +118,6 @@ def action_line(r: Review, done: str | None) -> str:
     if done is not None:
         return f"done: {done.split(' at ', 1)[0]}"
     return "" if r.action in ("none", "record") and not r.problems else r.action
-
-
-def short_time(timestamp: str | None) -> str:
-    """``02-09 10:02`` from an ISO timestamp; anything else as it was written."""
-    if not timestamp:
-        return ""
-    if len(timestamp) >= 16 and timestamp[4] == "-" and timestamp[10] in "T ":
-        return f"{timestamp[5:10]} {timestamp[11:16]}"
-    return timestamp
 
 
 class ReviewPane(QWidget):

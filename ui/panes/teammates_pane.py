@@ -12,7 +12,7 @@ from models.session.folder import Session
 from models.session.lifecycle import STATES
 from ui.item_models import SORT_ROLE, TeammateModel
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import ProblemBanner, stack, table_view
+from ui.widgets import ProblemBanner, short_time, stack, table_view
 
 DUE_ACTIONS = ("confirm", "resend", "full", "guide", "lost", "attention")
 
@@ -62,8 +62,11 @@ class TeammatesPane(QWidget):
         mate = index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
         return mate.role if mate is not None else None
 
-    def show_reviews(self, reviews: list[Review], handled: Handled, pings: dict[str, str]) -> None:
-        """The ACK and Due columns: each teammate's newest ACK, and what the Lead owes it."""
+    def show_reviews(
+        self, reviews: list[Review], handled: Handled, pings: dict[str, str], lost: dict[str, str] | None = None
+    ) -> None:
+        """The ACK and Due columns: each teammate's newest ACK, and what the Lead owes it
+        (``lost``: teammates whose transcript shows a compaction since their GC arrived)."""
         acks: dict[str, str] = {}
         due: dict[str, str] = {}
         for r in reviews:  # oldest first: later messages override earlier ones
@@ -74,9 +77,11 @@ class TeammatesPane(QWidget):
                 acks[role] = _ack_result(r)
             done = (r.message.source, r.message.sha) in handled
             if not done and r.action in DUE_ACTIONS:
-                due[role] = f"{r.action} since {r.message.timestamp or '?'}"
+                due[role] = f"{r.action} since {short_time(r.message.timestamp) or '?'}"
             elif done:
                 due.pop(role, None)
+        for role, since in (lost or {}).items():
+            due.setdefault(role, f"full (FC-2: compacted {short_time(since)})")
         for role, since in pings.items():
-            due.setdefault(role, f"ping (no ACK since {since})")
+            due.setdefault(role, f"ping (no ACK since {short_time(since)})")
         self.teammate_model.set_reviews(acks, due)
