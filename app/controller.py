@@ -52,6 +52,8 @@ class Controller(QObject):
         self.team.delivered.connect(self._delivered)
         self.team.repliesChanged.connect(self.refresh_reviews)
         self.window.deliverRequested.connect(self.team.deliver_due)
+        self.window.teammates_pane.pingRequested.connect(self.team.ping)
+        self.window.teammates_pane.memberRequested.connect(self._ask_member)
         self.team_lost: dict[str, tuple[str, str]] = {}
         self.team_lost_since: dict[str, str] = {}  # role → the compaction that made it lose its GC
         self._lead_inbox_seen: tuple[int, int] | None = None
@@ -175,6 +177,23 @@ class Controller(QObject):
         )
         if folder:
             self.set_team_folder(Path(folder))
+            unmatched = [t.role for t in self.live.session.teammates() if t.receives] if self.live else []
+            members = set(self.team.members())
+            for role in (r for r in unmatched if r not in members):
+                self._ask_member(role)  # the same names matched themselves; the rest are the Lead's
+
+    def _ask_member(self, role: str) -> None:
+        """The Lead picks the Claude Code member a role is delivered to (or none)."""
+        members = self.team.members()
+        if not members:
+            self._error("Link a Claude Code team first (Inbox: Watch Claude Code team…)")
+            return
+        none = "(no member: deliver nothing)"
+        name, ok = QInputDialog.getItem(
+            self.window, "Claude Code member", f"Deliver {role}'s updates to:", [*members, none], 0, False
+        )
+        if ok:
+            self.team.choose(role, None if name == none else name)
 
     def _team_view(self, view: object) -> None:
         """A fresh read of the team: the table's team columns, and FC-2 for presumed losses."""

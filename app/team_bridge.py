@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from app.watcher import FolderWatcher
-from models.claude.delivery import Outcome, deliver, undelivered
+from models.claude.delivery import Outcome, deliver, follow, ping, undelivered
 from models.claude.status import TeamView, load_link, team_view_of
 from models.claude.team import Link, map_roles, read_team, write_link
 
@@ -112,6 +112,41 @@ class TeamBridge(QObject):
             return deliver(folder, team, link, undelivered(folder))
 
         self._start("deliver", work)
+
+    def ping(self, role: str) -> None:
+        """Deliver a reminder to ACK the last update sent to ``role``."""
+        if self.folder is None:
+            return
+        folder, roles = self.folder, list(self.roles)
+
+        def work() -> list[Outcome]:
+            team, link, _ = load_link(folder, roles)
+            if team is None or link is None:
+                return []
+            last = follow(folder, team, link, {}).get(role)
+            version, since = (last.gc_version, last.sent_ts) if last else (None, None)
+            return [ping(folder, team, link, role, version, since)]
+
+        self._start("deliver", work)
+
+    def members(self) -> list[str]:
+        """The linked team's member names (for the Lead's choice; config.json is small)."""
+        folder = self.team_folder()
+        if folder is None:
+            return []
+        team = read_team(folder)
+        return [m.name for m in team.members if m.name != team.lead]
+
+    def choose(self, role: str, member: str | None) -> None:
+        """The Lead maps ``role`` to ``member`` (None: deliver nothing to it)."""
+        if self.folder is None:
+            return
+        _, link, _ = load_link(self.folder, self.roles)
+        if link is None:
+            return
+        link.members[role] = member or ""  # "": an explicit none, not matched by name again
+        write_link(self.folder, link)
+        self.refresh()
 
     def _on_result(self, generation: int, kind: str, result: Any) -> None:
         if generation != self.generation:

@@ -349,3 +349,44 @@ def test_the_demo_carries_a_linked_team_and_the_fc2_a_compaction_implies(
     assert decisions["implementer-1"]["mode"] == "delta"
     assert decisions["implementer-2"]["mode"] == "full"
     assert any("compacted at 2026-11-21T15:10:02" in str(c) for c in decisions["implementer-2"]["conditions"])
+
+
+def test_the_lead_maps_roles_to_members_and_pings_from_the_window(
+    qtbot: object, demo_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A role whose name is no member is mapped by the Lead (CLI --map, or the teammate table's
+    context menu); a ping goes into the member's inbox and is no update (never the last sent)."""
+    from PySide6.QtCore import QSettings
+    from pytestqt.qtbot import QtBot
+
+    from app.controller import Controller
+    from app.settings import AppSettings
+
+    assert isinstance(qtbot, QtBot)
+    team = make_team(tmp_path / "claude", members=("implementer-1", "impl-two"))
+    assert main(["team", str(demo_copy), "--team", str(team), "--map", "implementer-2=impl-two", "--json"]) == 0
+    rows = {r["role"]: r for r in json.loads(capsys.readouterr().out)["teammates"]}
+    assert rows["implementer-2"]["member"] == "impl-two" and rows["implementer-3"]["member"] is None
+    assert main(["team", str(demo_copy), "--map", "implementer-2=nobody"]) == 2  # no member: refused
+    assert "nobody is no member of team pay" in capsys.readouterr().err
+    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    try:
+        assert ctl.open(demo_copy)
+        view = ctl.window.teammate_view
+        model = ctl.window.teammate_model
+        qtbot.waitUntil(lambda: any(model.index(r, model.MEMBER).data() == "impl-two" for r in range(model.rowCount())))
+        proxy = ctl.window.teammate_proxy
+        row = next(r for r in range(proxy.rowCount()) if proxy.index(r, 0).data() == "implementer-2")
+        view.setCurrentIndex(proxy.index(row, 0))
+        ping = next(a for a in view.actions() if a.text().startswith("Ping"))
+        with qtbot.waitSignal(ctl.team.delivered, timeout=10_000) as blocker:
+            ping.trigger()
+        (outcome,) = blocker.args[0]
+        assert outcome.delivered and outcome.member == "impl-two"
+        (item,) = entries(team / "inboxes" / "impl-two.json")
+        assert str(item["text"]).startswith("[PING] GC-v") and item["summary"].startswith("PING")
+        ledger = [json.loads(x) for x in (demo_copy / "messages" / "ledger.jsonl").read_text().splitlines()]
+        assert [e["kind"] for e in ledger if e["direction"] == "delivered"] == ["PING"]
+        assert not [e for e in ledger if e["direction"] == "sent"]  # a ping is no update
+    finally:
+        ctl.close()

@@ -15,7 +15,8 @@ from typing import Any
 from app.cli.common import load_session, session_args, tokenizer_arg
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
 from models.claude.delivery import deliver, undelivered
-from models.claude.status import TeamView, team_view
+from models.claude.status import TeamView, load_link, team_view
+from models.claude.team import write_link
 from models.publish.composer import Composer
 from models.publish.publishing import PublishRefused, execute_publish
 from models.review.inbox import read_inbox
@@ -59,7 +60,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = [
         {
             "role": d.role,
-            "member": view.link.members.get(d.role) if view.link else None,
+            "member": (view.link.members.get(d.role) or None) if view.link else None,
             "mode": d.mode,
             "tokens": d.tokens,
             "conditions": [f"{c.code}: {c.reason}" for c in d.conditions],
@@ -113,9 +114,30 @@ def _print_publish(args: argparse.Namespace, data: dict[str, Any], dry: str) -> 
         print(f"  problem: {p}")
 
 
+def _choose_members(session: Session, args: argparse.Namespace) -> None:
+    """``--map ROLE=MEMBER`` (``ROLE=`` for none): the Lead's choices, kept with the link."""
+    roles = [t.role for t in session.teammates()]
+    team, link, _ = load_link(session.folder, roles, _team_folder(args))
+    if team is None or link is None:
+        raise UsageError("no team to map members of: give --team ~/.claude/teams/<team>/")
+    names = {m.name for m in team.members}
+    for pair in args.map:
+        role, _, member = pair.partition("=")
+        if role not in roles:
+            raise UsageError(f"--map {pair}: {role} is no teammate of this session")
+        if member and member not in names:
+            raise UsageError(
+                f"--map {pair}: {member} is no member of team {team.name} (one of {', '.join(sorted(names))})"
+            )
+        link.members[role] = member
+    write_link(session.folder, link)
+
+
 def cmd_team(args: argparse.Namespace) -> int:
     """Per teammate: member, last update and its delivery, context, compactions, what is due."""
     session = load_session(args)
+    if args.map:
+        _choose_members(session, args)
     view = team_view(session, _team_folder(args))
     if view.link is None:
         raise UsageError("this session is linked to no Claude Code team: give --team ~/.claude/teams/<team>/")
@@ -168,5 +190,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     session_args(team)
     team.add_argument("--team", help="the Claude Code team folder (links the session, or overrides its link)")
     team.add_argument("--deliver", action="store_true", help="deliver every update still undelivered (retry)")
+    team.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="ROLE=MEMBER",
+        help="deliver ROLE's updates to MEMBER (ROLE= for none)",
+    )
     tokenizer_arg(team)
     team.set_defaults(func=cmd_team)

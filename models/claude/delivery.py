@@ -61,7 +61,7 @@ def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]
     members = {m.name for m in team.members}
     for entry in sent:
         role, rel = str(entry.get("to")), str(entry.get("file"))
-        member = link.members.get(role)
+        member = link.members.get(role) or None
         base = {"to": role, "member": member, "team": team.name, "file": rel, "gc_version": entry.get("gc_version")}
         if member is None or member not in members:
             why = (
@@ -95,6 +95,35 @@ def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]
     if lines:
         append_ledger(folder, lines)
     return outcomes
+
+
+def ping(folder: Path, team: Team, link: Link, role: str, version: int | None, since: str | None) -> Outcome:
+    """Deliver a reminder to ACK (no outbox file: it is no update, and never the last sent)."""
+    member = link.members.get(role) or None
+    rel = f"ping:{role}:{stamp_ms()}"
+    if member is None or team.member(member) is None:
+        return Outcome(role, member, rel, False, f"{role} is linked to no member of team {team.name}")
+    text = (
+        f"[PING] GC-v{version} was sent to you at {since or '?'} and no [ACK-UPDATE] has arrived. "
+        f"Please reply with [ACK-UPDATE] GC-v{version} (applied/total, impact, action, unclear items)."
+    )
+    entry_ts = stamp_ms()
+    item = {
+        "from": link.sender,
+        "text": text,
+        "summary": f"PING: ACK GC-v{version}",
+        "timestamp": entry_ts,
+        "read": False,
+    }
+    base = {"to": role, "member": member, "team": team.name, "file": rel, "gc_version": version, "kind": "PING"}
+    try:
+        appended = append_entries(team.inboxes / f"{member}.json", [item])
+    except MailboxError as exc:
+        append_ledger(folder, [json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": str(exc)})])
+        return Outcome(role, member, rel, False, str(exc))
+    record = {"ts": entry_ts, "direction": "delivered", **base, "entry_ts": entry_ts}
+    append_ledger(folder, [json.dumps(record, ensure_ascii=False)])
+    return Outcome(role, member, rel, True, None, round(appended.held * 1000, 2), round(appended.waited * 1000))
 
 
 @dataclass(frozen=True)

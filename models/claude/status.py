@@ -118,7 +118,7 @@ def team_view_of(
     for c in contexts.values():
         view.problems += c.problems
     for role in roles:
-        member = link.members.get(role) if link else None
+        member = (link.members.get(role) or None) if link else None
         context = contexts.get(member) if member else None
         lost = presumed_lost(role, context.compactions, confirmed.get(role), ledger) if context is not None else None
         view.rows[role] = TeamRow(role, member, followed.get(role), context, lost)
@@ -131,7 +131,7 @@ def acks_received(folder: Path, roles: list[str], team: Team | None, link: Link 
     messages = read_inbox(folder, roles)
     if team is not None:
         messages += team_replies(team.folder)[0]
-    role_of = {member: role for role, member in (link.members if link else {}).items()}
+    role_of = {member: role for role, member in (link.members if link else {}).items() if member}
     out = set()
     for m in messages:
         if m.sender and m.kind == "ack":

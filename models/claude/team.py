@@ -128,12 +128,15 @@ class Link:
 
 def map_roles(roles: list[str], team: Team, chosen: dict[str, str] | None = None) -> dict[str, str]:
     """Role → member name: the Lead's choices where they name a member, else the member with the
-    role's own name. Roles with neither are left out (never written to)."""
+    role's own name. Roles with neither are left out (never written to); a role the Lead mapped
+    to "" (no member) stays so, and is not matched by name again."""
     names = {m.name for m in team.members}
     out = {}
     for role in roles:
         pick = (chosen or {}).get(role)
-        if pick in names:
+        if pick == "":
+            out[role] = ""
+        elif pick in names:
             out[role] = str(pick)
         elif role in names:
             out[role] = role

@@ -30,6 +30,8 @@ class TeammatesPane(QWidget):
     """Every teammate the session names, sortable, with the plan's problems above it."""
 
     stateRequested = Signal(str, str)  # role, lifecycle state: the Lead sets it (the plan is written)
+    memberRequested = Signal(str)  # role: the Lead picks its Claude Code member
+    pingRequested = Signal(str)  # role: deliver a reminder to ACK into its member's inbox
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,7 +48,19 @@ class TeammatesPane(QWidget):
             action = QAction(f"Set state: {state}", self.teammate_view)
             action.triggered.connect(lambda _=False, s=state: self._request_state(s))
             self.teammate_view.addAction(action)
+        for text, signal in (
+            ("Link to Claude Code member…", self.memberRequested),
+            ("Ping (deliver a reminder to ACK)", self.pingRequested),
+        ):
+            action = QAction(text, self.teammate_view)
+            action.triggered.connect(lambda _=False, sig=signal: self._request(sig))
+            self.teammate_view.addAction(action)
         stack(self, self.plan_banner, self.teammate_view)
+
+    def _request(self, signal: Signal) -> None:
+        role = self.selected_role()
+        if role is not None:
+            signal.emit(role)  # type: ignore[attr-defined]
 
     def show_teammates(self, session: Session) -> None:
         self.teammate_model.set_teammates(session.teammates(), session.gc_version)
