@@ -15,6 +15,7 @@ from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from models.claude.replies import team_replies
 from models.claude.status import TeamView
+from models.claude.team import list_teams, read_team
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.review.actions import apply_review, compose_resend, mark_handled, record_resend
@@ -171,10 +172,24 @@ class Controller(QObject):
         self.team.set_session(session.folder, [t.role for t in session.teammates()], confirmed)
 
     def _ask_team(self) -> None:
-        start = str(Path.home() / ".claude" / "teams")
-        folder = QFileDialog.getExistingDirectory(
-            self.window, "Claude Code team folder (~/.claude/teams/<team>)", start
-        )
+        """Offer the teams Claude Code keeps (``~/.claude/teams/*/config.json``), or any folder."""
+        teams = list_teams(Path.home() / ".claude")
+        other = "Another folder…"
+        folder = ""
+        if teams:
+            names = [f"{t.name}  ({len(read_team(t).members)} members)" for t in teams]
+            name, ok = QInputDialog.getItem(
+                self.window, "Claude Code team", "Link this session to:", [*names, other], 0, False
+            )
+            if not ok:
+                return
+            if name != other:
+                folder = str(teams[names.index(name)])
+        if not folder:
+            start = str(Path.home() / ".claude" / "teams")
+            folder = QFileDialog.getExistingDirectory(
+                self.window, "Claude Code team folder (~/.claude/teams/<team>)", start
+            )
         if folder:
             self.set_team_folder(Path(folder))
             unmatched = [t.role for t in self.live.session.teammates() if t.receives] if self.live else []

@@ -390,3 +390,34 @@ def test_the_lead_maps_roles_to_members_and_pings_from_the_window(
         assert not [e for e in ledger if e["direction"] == "sent"]  # a ping is no update
     finally:
         ctl.close()
+
+
+def test_replies_from_a_drained_inbox_are_read_back_from_the_lead_transcript_once(
+    demo_copy: Path, tmp_path: Path
+) -> None:
+    """Newer releases empty the lead's inbox as they deliver; the lead's transcript keeps each
+    reply as a <teammate-message> block. Read from either place, a reply is the same message."""
+    from models.claude.replies import team_replies
+    from models.review.ledger import record_received
+
+    team = make_team(tmp_path / "claude")
+    ack = "[ACK-UPDATE] GC-v6 received.\n- Delta items applied: 1/1\n- Action taken: CONTINUE"
+    inbox = team / "inboxes" / "team-lead.json"
+    inbox.write_text(json.dumps([{"from": "implementer-1", "text": ack, "timestamp": "t1", "read": False}]))
+    before, _ = team_replies(team)
+    assert record_received(demo_copy, before) == before  # recorded
+    inbox.write_text("[]")  # drained by Claude Code
+    turn = {"type": "user", "timestamp": "t2", "message": {"role": "user", "content": (
+        f'<teammate-message teammate_id="implementer-1" summary="ACK">\n{ack}\n</teammate-message>'
+        '<teammate-message teammate_id="implementer-2">[STATUS] Phase 6 | IN_PROGRESS</teammate-message>')}}  # fmt: skip
+    (team.parent.parent / "projects" / "-work" / "lead-session.jsonl").write_text(
+        json.dumps(turn) + "\n{broken line\n", encoding="utf-8"
+    )
+    after, _ = team_replies(team)
+    assert [(m.sender, m.text) for m in after] == [
+        ("implementer-1", ack),
+        ("implementer-2", "[STATUS] Phase 6 | IN_PROGRESS"),
+    ]
+    assert after[0].source == before[0].source  # the same message, wherever it was read
+    new = record_received(demo_copy, after)
+    assert [m.sender for m in new] == ["implementer-2"]  # the ACK is not recorded twice
