@@ -35,7 +35,7 @@ from models.memory.settle import incomplete
 from models.memory.skeleton import create_with_entry, preview_create
 from models.session.folder import Session
 from models.session.team_memory import MemoryEntry, TeamMemory, parse_memory
-from models.text.textfile import BOM, read_bounded
+from models.text.textfile import BOM, read_bounded, read_text
 
 SETTLE_MS = 30  # a TEAM-MEMORY version must hold still this long before its losses are judged
 
@@ -278,8 +278,14 @@ class MemoryActions(QObject):
         return loss
 
     def _text(self) -> str:
+        """TEAM-MEMORY as read now, to find headers (the write itself re-reads it settled and
+        whole); a file that cannot be read is said, and nothing is found in it."""
         assert self.path is not None
-        return self.path.read_text(encoding="utf-8")
+        try:
+            return read_text(self.path).text
+        except OSError as exc:
+            self.failed.emit(f"{self.path.name}: {exc.strerror or exc}")
+            return ""
 
     def _header(self, role: str) -> str | None:
         section = header_of(parse_memory(self._text()), role)

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import yaml
 
 from models.context.generators import UnsafeCommand, expand_command, trust_key
+from models.text.textfile import read_bounded, read_utf8
 from models.text.tokens import Tokenizer
 from models.text.yaml_load import safe_load
 
@@ -167,11 +168,14 @@ def load_manifest(agent_home: Path) -> Manifest:
     if not path.exists():
         sources, problems = _validate(DEFAULT_MANIFEST)
         return Manifest(sources, problems)
-    raw = path.read_bytes()
+    try:
+        raw, _ = read_bounded(path)
+    except OSError as exc:
+        return Manifest([], [f"context.yaml: {exc.strerror or exc}"], path, "")
     sha = hashlib.sha256(raw).hexdigest()
     try:
         data = safe_load(raw.decode("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
         return Manifest([], [f"context.yaml is not readable YAML: {getattr(exc, 'problem', exc)}"], path, sha)
     sources, problems = _validate(data)
     return Manifest(sources, problems, path, sha, raw=raw)
@@ -183,8 +187,11 @@ def latest_run(cwd: Path) -> Path | None:
     if latest.is_symlink() or latest.is_dir():
         return latest.resolve()
     if latest.is_file():
-        run_id = latest.read_text(encoding="utf-8").strip()
-        return cwd / ".delta" / run_id if run_id else None
+        try:
+            run_id = read_utf8(latest, 4096).strip()
+        except OSError:
+            return None  # unreadable or not UTF-8: no run named
+        return cwd / ".delta" / run_id if run_id and "/" not in run_id else None
     return None
 
 
@@ -192,7 +199,11 @@ def journal_messages(journal: Path, max_iterations: int | None) -> tuple[list[di
     """The message list rebuilt from journal.jsonl envelopes ``{seq, timestamp, type, payload}``."""
     events: list[dict[str, Any]] = []
     problems: list[str] = []
-    for n, line in enumerate(journal.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        body = read_utf8(journal)
+    except OSError as exc:
+        return [], [f"{journal.name}: {exc.strerror or exc}"]
+    for n, line in enumerate(body.splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -272,7 +283,7 @@ def _file_block(source: Source, home: Path, cwd: Path, tokenizer: Tokenizer) -> 
 def _read_block(kind: SourceType, source: Source, path: Path, tokenizer: Tokenizer) -> Block:
     on_missing = source.spec.get("on_missing", "error")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path)
     except FileNotFoundError:
         status: BlockStatus = "skipped" if on_missing == "skip" else "failed"
         return Block(

@@ -19,6 +19,8 @@ import re
 import shlex
 from pathlib import Path
 
+from models.text.textfile import read_bounded
+
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"})
 CODE_FLAGS = frozenset({"-c", "-e", "--command", "--eval", "-Command", "-E"})
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_./+@%=:,~-]*$")
@@ -65,7 +67,7 @@ def trust_key(context_yaml: bytes, commands: list[list[str]], agent_home: Path, 
     for path in sorted(_named_files(commands, agent_home, cwd)):
         digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
         try:
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(hashlib.sha256(read_bounded(path)[0]).digest())
         except OSError:
             digest.update(b"unreadable")
     return digest.hexdigest()

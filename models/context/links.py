@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from models.text.atomic import MISSING, Missing, atomic_write
-from models.text.textfile import Stamp, stamp_of
+from models.text.textfile import Stamp, read_utf8, stamp_of
 from models.text.yaml_load import safe_load
 
 LINKS_FILE = "context-links.yaml"
@@ -29,9 +29,11 @@ def load_links(folder: Path) -> tuple[dict[str, Link], list[str]]:
     if not path.exists():
         return {}, []
     try:
-        data = safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        return {}, [f"{LINKS_FILE} is not readable: {getattr(exc, 'problem', exc)}"]
+        data = safe_load(read_utf8(path)) or {}
+    except (yaml.YAMLError, OSError, RecursionError) as exc:
+        return {}, [
+            f"{LINKS_FILE} is not readable: {getattr(exc, 'problem', None) or getattr(exc, 'strerror', None) or exc}"
+        ]
     links: dict[str, Link] = {}
     problems: list[str] = []
     for role, value in data.items() if isinstance(data, dict) else []:

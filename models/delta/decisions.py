@@ -30,6 +30,7 @@ from models.delta.items import ApplyError, Delta, Impact
 from models.session.folder import Session
 from models.session.gc import parse_gc
 from models.session.versions import label
+from models.text.textfile import read_utf8
 from models.text.tokens import EstimateTokenizer, Tokenizer
 
 HISTORY_DIR = "gc-history"
@@ -147,7 +148,10 @@ class _Bases:
     def _read(self, version: int) -> str | None:
         path = snapshot_path(self.session.folder, version)
         if path.is_file():
-            return path.read_text(encoding="utf-8")
+            try:
+                return read_utf8(path)
+            except OSError:
+                return None  # an unreadable snapshot is no base: the teammate gets the full GC
         gc = self.session.gc
         if self.previous_text is not None and gc is not None and gc.version == version:
             return self.previous_text

@@ -21,7 +21,7 @@ from models.publish.publishing import PublishPlan, prepare_publish
 from models.session.folder import GC_FILE, Session
 from models.session.gc import parse_gc
 from models.text import mdblocks
-from models.text.textfile import Stamp, split_lines
+from models.text.textfile import Stamp, read_utf8, split_lines
 from models.text.tokens import EstimateTokenizer
 
 _STRUCTURE = EstimateTokenizer()
@@ -52,11 +52,7 @@ class Composer:
         """Base = newest snapshot; working = the GC as it is on disk."""
         versions = snapshot_versions(session.folder)
         base_version = versions[-1] if versions else None
-        base_text = (
-            snapshot_path(session.folder, base_version).read_text(encoding="utf-8")
-            if base_version is not None
-            else None
-        )
+        base_text = read_utf8(snapshot_path(session.folder, base_version)) if base_version is not None else None
         working = session.gc.text if session.gc is not None else ""
         return cls(session, base_version, base_text, working, gc_stamp=session.stamps.get(GC_FILE), taken_text=working)
 

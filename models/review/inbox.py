@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from models.review.messages import Kind, classify
-from models.text.textfile import read_text
+from models.text.textfile import read_text, read_utf8
 
 INBOX = Path("messages") / "inbox"
 
@@ -65,7 +65,7 @@ def read_claude_team(team_folder: Path, lead: str | None = None) -> tuple[list[s
     problems: list[str] = []
     members: list[str] = []
     try:
-        config = json.loads((team_folder / "config.json").read_text(encoding="utf-8"))
+        config = json.loads(read_utf8(team_folder / "config.json"))
         members = [str(m.get("name")) for m in config.get("members", []) if isinstance(m, dict) and m.get("name")]
         lead = lead or next(
             (
@@ -75,16 +75,16 @@ def read_claude_team(team_folder: Path, lead: str | None = None) -> tuple[list[s
             ),
             None,
         )
-    except (OSError, json.JSONDecodeError, AttributeError) as exc:
+    except (OSError, ValueError, RecursionError, AttributeError) as exc:
         problems.append(f"config.json: {exc}")
     lead = lead or "team-lead"
     inbox = team_folder / "inboxes" / f"{lead}.json"
     messages: list[Message] = []
     try:
-        items = json.loads(inbox.read_text(encoding="utf-8"))
+        items = json.loads(read_utf8(inbox))
     except FileNotFoundError:
         return members, messages, problems
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         problems.append(f"inboxes/{lead}.json: {exc}")
         return members, messages, problems
     seen: dict[tuple[str, str], int] = {}

@@ -12,14 +12,17 @@ from typing import Any
 from models.delta.message_parse import parse_message
 from models.publish.publishing import LEDGER, utc_now
 from models.review.inbox import Message
+from models.text.textfile import read_bounded, read_utf8
 
 
 def read_ledger(folder: Path) -> list[dict[str, Any]]:
     path = folder / LEDGER
-    if not path.exists():
-        return []
+    try:
+        raw, _ = read_bounded(path)
+    except OSError:
+        return []  # missing, or no regular file: nothing recorded that we can read
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in raw.decode("utf-8", errors="replace").splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
@@ -64,7 +67,7 @@ def items_sent_in(folder: Path, entry: dict[str, Any]) -> int | None:
     if entry.get("mode") != "delta" or not entry.get("file"):
         return None
     try:
-        text = (folder / str(entry["file"])).read_text(encoding="utf-8")
+        text = read_utf8(folder / str(entry["file"]))
     except OSError:
         return None
     return len(parse_message(text).delta.items)

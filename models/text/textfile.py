@@ -147,6 +147,19 @@ def read_text(path: Path, display_name: str | None = None) -> TextFile:
     return TextFile(path, raw, text, Stamp.of_bytes(raw, mtime), problems, crlf)
 
 
+def read_utf8(path: Path, limit: int | None = None) -> str:
+    """A regular file's text, bounded like every read of the app; ``UnicodeDecodeError`` is
+    raised as ``UnreadableFile`` naming the file and the offset, so callers catch one type."""
+    raw, _ = read_bounded(path, limit)
+    body = raw[3:] if raw.startswith(BOM) else raw
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableFile(
+            errno.EILSEQ, f"not valid UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start})", str(path)
+        ) from None
+
+
 def split_lines(text: str) -> list[str]:
     """Split on ``\\n`` only, keeping line ends, so that ``"".join(lines) == text``.
 
