@@ -45,16 +45,8 @@ def run_window(args: argparse.Namespace) -> int:
         print(NO_QT_LIBS.format(error=exc), file=sys.stderr)
         return EXIT_USAGE
 
-    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
-
-    def quiet_known_noise(kind: QtMsgType, context: object, message: str) -> None:
-        """The offscreen platform cannot size native windows and says so for each one."""
-        if "propagateSizeHints" not in message:
-            print(message, file=sys.stderr)
-
-    qInstallMessageHandler(quiet_known_noise)
-
     from app.controller import Controller
+    from app.crash import CrashHandler
     from app.demo import demo_session
     from app.settings import APPLICATION, ORGANIZATION, AppSettings
 
@@ -66,6 +58,8 @@ def run_window(args: argparse.Namespace) -> int:
         settings.tokenizer = args.tokenizer
     controller = Controller(settings, headless=bool(args.screenshot))
     window = controller.window
+    crash = CrashHandler(lambda: controller.window, interactive=not args.screenshot)
+    crash.install()  # an escape is shown with a copyable report; the app keeps running
     folder = Path(args.folder) if args.folder else demo_session(reset=args.reset_demo)
     if not folder.exists():
         raise UsageError(f"{folder}: no such folder")
