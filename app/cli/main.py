@@ -66,3 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:
+        # The last net under every job: a file that went away, a link loop, a full disk, a
+        # permission. One line naming the file; the write that failed left the file as it was.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"lead-console: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
