@@ -89,6 +89,7 @@ class Controller(QObject):
         live = LiveSession(chosen, get_tokenizer(self.settings.tokenizer), self)
         if self.live is not None:
             self.live.close()
+            self.live.deleteLater()  # a child of ours until deleted: the old session and its watcher go
         self.live = live
         live.changed.connect(self._changed)
         self.window.show_session(live.session)
@@ -348,4 +349,5 @@ class Controller(QObject):
         self.team.stop()
         if self.live is not None:
             self.live.close()
+            self.live.deleteLater()
             self.live = None

@@ -176,7 +176,9 @@ class TeamBridge(QObject):
     def _watch(self, folders: list[Path]) -> None:
         for folder in list(self.watchers):
             if folder not in folders:
-                self.watchers.pop(folder).stop()
+                watcher = self.watchers.pop(folder)
+                watcher.stop()
+                watcher.deleteLater()
         for folder in folders:
             if folder not in self.watchers:
                 watcher = FolderWatcher(folder, parent=self)

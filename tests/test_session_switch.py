@@ -1,0 +1,47 @@
+"""Switching sessions releases the old ones: sessions, their watchers and their threads (issue 16)."""
+
+from __future__ import annotations
+
+import gc
+import shutil
+import threading
+import weakref
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from conftest import DEMO, REAL_SESSIONS
+
+
+def _settle() -> None:
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
+    gc.collect()
+
+
+def test_six_switches_leave_one_session_one_watcher_alive(qtbot: QtBot, controller: Controller, tmp_path: Path) -> None:
+    folders = []
+    for n, source in enumerate([DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())][:7]):
+        target = tmp_path / f"p{n}" / ".agent" / "teams" / source.name
+        shutil.copytree(source, target)
+        folders.append(target)
+    threads_before = {t.ident for t in threading.enumerate()}
+    lives, sessions = [], []
+    for folder in folders:
+        assert controller.open(folder)
+        assert controller.live is not None
+        lives.append(weakref.ref(controller.live))
+        sessions.append(weakref.ref(controller.live.session))
+    controller.window.context_pane.wait()
+    controller.team.pool.waitForDone(5000)
+    _settle()
+    alive = [ref() for ref in lives if ref() is not None]
+    assert alive == [controller.live]  # only the open session's LiveSession is left
+    assert [ref() for ref in sessions if ref() is not None] == [controller.live.session]
+    observers = [t for t in threading.enumerate() if t.ident not in threads_before and t.is_alive()]
+    # One watchdog observer for the open session's folder (its observer, emitter and inotify
+    # reader threads); none for the six sessions left.
+    assert len(observers) <= 3, [t.name for t in observers]
+    assert sum(1 for t in observers if type(t).__name__.endswith("Observer")) == 1
