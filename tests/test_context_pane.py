@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
+import threading
 from pathlib import Path
 
+import pytest
 import yaml
 from pytestqt.qtbot import QtBot
 
+import ui.panes.context_pane as pane_module
 from app.controller import Controller
 from models.context.links import LINKS_FILE
 from ui.node_model import PAYLOAD_ROLE
@@ -81,3 +85,38 @@ def test_changed_context_yaml_asks_again(qtbot: QtBot, controller: Controller, t
         pane.link("implementer-3", home, cwd)
     statuses = [pane.blocks.index(r, 2).data() for r in range(pane.blocks.rowCount())]
     assert statuses == ["ok", "refused"]  # a different file: trust is asked again
+
+
+def test_a_failed_compose_says_so_and_a_late_result_from_another_session_is_dropped(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16: an exception in the worker ends "Composing…" with the reason; a result that
+    arrives after the Lead switched sessions is not shown for the new one."""
+    pane = controller.window.context_pane
+    home, cwd = _agent(tmp_path)
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("the agent home vanished")
+
+    monkeypatch.setattr(pane_module, "compose", broken)
+    pane.teammate.setCurrentText("implementer-3")
+    pane.link("implementer-3", home, cwd)
+    qtbot.waitUntil(lambda: pane.status.text() == "Composing implementer-3 failed: the agent home vanished")
+
+    gate = threading.Event()
+
+    def slow(*args: object, **kwargs: object) -> object:
+        gate.wait(10)
+        raise RuntimeError("from the session left behind")
+
+    monkeypatch.setattr(pane_module, "compose", slow)
+    pane.refresh()
+    pane._start("implementer-3")  # composing for the demo session...
+    other = tmp_path / "other" / ".agent" / "teams" / demo_copy.name
+    shutil.copytree(demo_copy, other)
+    (other / LINKS_FILE).unlink()
+    assert controller.open(other)  # ...while the Lead opens another one
+    gate.set()
+    pane.wait()
+    qtbot.wait(50)
+    assert "from the session left behind" not in pane.status.text()

@@ -127,19 +127,23 @@ class TeamModel(NodeTreeModel):
 
 
 class _Compose(QRunnable):
-    def __init__(self, work: Callable[[], Composed], done: Callable[[Composed], None]) -> None:
+    def __init__(self, work: Callable[[], Composed], done: Callable[[Composed | Exception], None]) -> None:
         super().__init__()
         self.work, self.done = work, done
 
     def run(self) -> None:
-        self.done(self.work())
+        try:
+            result: Composed | Exception = self.work()
+        except Exception as exc:  # reported in the pane, never left at "Composing…"
+            result = exc
+        self.done(result)
 
 
 class ContextPane(QWidget):
     """Pick a teammate, see its context blocks; link teammates to agent homes; trust generators."""
 
     composed = Signal(object)
-    _finished = Signal(str, object)
+    _finished = Signal(int, str, object)  # generation, role, Composed or the exception
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -147,6 +151,7 @@ class ContextPane(QWidget):
         self.session: Session | None = None
         self.tokenizer: Tokenizer | None = None
         self.results: dict[str, Composed] = {}
+        self.generation = 0
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self.teammate = QComboBox()
@@ -176,6 +181,8 @@ class ContextPane(QWidget):
     # -- session and links --------------------------------------------------------------------------
 
     def set_session(self, session: Session, tokenizer: Tokenizer) -> None:
+        if session is not self.session:
+            self.generation += 1  # results still on their way belong to the session left
         self.session, self.tokenizer = session, tokenizer
         roles = [t.role for t in session.teammates()]
         current = self.teammate.currentText()
@@ -257,13 +264,20 @@ class ContextPane(QWidget):
             return
         tokenizer = self.tokenizer
         self.status.setText(f"Composing {role}…")
+        trusted = set(self._trusted_hashes())  # the settings are read here, on the GUI thread
+        generation = self.generation
 
         def work() -> Composed:
-            return compose(link.agent_home, link.workspace, tokenizer, lambda m: self.trusted(m.trust_key))
+            return compose(link.agent_home, link.workspace, tokenizer, lambda m: m.trust_key in trusted)
 
-        self.pool.start(_Compose(work, lambda result: self._finished.emit(role, result)))
+        self.pool.start(_Compose(work, lambda result: self._finished.emit(generation, role, result)))
 
-    def _show(self, role: str, result: Composed) -> None:
+    def _show(self, generation: int, role: str, result: Composed | Exception) -> None:
+        if generation != self.generation:
+            return  # composed for a session the Lead has left
+        if isinstance(result, Exception):
+            self.status.setText(f"Composing {role} failed: {result}")
+            return
         self.results[role] = result
         self.status.setText("")
         self.refresh()
