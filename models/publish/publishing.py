@@ -26,7 +26,7 @@ from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
 from models.session.team_memory import parse_memory
 from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write
 from models.text.surgical import EditError, set_front_entry, set_front_key
-from models.text.textfile import BOM, Stamp, read_text, stamp_of
+from models.text.textfile import BOM, Stamp, read_bounded, read_text, stamp_of
 
 WriteKind = Literal["create", "replace", "append"]
 OUTBOX = Path("messages") / "outbox"
@@ -216,25 +216,53 @@ class PublishRefused(Exception):
 
 
 def execute_publish(plan: PublishPlan) -> list[Path]:
-    """Write every planned file, or nothing when anything changed since the preview."""
+    """Write every planned file, or nothing: refused when anything changed since the preview,
+    and rolled back when a write fails half-way (a full disk, a permission, a file an agent
+    changed between two of our writes), so the Lead sees the session as before or as after."""
     reasons = plan.blocked + changed_since_preview(plan)
     if reasons:
         raise PublishRefused(reasons)
     written: list[Path] = []
+    undo: list[tuple[PlannedWrite, bytes | None, int]] = []  # what each write replaced
     order = {"create": 0, "replace": 1, "append": 2}
     for w in sorted(plan.writes, key=lambda w: (order[w.kind], w.path.name == GC_FILE)):
-        w.path.parent.mkdir(parents=True, exist_ok=True)
-        if w.kind == "append":
-            _append(w.path, w.data)
-        else:
-            try:
+        try:
+            w.path.parent.mkdir(parents=True, exist_ok=True)
+            before = read_bounded(w.path)[0] if w.kind == "replace" and w.path.is_file() else None
+            size = w.path.stat().st_size if w.kind == "append" and w.path.is_file() else 0
+            if w.kind == "append":
+                _append(w.path, w.data)
+            else:
                 atomic_write(w.path, w.data, w.expected)
-            except FileChangedError as exc:
-                raise PublishRefused(
-                    [f"{exc} (already written: {', '.join(p.name for p in written) or 'nothing'})"]
-                ) from exc
+            undo.append((w, before, size))
+        except (FileChangedError, OSError) as exc:
+            undone = _roll_back(undo)
+            why = str(exc) if isinstance(exc, FileChangedError) else f"{w.path.name}: {exc.strerror or exc}"
+            raise PublishRefused([f"{why}; nothing was published ({undone})"]) from exc
         written.append(w.path)
     return written
+
+
+def _roll_back(undo: list[tuple[PlannedWrite, bytes | None, int]]) -> str:
+    """Undo the writes done so far, newest first; says what was undone and what could not be."""
+    failed: list[str] = []
+    for w, before, size in reversed(undo):
+        try:
+            if w.kind == "create":
+                w.path.unlink(missing_ok=True)
+            elif w.kind == "append":
+                with open(w.path, "r+b") as fh:
+                    fh.truncate(size)
+            elif before is not None:
+                if read_bounded(w.path)[0] != w.data:
+                    failed.append(f"{w.path.name} (changed by someone else since; kept)")
+                    continue
+                atomic_write(w.path, before, None)
+        except OSError as exc:
+            failed.append(f"{w.path.name} ({exc.strerror or exc})")
+    if failed:
+        return f"{len(undo) - len(failed)} of {len(undo)} writes undone; left as written: {', '.join(failed)}"
+    return f"{len(undo)} writes undone" if undo else "nothing had been written"
 
 
 def _append(path: Path, data: bytes) -> None:

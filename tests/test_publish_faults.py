@@ -1,0 +1,71 @@
+"""Publishing is all-or-nothing as the Lead sees it (issue 16): a write failing at any step
+(a full disk, a refused permission, a failing rename) leaves every file as it was, and says so."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+
+import models.publish.publishing as publishing
+from models.publish.composer import Composer
+from models.publish.publishing import PublishRefused, execute_publish
+from models.session.folder import open_session
+from models.text.tokens import get_tokenizer
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _plan(folder: Path) -> publishing.PublishPlan:
+    session = open_session(folder, get_tokenizer("estimate"))
+    composer = Composer.open(session)
+    composer.working_text = composer.working_text.replace("is the source of truth", "is the single source of truth")
+    return composer.publish_plan()
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("error", [errno.ENOSPC, errno.EACCES, errno.EXDEV])
+def test_a_write_failing_at_any_step_leaves_the_session_as_it_was(
+    demo_copy: Path, monkeypatch: pytest.MonkeyPatch, fail_at: int, error: int
+) -> None:
+    before = _tree(demo_copy)
+    plan = _plan(demo_copy)
+    writes = len([w for w in plan.writes if w.kind != "append"])
+    real = publishing.atomic_write
+    calls = {"n": 0}
+
+    def failing(path: Path, data: bytes, expected: object) -> object:
+        calls["n"] += 1
+        if calls["n"] == fail_at:
+            raise OSError(error, "injected", str(path))
+        return real(path, data, expected)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(publishing, "atomic_write", failing)
+    if fail_at > writes:
+        execute_publish(plan)  # every write went through: published
+        assert _tree(demo_copy) != before
+        return
+    with pytest.raises(PublishRefused) as refused:
+        execute_publish(plan)
+    assert "nothing was published" in refused.value.reasons[0]
+    assert _tree(demo_copy) == before  # every file as it was, no outbox message, no ledger line
+    monkeypatch.setattr(publishing, "atomic_write", real)
+    execute_publish(_plan(demo_copy))  # and a retry publishes
+    assert (demo_copy / "gc-history" / "GC-v7.md").is_file()
+
+
+def test_a_failing_ledger_append_undoes_every_file_written_before_it(
+    demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = _tree(demo_copy)
+
+    def no_space(path: Path, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(publishing, "_append", no_space)
+    with pytest.raises(PublishRefused, match="ledger.jsonl: No space left on device; nothing was published"):
+        execute_publish(_plan(demo_copy))
+    assert _tree(demo_copy) == before
