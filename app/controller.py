@@ -18,14 +18,15 @@ from models.claude.status import TeamView
 from models.claude.team import list_teams, read_team
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
-from models.review.actions import apply_review, compose_resend, mark_handled, record_resend
+from models.review.actions import apply_review, compose_resend, handled_line, write_resend
 from models.review.inbox import read_inbox
-from models.review.ledger import handled_keys, record_received
+from models.review.ledger import append_ledger, handled_keys, record_received
 from models.review.pending import pending_statuses
 from models.review.validation import Review, due_pings, review
-from models.session.folder import Part, find_sessions
-from models.text.atomic import FileChangedError, create_new
+from models.session.folder import PLAN_FILE, Part, find_sessions
+from models.text.atomic import FileChangedError, atomic_write, create_new
 from models.text.surgical import EditError
+from models.text.textfile import read_bounded
 from models.text.tokens import get_tokenizer
 from ui.main_window import MainWindow
 
@@ -280,26 +281,52 @@ class Controller(QObject):
         done = handled_keys(self.live.session.folder).get((result.message.source, result.message.sha))
         if done is not None and not self.confirm_repeat(result, done):
             return False
+        session = self.live.session
+        plan_path = session.folder / PLAN_FILE
+        plan_before = read_bounded(plan_path)[0] if plan_path.is_file() else None
+        composed = compose_resend(session, result)  # no write yet
+        written: Path | None = None
+        lines: list[str] = []
         try:
-            apply_review(self.live.session, result)
+            # The outbox file, then the plan, then every ledger line in one append: the ledger
+            # never names a re-send that is not there, and a failure undoes what came before.
+            if composed is not None:
+                written, sent_line = write_resend(session, result, *composed)
+                lines.append(sent_line)
+            apply_review(session, result)
+            append_ledger(session.folder, [*lines, handled_line(result)])
         except (EditError, FileChangedError, OSError) as exc:
-            self._error(f"Could not carry out {result.action}: {exc}")
+            undone = self._undo_carry_out(written, plan_path, plan_before)
+            self._error(f"Could not carry out {result.action}: {exc}. {undone}")
+            self.live.reload({"plan"})
             return False
-        composed = compose_resend(self.live.session, result)
         if composed is not None:
             message, mode = composed
-            record_resend(self.live.session, result, message, mode)
             QGuiApplication.clipboard().setText(message)
-            if self.team.team_folder() is not None:
-                self.team.deliver_due()
             self.window.statusBar().showMessage(
                 f"{mode} for {result.message.sender} written to the outbox and copied", 5000
             )
-        mark_handled(self.live.session.folder, result)
+            if self.team.team_folder() is not None:
+                self.team.deliver_due()
         self.window.show_session(self.live.session, {"plan"})
         self.window.composer.on_session_changed()
         self.refresh_reviews()
         return True
+
+    @staticmethod
+    def _undo_carry_out(written: Path | None, plan_path: Path, plan_before: bytes | None) -> str:
+        """Put back what a failed Carry out wrote before the ledger: the re-send and the plan."""
+        notes = []
+        try:
+            if written is not None:
+                written.unlink(missing_ok=True)
+                notes.append("the re-send was removed")
+            if plan_before is not None and plan_path.is_file() and read_bounded(plan_path)[0] != plan_before:
+                atomic_write(plan_path, plan_before, None)
+                notes.append("the plan was put back")
+        except OSError as exc:
+            return f"Undoing it failed too ({exc}); check {plan_path.name} and messages/outbox."
+        return ("Nothing was changed: " + ", ".join(notes) + ".") if notes else "Nothing was changed."
 
     def confirm_repeat(self, result: Review, done: str) -> bool:
         """Ask before repeating a carry-out (tests replace this)."""

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
@@ -217,3 +218,35 @@ def test_at_1366_by_768_an_inbox_row_reads_whole_without_scrolling(
     report = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-4")
     summary = model.index(report, model.SUMMARY).data()
     assert summary.startswith("[⚠ high] DELTA report")  # the badge leads; From already names the sender
+
+
+@pytest.mark.parametrize("step", ["write_resend", "apply_review", "append_ledger"])
+def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch, step: str
+) -> None:
+    """Issue 16: the re-send, the plan and the ledger lines are written all or none; the error
+    is said in one line and never escapes the slot."""
+    import errno
+
+    import app.controller as controller_module
+
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-1-ack.md").write_text(
+        "From: implementer-1\n[ACK-UPDATE] GC-v6 received. Items: 0/2. Impact: unclear. Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+    controller.refresh_reviews()
+    (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
+    tree = {p: p.read_bytes() for p in demo_copy.rglob("*") if p.is_file()}
+
+    def fail(*args: object, **kwargs: object) -> object:
+        raise OSError(errno.ENOSPC, "No space left on device", step)  # the disk refuses this step
+
+    monkeypatch.setattr(controller_module, step, fail)
+    errors: list[str] = []
+    monkeypatch.setattr(controller, "_error", errors.append)
+    assert not controller.carry_out(review)
+    assert errors and "No space left on device" in errors[0] and "Nothing was changed" in errors[0]
+    # The steps before the failing one (the re-send, the plan) are undone: every file as it was.
+    assert {p: p.read_bytes() for p in demo_copy.rglob("*") if p.is_file()} == tree

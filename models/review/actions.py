@@ -48,8 +48,8 @@ def apply_review(session: Session, result: Review) -> bool:
     return True
 
 
-def mark_handled(folder: Path, result: Review) -> None:
-    """Record in the ledger that the Lead carried out the action for this message."""
+def handled_line(result: Review) -> str:
+    """The ledger line saying the Lead carried out the action for this message."""
     entry = {
         "ts": utc_now(),
         "direction": "handled",
@@ -58,7 +58,12 @@ def mark_handled(folder: Path, result: Review) -> None:
         "from": result.message.sender,
         "action": result.action,
     }
-    append_ledger(folder, [json.dumps(entry, ensure_ascii=False)])
+    return json.dumps(entry, ensure_ascii=False)
+
+
+def mark_handled(folder: Path, result: Review) -> None:
+    """Record in the ledger that the Lead carried out the action for this message."""
+    append_ledger(folder, [handled_line(result)])
 
 
 def compose_resend(session: Session, result: Review) -> tuple[str, str] | None:
@@ -90,8 +95,9 @@ def compose_resend(session: Session, result: Review) -> tuple[str, str] | None:
     return render_message(Delta(version, version, tuple(items), Impact((role,), reread))), "resend"
 
 
-def record_resend(session: Session, result: Review, message: str, mode: str) -> Path:
-    """Write the re-send to the outbox and the ledger, like any sent message."""
+def write_resend(session: Session, result: Review, message: str, mode: str) -> tuple[Path, str]:
+    """Write the re-send to the outbox (a new file, never over another); return it and its
+    ``sent`` ledger line, which the caller appends with the rest of the action's lines."""
     role = result.message.sender or "unknown"
     version = session.gc.version if session.gc is not None else None
     stamp = utc_now()
@@ -111,5 +117,11 @@ def record_resend(session: Session, result: Review, message: str, mode: str) -> 
         "file": rel.as_posix(),
         "sha256": hashlib.sha256(message.encode("utf-8")).hexdigest(),
     }
-    append_ledger(session.folder, [json.dumps(entry, ensure_ascii=False)])
+    return path, json.dumps(entry, ensure_ascii=False)
+
+
+def record_resend(session: Session, result: Review, message: str, mode: str) -> Path:
+    """Write the re-send to the outbox and the ledger, like any sent message."""
+    path, line = write_resend(session, result, message, mode)
+    append_ledger(session.folder, [line])
     return path
