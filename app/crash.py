@@ -15,7 +15,6 @@ import threading
 import traceback
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
 
 from PySide6.QtCore import QMessageLogContext, QObject, Qt, QtMsgType, Signal, Slot, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
@@ -37,22 +36,25 @@ class CrashHandler(QObject):
     _queued = Signal(str, str)
 
     def __init__(self, parent_window: Callable[[], QWidget | None], interactive: bool = True) -> None:
-        super().__init__()
+        # Owned by the application, not by Python: its signal connections form a reference cycle,
+        # and a QObject destroyed by the cyclic collector at an arbitrary moment can crash Qt.
+        super().__init__(QApplication.instance())
         self.parent_window = parent_window
         self.interactive = interactive
         self.reports: list[str] = []
         self._queued.connect(self._show, Qt.ConnectionType.QueuedConnection)
         self._previous = (sys.excepthook, threading.excepthook)
-        self._previous_qt: Callable[[QtMsgType, QMessageLogContext, str], Any] | None = None
 
-    def install(self) -> None:
+    def install(self, qt_messages: bool = True) -> None:
+        """Take over the Python hooks and (unless a test harness owns them) Qt's messages."""
         sys.excepthook = self._excepthook
         threading.excepthook = self._thread_hook
-        self._previous_qt = qInstallMessageHandler(self._qt_message)
+        if qt_messages:
+            qInstallMessageHandler(self._qt_message)
 
     def uninstall(self) -> None:
+        """Give the Python hooks back (Qt's message handler stays: the app is ending)."""
         sys.excepthook, threading.excepthook = self._previous
-        qInstallMessageHandler(self._previous_qt)
 
     def _excepthook(self, kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         if issubclass(kind, KeyboardInterrupt):

@@ -35,9 +35,10 @@ class _EventRelay(QObject, FileSystemEventHandler):
     def __init__(self) -> None:
         QObject.__init__(self)
         FileSystemEventHandler.__init__(self)
+        self.stopped = False  # set before the observer stops: no emit from a watcher being torn down
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in _IGNORED_EVENTS:
+        if self.stopped or event.event_type in _IGNORED_EVENTS:
             return
         if event.is_directory and event.event_type == "modified":
             return  # a folder's mtime changes with every file in it: the file events say more
@@ -82,6 +83,7 @@ class FolderWatcher(QObject):
     def stop(self) -> None:
         """Stop and join the observer thread; safe to call twice."""
         self._timer.stop()
+        self._relay.stopped = True
         if self._observer.is_alive():
             self._observer.stop()
             self._observer.join(timeout=5)

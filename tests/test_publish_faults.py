@@ -66,6 +66,6 @@ def test_a_failing_ledger_append_undoes_every_file_written_before_it(
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(publishing, "_append", no_space)
-    with pytest.raises(PublishRefused, match="ledger.jsonl: No space left on device; nothing was published"):
+    with pytest.raises(PublishRefused, match=r"ledger\.jsonl: No space left on device; nothing was published"):
         execute_publish(_plan(demo_copy))
     assert _tree(demo_copy) == before
