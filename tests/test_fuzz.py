@@ -198,3 +198,20 @@ def test_random_byte_damage_to_the_gc_never_escapes(
         code, _ = run(args, capsys)
         assert code in (0, 1, 2)
     assert tree(folder) == before
+
+
+def test_a_session_file_linked_from_outside_is_read_and_named(
+    demo_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = demo_copy.parents[3] / "shared-memory.md"
+    (demo_copy / "TEAM-MEMORY.md").rename(outside)
+    (demo_copy / "TEAM-MEMORY.md").symlink_to(outside)
+    code, _ = run(["inspect", str(demo_copy), "--json"], capsys)
+    assert code == 0
+    from models.session.folder import open_session
+    from models.text.tokens import get_tokenizer
+
+    session = open_session(demo_copy, get_tokenizer("estimate"))
+    messages = [p.message for p in session.problems["memory"]]
+    assert messages == [f"is a link to {outside}, outside the session; read from there"]
+    assert session.memory is not None and len(session.memory.sections) > 3  # and read

@@ -99,6 +99,20 @@ class Teammate:
             self.sources.append(source)
 
 
+def outside_link(folder: Path, name: str) -> list[Problem]:
+    """A session file that is a link to somewhere outside the session is read, and named: the
+    Lead should know that editing the session edits that file too."""
+    path = folder / name
+    if not path.is_symlink():
+        return []
+    try:
+        target = path.resolve(strict=True)
+        inside = target.is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        return []
+    return [] if inside else [Problem("warning", name, f"is a link to {target}, outside the session; read from there")]
+
+
 @dataclass
 class Session:
     """Everything the app knows about one session folder."""
@@ -195,7 +209,7 @@ class Session:
             return True
         if self.stamps.get(name) is not None and loaded.stamp.same_content(self.stamps[name]):
             return False
-        problems = list(loaded.problems)
+        problems = list(loaded.problems) + outside_link(self.folder, name)
         if not loaded.text.strip() and not problems:
             problems.append(Problem("error", name, "is empty (perhaps being written right now)"))
         value = parse(loaded) if loaded.text else None
