@@ -243,6 +243,11 @@ class Controller(QObject):
         failed = [o for o in outcomes if not o.delivered]
         done = len(outcomes) - len(failed)
         text = f"Delivered {done} of {len(outcomes)} into the team's inboxes" if outcomes else "Nothing to deliver"
+        slow = [o for o in outcomes if o.delivered and o.lock_waited_ms >= 1000]
+        if slow:  # another writer held an inbox lock: delivery waited for it
+            text += "; waited for a busy inbox lock: " + ", ".join(
+                f"{o.member} {o.lock_waited_ms / 1000:.1f} s" for o in slow
+            )
         if failed:
             text += "; not delivered: " + "; ".join(f"{o.role}: {o.reason}" for o in failed) + " (Deliver retries)"
         self.window.statusBar().showMessage(text, 10_000)

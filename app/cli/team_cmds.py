@@ -90,6 +90,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
                 outcome = by_role.get(row["role"])
                 row["delivered"] = outcome.delivered if outcome else False
                 row["reason"] = outcome.reason if outcome else "not sent"
+                row["lock_waited_ms"] = outcome.lock_waited_ms if outcome else 0  # a busy inbox delays
     _print_publish(args, data, publish.dry_run(session.folder))
     failed = any(row["delivered"] is False for row in rows)
     return EXIT_FAILED if failed else EXIT_OK
