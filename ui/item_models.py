@@ -217,7 +217,7 @@ def team_cells(team: TeamRow | None) -> tuple[str, str, str, str]:
     context = f"{_bar(c.share)} {held / 1000:.0f}k/{c.window // 1000}k" if c is not None and held is not None else ""
     compactions = ""
     if c is not None and c.compactions:
-        compactions = f"{len(c.compactions)}" + (" ⚠ GC lost" if team.lost_since else "")
+        compactions = f"{len(c.compactions)}" + (" ⚠ lost" if team.lost_since else "")
     return (team.member or "—", delivery, context, compactions)
 
 

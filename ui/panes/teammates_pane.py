@@ -94,8 +94,8 @@ class TeammatesPane(QWidget):
                 due[role] = f"{r.action} since {short_time(r.message.timestamp) or '?'}"
             elif done:
                 due.pop(role, None)
-        for role, since in (lost or {}).items():
-            due.setdefault(role, f"full (FC-2: compacted {short_time(since)})")
+        for role in lost or {}:
+            due.setdefault(role, "full (FC-2)")  # why and when: the Compacted column and its tooltip
         for role, since in pings.items():
             due.setdefault(role, f"ping (no ACK since {short_time(since)})")
         self.teammate_model.set_reviews(acks, due)
