@@ -120,8 +120,8 @@ class Controller(QObject):
             self.window.composer.on_session_changed(parts)
             if parts & {"inbox", "plan", "gc"}:
                 self.refresh_reviews()
-            if parts & {"plan", "gc"}:
-                self._follow_team()
+            if "plan" in parts or ("gc" in parts and self.team.view is not None and self.team.view.link is not None):
+                self._follow_team()  # roles and confirmed versions come from the plan (and the GC's team)
 
     def reload(self) -> None:
         if self.live is not None:
