@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from app.watcher import FolderWatcher
 from models.claude.delivery import Outcome, deliver, follow, ping, undelivered
 from models.claude.status import TeamView, load_link, team_view_of
-from models.claude.team import Link, map_roles, read_team, write_link
+from models.claude.team import Link, Team, map_roles, read_team, write_link
 
 
 class _Job(QRunnable):
@@ -101,33 +101,29 @@ class TeamBridge(QObject):
 
     def deliver_due(self) -> None:
         """Deliver every role's last update not yet delivered (publish, Carry out, Deliver)."""
-        if self.folder is None:
-            return
-        folder, roles = self.folder, list(self.roles)
-
-        def work() -> list[Outcome]:
-            team, link, _ = load_link(folder, roles)
-            if team is None or link is None:
-                return []
-            return deliver(folder, team, link, undelivered(folder))
-
-        self._start("deliver", work)
+        self._deliver(lambda folder, team, link: deliver(folder, team, link, undelivered(folder)))
 
     def ping(self, role: str) -> None:
         """Deliver a reminder to ACK the last update sent to ``role``."""
-        if self.folder is None:
-            return
-        folder, roles = self.folder, list(self.roles)
 
-        def work() -> list[Outcome]:
-            team, link, _ = load_link(folder, roles)
-            if team is None or link is None:
-                return []
+        def one(folder: Path, team: Team, link: Link) -> list[Outcome]:
             last = follow(folder, team, link, {}).get(role)
             version, since = (last.gc_version, last.sent_ts) if last else (None, None)
             return [ping(folder, team, link, role, version, since)]
 
-        self._start("deliver", work)
+        self._deliver(one)
+
+    def _deliver(self, work: Callable[[Path, Team, Link], list[Outcome]]) -> None:
+        """Run a delivery in the pool against the link as it is on disk then."""
+        if self.folder is None:
+            return
+        folder, roles = self.folder, list(self.roles)
+
+        def run() -> list[Outcome]:
+            team, link, _ = load_link(folder, roles)
+            return [] if team is None or link is None else work(folder, team, link)
+
+        self._start("deliver", run)
 
     def members(self) -> list[str]:
         """The linked team's member names (for the Lead's choice; config.json is small)."""

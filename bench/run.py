@@ -79,27 +79,6 @@ def _delta_row() -> Row:
     )
 
 
-_WRITER = r"""
-import json, os, random, sys, time
-path, count = sys.argv[1], int(sys.argv[2])
-for n in range(count):
-    lock = path + ".lock"
-    while True:
-        try:
-            os.mkdir(lock); break
-        except FileExistsError:
-            time.sleep(random.uniform(0.001, 0.005))
-    try:
-        items = json.load(open(path))
-        items.append({"from": "writer", "text": f"{os.getpid()} {n}", "timestamp": str(n), "read": False})
-        tmp = path + f".{os.getpid()}.tmp"
-        open(tmp, "w").write(json.dumps(items))
-        os.replace(tmp, path)
-    finally:
-        os.rmdir(lock)
-"""
-
-
 def _inbox_lock_row() -> Row:
     """50 deliveries into an inbox that two other writers append to as fast as they can."""
     import subprocess
@@ -110,7 +89,7 @@ def _inbox_lock_row() -> Row:
     with tempfile.TemporaryDirectory() as tmp:
         inbox = Path(tmp) / "implementer-1.json"
         inbox.write_text("[]", encoding="utf-8")
-        writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(inbox), "300"]) for _ in range(2)]
+        writers = [subprocess.Popen([sys.executable, "-m", "bench.inbox_writer", str(inbox), "300"]) for _ in range(2)]
         holds = []
         for n in range(50):
             entry = {"from": "team-lead", "text": "[CONTEXT-UPDATE] " + "x" * 2000, "timestamp": str(n), "read": False}

@@ -175,7 +175,12 @@ def test_contention_no_entry_lost_or_doubled_and_the_lock_is_held_for_millisecon
         sent.append({"to": role, "file": rel, "gc_version": n + 8, "mode": "delta", "kind": "CONTEXT-UPDATE"})
     doubles = [start(team_dir, m, 50 // 4 + (1 if i < 50 % 4 else 0), "--drain") for i, m in enumerate(MEMBERS)]
     lead_inbox = team_dir / "inboxes" / "team-lead.json"
-    fifth = subprocess.Popen([sys.executable, "-c", _FIFTH_WRITER, str(lead_inbox), "200"], preexec_fn=_behind_the_app)
+    lead_inbox.write_text("[]", encoding="utf-8")
+    fifth = subprocess.Popen(
+        [sys.executable, "-m", "bench.inbox_writer", str(lead_inbox), "200", "fifth"],
+        preexec_fn=_behind_the_app,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     bad_reads: list[str] = []
     stop = threading.Event()
 
@@ -213,27 +218,6 @@ def test_contention_no_entry_lost_or_doubled_and_the_lock_is_held_for_millisecon
     assert sorted(acks) == sorted({a for a in acks}) and len(acks) == 50  # none lost, none doubled
     for m in MEMBERS:
         assert entries(team_dir / "inboxes" / f"{m}.json") == []  # every update taken, none left twice
-
-
-_FIFTH_WRITER = r"""
-import json, os, random, sys, time
-path, count = sys.argv[1], int(sys.argv[2])
-for n in range(count):
-    lock = path + ".lock"
-    while True:
-        try:
-            os.mkdir(lock); break
-        except FileExistsError:
-            time.sleep(random.uniform(0.001, 0.005))
-    try:
-        items = json.load(open(path)) if os.path.exists(path) else []
-        items.append({"from": "fifth", "text": f"fifth {n}", "timestamp": str(n), "read": False})
-        tmp = path + f".{os.getpid()}.tmp"
-        open(tmp, "w").write(json.dumps(items))
-        os.replace(tmp, path)
-    finally:
-        os.rmdir(lock)
-"""
 
 
 def test_a_busy_lock_delays_delivery_and_a_stale_one_is_broken(tmp_path: Path) -> None:
