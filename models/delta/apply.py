@@ -280,13 +280,73 @@ def _front_broken(gc: GlobalContext) -> bool:
     return any(p.message.startswith("front matter") for p in gc.problems)
 
 
+def _added_chain(items: list[DeltaItem], i: int) -> int:
+    """How many items from ``i`` on add sections one after the other (each placed after the one
+    added before it, by a plain reference): they go in as one insertion, so that adding a
+    thousand sections parses the GC once, not a thousand times."""
+    first = items[i]
+    if first.key is not None or first.op != "ADDED" or first.content is None:
+        return 1
+    j = i + 1
+    while j < len(items):
+        prev, item = items[j - 1], items[j]
+        if not (
+            _plain_siblings(prev.ref, item.ref)
+            and item.key is None
+            and item.op == "ADDED"
+            and item.content is not None
+            and item.position == f"after:{prev.ref}"
+        ):
+            break
+        j += 1
+    return j - i
+
+
+def _plain_siblings(a: str, b: str) -> bool:
+    """Two references to sections under one parent, the first one plain (not ``"X"#2``)."""
+    if '"' not in a and '"' not in b:
+        return "." not in a and "." not in b  # two top-level titles
+    first, second = split_ref(a), split_ref(b)
+    return first is not None and second is not None and not first[-1].exact and first[:-1] == second[:-1]
+
+
+def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str:
+    """The chained sections as one insertion at the first one's place; each title is checked
+    against the siblings it joins, as adding them one by one would."""
+    gc = structure(text)
+    nl = _newline(text)
+    at = _insert_point(gc, chain[0], text)
+    anchor = chain[0].position or AT_START
+    if anchor.startswith("after:"):
+        sibling = _section(gc, anchor[len("after:") :], chain[0])
+        siblings = sibling.parent.children if sibling.parent else gc.sections
+    elif anchor.startswith("first-in:"):
+        siblings = _section(gc, anchor[len("first-in:") :], chain[0]).children
+    else:
+        siblings = gc.sections
+    titles = {norm(s.title) for s in siblings}
+    pieces: list[str] = []
+    for item in chain:
+        title = (item.content or "").split("\n", 1)[0].lstrip("# ").strip()
+        if norm(title) in titles and item is not chain[0]:
+            raise ApplyError(item, f"a section called {title!r} is already there")
+        titles.add(norm(title))
+        content = _native(item.content or "", nl)
+        before = "".join(pieces) if pieces else text[:at]
+        if (pieces or at > 0) and not before.endswith("\n"):
+            content = nl + content
+        pieces.append(content)
+    return text[:at] + "".join(pieces) + text[at:]
+
+
 def _apply_items(text: str, delta: Delta) -> str:
     items = list(delta.items)
     i = 0
     while i < len(items):
         if not _keyed(items[i]):
-            text = apply_item(text, items[i])
-            i += 1
+            run = _added_chain(items, i)
+            text = apply_item(text, items[i]) if run == 1 else _apply_added_chain(text, items[i : i + run])
+            i += run
             continue
         j = i
         while j < len(items) and _keyed(items[j]):
