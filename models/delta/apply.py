@@ -182,14 +182,72 @@ def _keyed(item: DeltaItem) -> bool:
 
 
 def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
-    """Apply item-level ops to one section's own text, as a one-section document."""
+    """Apply item-level ops to one section's own text, as a one-section document. Items added
+    one after another go in together: a thousand new rows parse the section once."""
     ref = structure(own_text).sections[0].ref[1:]
-    for item in items:
+    i = 0
+    while i < len(items):
+        run = _item_chain(items, i)
+        local = [replace(it, ref=ref) for it in items[i : i + run]]
         try:
-            own_text = apply_item(own_text, replace(item, ref=ref))
+            own_text = _add_item_chain(own_text, local) if run > 1 else apply_item(own_text, local[0])
         except ApplyError as exc:
-            raise ApplyError(item, exc.reason) from None
+            at = local.index(exc.item) if exc.item in local else 0
+            raise ApplyError(items[i + at], exc.reason) from None  # named as the delta names it
+        i += run
     return own_text
+
+
+def _item_chain(items: list[DeltaItem], i: int) -> int:
+    """How many items from ``i`` add items each right after the one added before it."""
+    first = items[i]
+    if first.op != "ADDED" or first.key is None or first.position == FIRST_ITEM:
+        return 1
+    j = i + 1
+    while j < len(items) and items[j].op == "ADDED" and items[j].position == f"after:{items[j - 1].key}":
+        j += 1
+    return j - i
+
+
+def _add_item_chain(text: str, chain: list[DeltaItem]) -> str:
+    """The chained items as one insertion after the first one's anchor, each formatted like the
+    line before it, exactly as adding them one by one would."""
+    gc = structure(text)
+    nl = _newline(text)
+    section = gc.sections[0]
+    if not section.items:
+        return _apply_one_by_one(text, chain)
+    first = chain[0]
+    in_order = sorted(section.items, key=lambda it: it.start)
+    anchor = in_order[-1]
+    if first.position is not None:
+        found = _find_item(section, first.position[len("after:") :]) if first.position.startswith("after:") else None
+        if found is None:
+            return _apply_one_by_one(text, chain)  # let the one-by-one path name the problem
+        anchor = found
+    keys = {norm(it.key) for it in section.items}
+    template, template_key, kind = item_text(gc, anchor), anchor.key, anchor.kind
+    lines = []
+    for item in chain:
+        assert item.key is not None
+        if norm(item.key) in keys:
+            raise ApplyError(item, f"the section already has {item.key}")
+        keys.add(norm(item.key))
+        prefix, _, suffix = split_item(template, kind)
+        key_at = prefix.find(template_key)
+        if key_at >= 0:
+            prefix = prefix[:key_at] + item.key + prefix[key_at + len(template_key) :]
+        line = prefix + (item.new or "") + suffix
+        lines.append(nl + _native(line, nl))
+        template, template_key = line, item.key
+    at = anchor.start + len(text[anchor.start : anchor.end].rstrip("\r\n"))
+    return text[:at] + "".join(lines) + text[at:]
+
+
+def _apply_one_by_one(text: str, items: list[DeltaItem]) -> str:
+    for item in items:
+        text = apply_item(text, item)
+    return text
 
 
 def _apply_item_run(text: str, items: list[DeltaItem]) -> str:
