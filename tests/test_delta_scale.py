@@ -83,3 +83,23 @@ def test_two_thousand_items_added_to_one_section_diff_in_seconds() -> None:
     result = diff_gc(old, new)
     assert result.exact and apply_delta(old, result.delta) == new
     assert time.perf_counter() - start < 10  # 2,000 took 53 s to apply, and the diff 10 s
+
+
+def test_every_heading_renamed_equals_the_one_by_one_result_and_scales() -> None:
+    """Issue 16: all headings of a GC renamed (each a REMOVED and an ADDED) took 59 s for 750."""
+    import re
+
+    old = big_gc(lines=3_000, sections=300, version=40)
+    new = re.sub(r"^## Area (\d+)", r"## Zone \1", old, flags=re.M).replace("version: GC-v40", "version: GC-v41")
+    start = time.perf_counter()
+    result = diff_gc(old, new)
+    assert result.exact and apply_delta(old, result.delta) == new
+    assert len(result.delta.items) >= 300  # every heading is named by the delta
+    assert time.perf_counter() - start < 15
+    small_old = big_gc(lines=200, sections=20, version=40)
+    small_new = re.sub(r"^## Area (\d+)", r"## Zone \1", small_old, flags=re.M)
+    small = diff_gc(small_old, small_new.replace("version: GC-v40", "version: GC-v41"))
+    one_by_one = small_old
+    for item in small.delta.items:
+        one_by_one = apply_item(one_by_one, item)
+    assert apply_delta(small_old, small.delta) == set_version(one_by_one, 41)

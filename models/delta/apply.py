@@ -8,6 +8,7 @@ sections say where they go (``after §X``, ``first in §P``, ``at the start``).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import replace
@@ -397,11 +398,49 @@ def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str:
     return text[:at] + "".join(pieces) + text[at:]
 
 
+def _removed_run(items: list[DeltaItem], i: int) -> int:
+    """How many section removals start at ``i``."""
+    j = i
+    while j < len(items) and items[j].key is None and items[j].op == "REMOVED" and items[j].ref not in PSEUDO_REFS:
+        j += 1
+    return j - i
+
+
+def _remove_sections(text: str, run: list[DeltaItem]) -> str | None:
+    """Several sections removed with one parse, when removing one cannot change what another's
+    reference means: distinct, none inside another, each title unique among its siblings (so no
+    ``"Notes"#2`` renumbers). None when that does not hold: then they go one by one."""
+    gc = structure(text)
+    targets: list[Section] = []
+    for item in run:
+        found = gc.resolve(item.ref)
+        if found is None or found.item is not None:
+            return None
+        section = found.section
+        siblings = section.parent.children if section.parent else gc.sections
+        if sum(1 for s in siblings if norm(s.title) == norm(section.title)) > 1:
+            return None
+        targets.append(section)
+    spans = sorted({(s.start, s.end) for s in targets}, reverse=True)
+    if len(spans) != len(targets) or any(a[0] < b[1] for a, b in itertools.pairwise(spans)):
+        return None  # the same section twice, or one inside another
+    for start, end in spans:
+        text = text[:start] + text[end:]
+    return text
+
+
 def _apply_items(text: str, delta: Delta) -> str:
     items = list(delta.items)
     i = 0
     while i < len(items):
         if not _keyed(items[i]):
+            removed = _removed_run(items, i)
+            if removed > 1:
+                batched = _remove_sections(text, items[i : i + removed])
+                if batched is not None:
+                    text = batched
+                    i += removed
+                    continue
             run = _added_chain(items, i)
             text = apply_item(text, items[i]) if run == 1 else _apply_added_chain(text, items[i : i + run])
             i += run
