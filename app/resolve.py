@@ -8,9 +8,10 @@ holds, and so that neither imports the other.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from models.session.folder import find_sessions
-from models.text.textfile import TextFile, read_text
+if TYPE_CHECKING:
+    from models.text.textfile import TextFile
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -23,6 +24,8 @@ class UsageError(Exception):
 
 def resolve_session(path: str, session_id: str | None) -> Path:
     """The one session folder meant by ``path`` (a session, a project or a folder of them)."""
+    from models.session.folder import find_sessions  # imported when used: `--help` stays quick
+
     folder = Path(path).expanduser()
     if not folder.exists():
         raise UsageError(f"{path}: no such folder")
@@ -41,6 +44,8 @@ def resolve_session(path: str, session_id: str | None) -> Path:
 
 
 def read_file(path: str) -> TextFile:
+    from models.text.textfile import read_text
+
     """Read a file the user named, turning the usual failures into one clear line."""
     try:
         loaded = read_text(Path(path))

@@ -56,3 +56,23 @@ def test_a_lower_model_package_importing_a_higher_one_breaks_the_layers(tmp_path
     assert result.returncode == 1
     assert "models/ packages, each using only those below it BROKEN" in result.stdout
     assert "3 kept, 1 broken" in result.stdout
+
+
+def test_the_command_list_matches_the_parser_and_help_imports_no_models() -> None:
+    """`lead-console --help` and the window's start name the subcommands without importing what
+    they need; the static list must stay the parser's."""
+    import subprocess
+    import sys
+
+    from app.cli.main import COMMANDS, _build_commands, _commands
+
+    assert list(COMMANDS) == _commands(_build_commands())
+    probe = (
+        "import sys, contextlib, io\nfrom app.cli import main as m\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n        m.main(['--help'])\n    except SystemExit:\n        pass\n"
+        "print(sorted(n for n in sys.modules if n.startswith('models.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    loaded = out.stdout.strip()
+    assert "models.session" not in loaded and "models.delta" not in loaded, loaded

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from app.resolve import resolve_session
-from models.session.folder import Session, open_session
 from models.text.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES, get_tokenizer
+
+if TYPE_CHECKING:
+    from models.session.folder import Session
 
 
 def tokenizer_arg(parser: argparse.ArgumentParser, default: str | None = DEFAULT_TOKENIZER) -> None:
@@ -27,5 +30,7 @@ def session_args(parser: argparse.ArgumentParser, json_output: bool = True) -> N
 
 
 def load_session(args: argparse.Namespace) -> Session:
+    from models.session.folder import open_session  # imported when used: `--help` stays quick
+
     folder = resolve_session(args.folder, args.session)
     return open_session(folder, get_tokenizer(args.tokenizer))

@@ -11,20 +11,27 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from app.cli import context_cmds, delta_cmds, memory_cmds, review_cmds, session_cmds, team_cmds
 from app.cli.common import tokenizer_arg
 from app.resolve import EXIT_OK, EXIT_USAGE, UsageError
 
-GROUPS = (session_cmds, delta_cmds, review_cmds, context_cmds, memory_cmds, team_cmds)
+# The subcommands, named here so that the window and `--help` start without importing what the
+# commands need (a test checks this list against the parser the groups build).
+COMMANDS = (
+    "inspect", "teammate", "baseline", "gate", "delta", "apply", "plan", "savings", "ack",
+    "context", "planning", "memory", "publish", "team",
+)  # fmt: skip
 
 
 def _build_commands() -> argparse.ArgumentParser:
+    from app.cli import context_cmds, delta_cmds, memory_cmds, review_cmds, session_cmds, team_cmds
+
+    groups = (session_cmds, delta_cmds, review_cmds, context_cmds, memory_cmds, team_cmds)
     parser = argparse.ArgumentParser(
         prog="lead-console",
         description="Headless jobs of Lead Console. Run without a command to open the window.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in GROUPS:
+    for group in groups:
         group.register(sub)
     return parser
 
@@ -51,13 +58,11 @@ def _build_window_parser(commands: list[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        commands = _build_commands()  # built once: every call of a script pays for it
-        names = _commands(commands)
-        if args_list and args_list[0] in names:
-            args = commands.parse_args(args_list)
+        if args_list and args_list[0] in COMMANDS:
+            args = _build_commands().parse_args(args_list)
             func: Callable[[argparse.Namespace], int] = args.func
             return func(args)
-        args = _build_window_parser(names).parse_args(args_list)
+        args = _build_window_parser(list(COMMANDS)).parse_args(args_list)
         from app.gui import run_window  # Qt only from here on
 
         return run_window(args)
