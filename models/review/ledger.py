@@ -14,9 +14,23 @@ from models.publish.publishing import LEDGER, utc_now
 from models.review.inbox import Message
 from models.text.textfile import read_bounded, read_utf8
 
+# The last parse of each ledger, by its identity on disk: a review of 300 messages asks for the
+# ledger once per message, and re-reading 3,000 lines each time took seconds.
+_PARSED: dict[Path, tuple[tuple[int, int, int], list[dict[str, Any]]]] = {}
+
 
 def read_ledger(folder: Path) -> list[dict[str, Any]]:
+    """Every ledger entry, oldest first; parsed again only when the file changed (its inode,
+    size or modification time), and always a fresh list the caller may keep."""
     path = folder / LEDGER
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _PARSED.get(path)
+    if cached is not None and cached[0] == key:
+        return list(cached[1])
     try:
         raw, _ = read_bounded(path)
     except OSError:
@@ -29,7 +43,11 @@ def read_ledger(folder: Path) -> list[dict[str, Any]]:
             continue  # a line being appended right now, or damaged: never guessed
         if isinstance(entry, dict):
             out.append(entry)
-    return out
+    if len(raw) == st.st_size:  # what was parsed is what was stat'ed (no append in between)
+        if len(_PARSED) > 16:
+            _PARSED.clear()
+        _PARSED[path] = (key, out)
+    return list(out)
 
 
 def record_received(folder: Path, messages: list[Message]) -> list[Message]:
