@@ -8,10 +8,8 @@ sections say where they go (``after §X``, ``first in §P``, ``at the start``).
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
-from dataclasses import replace
 
 from models.delta.items import (
     AT_START,
@@ -182,90 +180,6 @@ def _keyed(item: DeltaItem) -> bool:
     return item.key is not None and item.ref not in PSEUDO_REFS
 
 
-def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
-    """Apply item-level ops to one section's own text, as a one-section document. Items added
-    one after another go in together: a thousand new rows parse the section once."""
-    ref = structure(own_text).sections[0].ref[1:]
-    i = 0
-    while i < len(items):
-        run = _item_chain(items, i)
-        local = [replace(it, ref=ref) for it in items[i : i + run]]
-        try:
-            own_text = _add_item_chain(own_text, local) if run > 1 else apply_item(own_text, local[0])
-        except ApplyError as exc:
-            at = local.index(exc.item) if exc.item in local else 0
-            raise ApplyError(items[i + at], exc.reason) from None  # named as the delta names it
-        i += run
-    return own_text
-
-
-def _item_chain(items: list[DeltaItem], i: int) -> int:
-    """How many items from ``i`` add items each right after the one added before it."""
-    first = items[i]
-    if first.op != "ADDED" or first.key is None or first.position == FIRST_ITEM:
-        return 1
-    j = i + 1
-    while j < len(items) and items[j].op == "ADDED" and items[j].position == f"after:{items[j - 1].key}":
-        j += 1
-    return j - i
-
-
-def _add_item_chain(text: str, chain: list[DeltaItem]) -> str:
-    """The chained items as one insertion after the first one's anchor, each formatted like the
-    line before it, exactly as adding them one by one would."""
-    gc = structure(text)
-    nl = _newline(text)
-    section = gc.sections[0]
-    if not section.items:
-        return _apply_one_by_one(text, chain)
-    first = chain[0]
-    in_order = sorted(section.items, key=lambda it: it.start)
-    anchor = in_order[-1]
-    if first.position is not None:
-        found = _find_item(section, first.position[len("after:") :]) if first.position.startswith("after:") else None
-        if found is None:
-            return _apply_one_by_one(text, chain)  # let the one-by-one path name the problem
-        anchor = found
-    keys = {norm(it.key) for it in section.items}
-    template, template_key, kind = item_text(gc, anchor), anchor.key, anchor.kind
-    lines = []
-    for item in chain:
-        assert item.key is not None
-        if norm(item.key) in keys:
-            raise ApplyError(item, f"the section already has {item.key}")
-        keys.add(norm(item.key))
-        prefix, _, suffix = split_item(template, kind)
-        key_at = prefix.find(template_key)
-        if key_at >= 0:
-            prefix = prefix[:key_at] + item.key + prefix[key_at + len(template_key) :]
-        line = prefix + (item.new or "") + suffix
-        lines.append(nl + _native(line, nl))
-        template, template_key = line, item.key
-    at = anchor.start + len(text[anchor.start : anchor.end].rstrip("\r\n"))
-    return text[:at] + "".join(lines) + text[at:]
-
-
-def _apply_one_by_one(text: str, items: list[DeltaItem]) -> str:
-    for item in items:
-        text = apply_item(text, item)
-    return text
-
-
-def _apply_item_run(text: str, items: list[DeltaItem]) -> str:
-    """Item-level ops change no section boundaries: one parse serves them all, and each
-    section's ops run on that section alone, spliced back from the end of the file first."""
-    gc = structure(text)
-    groups: dict[int, tuple[Section, list[DeltaItem]]] = {}
-    for item in items:
-        section = _section(gc, item.ref, item)
-        groups.setdefault(section.start, (section, []))[1].append(item)
-    for start in sorted(groups, reverse=True):
-        section, ops = groups[start]
-        own = apply_to_section(text[section.start : section.own_end], ops)
-        text = text[: section.start] + own + text[section.own_end :]
-    return text
-
-
 def apply_delta(text: str, delta: Delta) -> str:
     """The GC after ``delta``; raises ``ApplyError`` (naming the item) when anything does not fit,
     or when the result would damage what the delta does not name (``check_result``)."""
@@ -274,7 +188,9 @@ def apply_delta(text: str, delta: Delta) -> str:
     if delta.old_version is not None and version is not None and version != delta.old_version:
         raise ApplyError(None, f"the delta is for GC-v{delta.old_version}, this GC is GC-v{version}")
     refuse_contradictions(delta.items)
-    result = _apply_items(text, delta)
+    from models.delta.batches import apply_items  # it builds on this module's single steps
+
+    result = apply_items(text, delta)
     check_result(text, result, delta)
     return result
 
@@ -337,119 +253,3 @@ def check_result(old_text: str, new_text: str, delta: Delta) -> None:
 
 def _front_broken(gc: GlobalContext) -> bool:
     return any(p.message.startswith("front matter") for p in gc.problems)
-
-
-def _added_chain(items: list[DeltaItem], i: int) -> int:
-    """How many items from ``i`` on add sections one after the other (each placed after the one
-    added before it, by a plain reference): they go in as one insertion, so that adding a
-    thousand sections parses the GC once, not a thousand times."""
-    first = items[i]
-    if first.key is not None or first.op != "ADDED" or first.content is None:
-        return 1
-    j = i + 1
-    while j < len(items):
-        prev, item = items[j - 1], items[j]
-        if not (
-            _plain_siblings(prev.ref, item.ref)
-            and item.key is None
-            and item.op == "ADDED"
-            and item.content is not None
-            and item.position == f"after:{prev.ref}"
-        ):
-            break
-        j += 1
-    return j - i
-
-
-def _plain_siblings(a: str, b: str) -> bool:
-    """Two references to sections under one parent, the first one plain (not ``"X"#2``)."""
-    if '"' not in a and '"' not in b:
-        return "." not in a and "." not in b  # two top-level titles
-    first, second = split_ref(a), split_ref(b)
-    return first is not None and second is not None and not first[-1].exact and first[:-1] == second[:-1]
-
-
-def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str:
-    """The chained sections as one insertion at the first one's place; each title is checked
-    against the siblings it joins, as adding them one by one would."""
-    gc = structure(text)
-    nl = _newline(text)
-    at = _insert_point(gc, chain[0], text)
-    anchor = chain[0].position or AT_START
-    if anchor.startswith("after:"):
-        sibling = _section(gc, anchor[len("after:") :], chain[0])
-        siblings = sibling.parent.children if sibling.parent else gc.sections
-    elif anchor.startswith("first-in:"):
-        siblings = _section(gc, anchor[len("first-in:") :], chain[0]).children
-    else:
-        siblings = gc.sections
-    titles = {norm(s.title) for s in siblings}
-    pieces: list[str] = []
-    for item in chain:
-        title = (item.content or "").split("\n", 1)[0].lstrip("# ").strip()
-        if norm(title) in titles and item is not chain[0]:
-            raise ApplyError(item, f"a section called {title!r} is already there")
-        titles.add(norm(title))
-        content = _native(item.content or "", nl)
-        before = "".join(pieces) if pieces else text[:at]
-        if (pieces or at > 0) and not before.endswith("\n"):
-            content = nl + content
-        pieces.append(content)
-    return text[:at] + "".join(pieces) + text[at:]
-
-
-def _removed_run(items: list[DeltaItem], i: int) -> int:
-    """How many section removals start at ``i``."""
-    j = i
-    while j < len(items) and items[j].key is None and items[j].op == "REMOVED" and items[j].ref not in PSEUDO_REFS:
-        j += 1
-    return j - i
-
-
-def _remove_sections(text: str, run: list[DeltaItem]) -> str | None:
-    """Several sections removed with one parse, when removing one cannot change what another's
-    reference means: distinct, none inside another, each title unique among its siblings (so no
-    ``"Notes"#2`` renumbers). None when that does not hold: then they go one by one."""
-    gc = structure(text)
-    targets: list[Section] = []
-    for item in run:
-        found = gc.resolve(item.ref)
-        if found is None or found.item is not None:
-            return None
-        section = found.section
-        siblings = section.parent.children if section.parent else gc.sections
-        if sum(1 for s in siblings if norm(s.title) == norm(section.title)) > 1:
-            return None
-        targets.append(section)
-    spans = sorted({(s.start, s.end) for s in targets}, reverse=True)
-    if len(spans) != len(targets) or any(a[0] < b[1] for a, b in itertools.pairwise(spans)):
-        return None  # the same section twice, or one inside another
-    for start, end in spans:
-        text = text[:start] + text[end:]
-    return text
-
-
-def _apply_items(text: str, delta: Delta) -> str:
-    items = list(delta.items)
-    i = 0
-    while i < len(items):
-        if not _keyed(items[i]):
-            removed = _removed_run(items, i)
-            if removed > 1:
-                batched = _remove_sections(text, items[i : i + removed])
-                if batched is not None:
-                    text = batched
-                    i += removed
-                    continue
-            run = _added_chain(items, i)
-            text = apply_item(text, items[i]) if run == 1 else _apply_added_chain(text, items[i : i + run])
-            i += run
-            continue
-        j = i
-        while j < len(items) and _keyed(items[j]):
-            j += 1
-        text = _apply_item_run(text, items[i:j])
-        i = j
-    if delta.new_version is not None:
-        text = set_version(text, delta.new_version)
-    return text

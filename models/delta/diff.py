@@ -15,7 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from models.delta.apply import apply_delta, apply_to_section
+from models.delta.apply import apply_delta
+from models.delta.batches import apply_to_section
 from models.delta.items import (
     AT_START,
     FIRST_ITEM,
