@@ -69,3 +69,30 @@ def test_a_failing_ledger_append_undoes_every_file_written_before_it(
     with pytest.raises(PublishRefused, match=r"ledger\.jsonl: No space left on device; nothing was published"):
         execute_publish(_plan(demo_copy))
     assert _tree(demo_copy) == before
+
+
+def test_a_gate_conclusion_whose_plan_write_fails_leaves_no_record(
+    demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16: the record and the lifted freeze go together; the plan refusing takes the
+    record back, so the session still says the gate is being evaluated, as it is."""
+    import models.publish.gate as gate
+    from models.publish.gate import GateError, conclude_gate, start_gate
+
+    session = open_session(demo_copy, get_tokenizer("estimate"))
+    start_gate(session, "2026-11-23T00:00:00Z", 6)
+    session = open_session(demo_copy, get_tokenizer("estimate"))
+    before = _tree(demo_copy)
+    real = gate.atomic_write
+    calls = {"n": 0}
+
+    def failing(path: Path, data: bytes, expected: object) -> object:
+        calls["n"] += 1
+        if calls["n"] == 2:  # the record went in; the plan's write fails
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(path, data, expected)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gate, "atomic_write", failing)
+    with pytest.raises(GateError, match="the gate was not concluded"):
+        conclude_gate(session, "APPROVED", "2026-11-23T01:00:00Z")
+    assert _tree(demo_copy) == before

@@ -87,5 +87,11 @@ def conclude_gate(session: Session, verdict: str, now: str, phase: int | None = 
     except (FileChangedError, OSError) as exc:
         raise GateError(f"{path.name}: {exc}") from exc
     if evaluation is not None:
-        set_gate_evaluation(session.folder / PLAN_FILE, None)
+        try:
+            set_gate_evaluation(session.folder / PLAN_FILE, None)
+        except GateError as exc:
+            # All or nothing: without the freeze lifted, the record would say a gate concluded
+            # that the plan still evaluates. Take the record back (it is ours, just written).
+            path.unlink(missing_ok=True)
+            raise GateError(f"{PLAN_FILE}: {exc}; the gate was not concluded ({path.name} taken back)") from exc
     return path
