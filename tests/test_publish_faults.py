@@ -80,7 +80,7 @@ def test_a_gate_conclusion_whose_plan_write_fails_leaves_no_record(
     from models.publish.gate import GateError, conclude_gate, start_gate
 
     session = open_session(demo_copy, get_tokenizer("estimate"))
-    start_gate(session, "2026-11-23T00:00:00Z", 6)
+    start_gate(session, 6, "2026-11-23T00:00:00Z")
     session = open_session(demo_copy, get_tokenizer("estimate"))
     before = _tree(demo_copy)
     real = gate.atomic_write
