@@ -81,6 +81,18 @@ def _cli_rows() -> list[Row]:
     return rows
 
 
+def _fuzz_row() -> Row:
+    """The fuzz harness over every combination (the test suite runs a seeded third)."""
+    from bench.fuzz import fuzz_all
+
+    counts, bad = fuzz_all()
+    shown = f"{counts['runs']:,} runs: {counts['tracebacks']} tracebacks, {counts['hangs']} hangs, "
+    shown += f"{counts['writes by readers']} writes by readers"
+    return absolute_row(
+        "fuzz, every subcommand", "7 sessions × 10 kinds of damage × 16 commands", shown, not bad, "all 0"
+    )
+
+
 def _read_and_count(paths: list[Path]) -> float:
     """The floor of opening or following: read the files and count their tokens, vocabulary
     loaded, no cache."""
@@ -279,6 +291,7 @@ def main() -> int:
         rows.append(_inbox_lock_row())
         rows.append(rss_row)
         rows.extend(_cli_rows())
+        rows.append(_fuzz_row())
 
         text = gc_path.read_text(encoding="utf-8")
         for name in ("o200k_base", "cl100k_base"):

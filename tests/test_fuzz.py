@@ -9,140 +9,19 @@ in the app's own files). Hypothesis adds random byte damage to the GC.
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
-import signal
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cli.main import main
-from conftest import DEMO, REAL_SESSIONS
+from bench.fuzz import COMMANDS, DAMAGE, TARGETS, deadline, sessions, tree
+from conftest import DEMO
 
-SESSIONS = [*sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir()), DEMO]
-TARGETS = ("global-context.md", "orchestration-plan.md", "TEAM-MEMORY.md")
-
-
-def _missing(p: Path) -> None:
-    p.unlink(missing_ok=True)
-
-
-def _folder(p: Path) -> None:
-    p.unlink(missing_ok=True)
-    p.mkdir()
-
-
-def _dangling(p: Path) -> None:
-    p.unlink(missing_ok=True)
-    p.symlink_to(p.parent / "no-such-file")
-
-
-def _loop(p: Path) -> None:
-    p.unlink(missing_ok=True)
-    p.symlink_to(p)
-
-
-def _device(p: Path) -> None:
-    p.unlink(missing_ok=True)
-    p.symlink_to("/dev/zero")
-
-
-def _fifo(p: Path) -> None:
-    p.unlink(missing_ok=True)
-    os.mkfifo(p)
-
-
-def _not_utf8(p: Path) -> None:
-    data = p.read_bytes() if p.is_file() else b"text\n"
-    p.write_bytes(data[: len(data) // 2] + b"\xff\xfe\xc3(" + data[len(data) // 2 :])
-
-
-def _cut(p: Path) -> None:
-    data = p.read_bytes() if p.is_file() else b""
-    p.write_bytes(data[: len(data) // 3])
-
-
-def _nested(p: Path) -> None:
-    p.write_text("---\nversion: " + "[" * 5000 + "\n---\n# x\n" + "- " * 3000 + "deep\n", encoding="utf-8")
-
-
-def _app_files(p: Path) -> None:
-    folder = p.parent
-    (folder / "messages").mkdir(exist_ok=True)
-    (folder / "messages" / "ledger.jsonl").write_bytes(b'{"direction": "sent", "to": 5, "file": 7}\n[\n\xff\n')
-    (folder / ".lead-console").mkdir(exist_ok=True)
-    (folder / ".lead-console" / "claude-team.json").write_text('{"team": 3, "members": []}', encoding="utf-8")
-
-
-DAMAGE: dict[str, Callable[[Path], None]] = {
-    "missing": _missing,
-    "folder": _folder,
-    "dangling link": _dangling,
-    "link loop": _loop,
-    "device": _device,
-    "fifo": _fifo,
-    "not utf-8": _not_utf8,
-    "cut short": _cut,
-    "nested": _nested,
-    "garbage in the app's files": _app_files,
-}
-# (arguments after the session folder's place, whether the command only reads)
-COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
-    (lambda s, t: ["inspect", str(s), "--json"], True),
-    (lambda s, t: ["teammate", str(s), "--json"], True),
-    (lambda s, t: ["plan", str(s), "--json"], True),
-    (lambda s, t: ["plan", str(s), "--new", str(s / "global-context.md")], True),
-    (lambda s, t: ["savings", str(s)], True),
-    (lambda s, t: ["memory", "check", str(s), "--json"], True),
-    (lambda s, t: ["delta", str(DEMO / "gc-history" / "GC-v5.md"), str(s / "global-context.md")], True),
-    (lambda s, t: ["apply", str(s / "global-context.md"), str(t / "delta.txt"), "-o", str(t / "out.md")], False),
-    (lambda s, t: ["ack", str(s / "TEAM-MEMORY.md"), "--session", str(s)], True),
-    (lambda s, t: ["team", str(s), "--json"], True),
-    (lambda s, t: ["publish", str(s), "--dry-run", "--json"], True),
-    (lambda s, t: ["context", str(s)], True),
-    (lambda s, t: ["planning", str(s), "--agent", "gsd-executor", "--phase", "1"], True),
-    (lambda s, t: ["memory", "add", str(s), "--role", "Lead", "--tag", "Decision", "fuzz entry"], False),
-    (lambda s, t: ["baseline", str(s), "--json"], False),
-    (lambda s, t: ["gate", "start", str(s), "--phase", "6"], False),
-]
-
-
-class Hang(Exception):
-    pass
-
-
-@contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    def alarm(signum: int, frame: FrameType | None) -> None:
-        raise Hang(f"no answer within {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def tree(folder: Path) -> dict[str, object]:
-    """Every entry with what it is: bytes of regular files, targets of links, kinds of others."""
-    out: dict[str, object] = {}
-    for path in sorted(folder.rglob("*")):
-        rel = str(path.relative_to(folder))
-        if path.is_symlink():
-            out[rel] = ("link", os.readlink(path))
-        elif path.is_file():
-            out[rel] = path.read_bytes()
-        else:
-            out[rel] = "folder" if path.is_dir() else "other"
-    return out
+SESSIONS = sessions()
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -215,3 +94,13 @@ def test_a_session_file_linked_from_outside_is_read_and_named(
     messages = [p.message for p in session.problems["memory"]]
     assert messages == [f"is a link to {outside}, outside the session; read from there"]
     assert session.memory is not None and len(session.memory.sections) > 3  # and read
+
+
+def test_memory_add_on_a_link_loop_says_so_in_one_line(demo_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by the full harness (python -m bench.fuzz): Python reports a link loop while
+    resolving a path as RuntimeError, which escaped `memory add`."""
+    memory = demo_copy / "TEAM-MEMORY.md"
+    memory.unlink()
+    memory.symlink_to(memory)
+    code, err = run(["memory", "add", str(demo_copy), "--role", "Lead", "--tag", "Decision", "x"], capsys)
+    assert code == 1 and "a link that points to itself (a loop); not read; nothing was written" in err

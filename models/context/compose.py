@@ -185,7 +185,10 @@ def latest_run(cwd: Path) -> Path | None:
     """``${CWD}/.delta/LATEST``: a link to the run folder or a file naming the run id."""
     latest = cwd / ".delta" / "LATEST"
     if latest.is_symlink() or latest.is_dir():
-        return latest.resolve()
+        try:
+            return latest.resolve()
+        except RuntimeError:
+            return None  # a link loop names no run
     if latest.is_file():
         try:
             run_id = read_utf8(latest, 4096).strip()

@@ -101,7 +101,10 @@ def incomplete(text: str, memory: TeamMemory, journal: MemoryJournal | None) -> 
 @contextlib.contextmanager
 def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledRead]:
     """Yield the file once it is settled and whole; raise ``HalfWritten`` when it never is."""
-    target = path.resolve()
+    try:
+        target = path.resolve()
+    except RuntimeError:  # Python says a link loop this way; callers catch OSError
+        raise OSError(errno.ELOOP, "a link that points to itself (a loop); not read", str(path)) from None
     if not target.exists():
         raise FileNotFoundError(path)
     if not target.is_file():
