@@ -132,3 +132,27 @@ def test_a_conflicting_edit_shows_both_versions(controller: Controller, demo_cop
     )
     assert "on disk now:" in messages[0] and "(agent)" in messages[0] and "(Lead)" in messages[0]
     assert "(agent)" in _memory(demo_copy)
+
+
+def test_a_refused_or_failed_write_leaves_no_undo_step_and_says_why(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16: a full disk while writing TEAM-MEMORY is said in one line, the file is as it
+    was, and no undo step is left for a write that did not happen."""
+    import errno
+
+    import ui.memory_actions as actions_module
+
+    actions = controller.window.memory_actions
+    before = _memory(demo_copy)
+    steps = actions.undo_stack.count()
+    errors: list[str] = []
+    actions.failed.connect(errors.append)
+
+    def full_disk(*args: object, **kwargs: object) -> object:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(actions_module, "edit_memory", full_disk)
+    assert not actions.add_entry("Lead", "Decision", "this will not fit")
+    assert errors == ["TEAM-MEMORY.md: No space left on device; nothing was written"]
+    assert actions.undo_stack.count() == steps and _memory(demo_copy) == before

@@ -48,11 +48,14 @@ class _MemoryCommand(QUndoCommand):
         self.actions, self.edits, self.undo_edits = actions, edits, list[SectionEdit]()
 
     def redo(self) -> None:
-        """Write the edits (again, after an undo)."""
+        """Write the edits (again, after an undo). A refused first write leaves no undo step:
+        the command marks itself obsolete, and the stack drops it."""
         headers = {e.header for e in self.edits}
         result = self.actions.write(self.edits)
         if result is not None:
             self.undo_edits = result.inverse(headers)
+        elif not self.undo_edits:
+            self.setObsolete(True)
 
     def undo(self) -> None:
         """Write the inverse edits, merged with what agents wrote since."""
@@ -100,8 +103,8 @@ class MemoryActions(QObject):
     # -- the change pipeline: preview, confirm, write ----------------------------------------------
 
     def confirm(self, title: str, diff: str) -> bool:
-        """Asks the Lead (the window shows a dialog; tests replace this)."""
-        return True
+        """Asks the Lead: the pane puts its dialog here. Unasked, nothing is written."""
+        return False
 
     def _run(self, title: str, edits: list[SectionEdit]) -> bool:
         if self.path is None:
@@ -117,8 +120,9 @@ class MemoryActions(QObject):
         self.last_preview = diff
         if not diff or not self.confirm(title, diff):
             return False
+        step = self.undo_stack.index()
         self.undo_stack.push(_MemoryCommand(self, title, edits))
-        return True
+        return self.undo_stack.index() > step  # a refused write dropped its command
 
     def write(self, edits: list[SectionEdit]):  # type: ignore[no-untyped-def]
         assert self.path is not None
@@ -129,6 +133,9 @@ class MemoryActions(QObject):
             return None
         except MemoryEditError as exc:
             self.failed.emit(str(exc))
+            return None
+        except OSError as exc:  # a full disk, a permission: said, and the file is as it was
+            self.failed.emit(f"{self.path.name}: {exc.strerror or exc}; nothing was written")
             return None
         self.snapshot = result.text  # our own write is no loss
         return result
