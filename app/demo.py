@@ -60,6 +60,16 @@ def copy_demo(project: Path) -> Path:
     return session
 
 
+def copy_session(source: Path | None, into: Path) -> Path:
+    """A private copy under ``into``: of ``source`` (a session folder), or of the demo with its
+    team linked when ``source`` is None (scripts that drive the window on a copy)."""
+    if source is None:
+        return copy_demo(into / "project")
+    folder = into / "project" / ".agent" / "teams" / source.name
+    shutil.copytree(source, folder)
+    return folder
+
+
 def link_demo_team(session: Path, project: Path) -> None:
     """Link a copy of the demo session to the copy of its Claude Code team (members, inboxes
     and transcripts beside it, one teammate compacted after its last confirmed GC)."""

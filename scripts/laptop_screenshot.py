@@ -6,7 +6,6 @@ Run: xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python scripts/laptop_scre
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -18,7 +17,7 @@ from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.controller import Controller  # noqa: E402
-from app.demo import copy_demo  # noqa: E402
+from app.demo import copy_session  # noqa: E402
 from app.settings import AppSettings  # noqa: E402
 
 
@@ -27,11 +26,7 @@ def main() -> int:
     source = Path(sys.argv[2]) if len(sys.argv) > 2 else None
     app = QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as tmp:
-        if source is None:
-            folder = copy_demo(Path(tmp) / "project")  # with its Claude Code team, linked
-        else:
-            folder = Path(tmp) / "project" / ".agent" / "teams" / source.name
-            shutil.copytree(source, folder)
+        folder = copy_session(source, Path(tmp))  # the demo comes with its team linked
         settings = AppSettings(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
         ctl = Controller(settings, headless=True)
         ctl.open(folder)

@@ -10,7 +10,6 @@ PNG is named after it; look at every one.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -24,7 +23,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.controller import Controller  # noqa: E402
-from app.demo import copy_demo  # noqa: E402
+from app.demo import copy_session  # noqa: E402
 from app.settings import AppSettings  # noqa: E402
 
 
@@ -34,11 +33,7 @@ def main() -> int:
     source = Path(sys.argv[2]) if len(sys.argv) > 2 else None
     app = QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as tmp:
-        if source is None:
-            folder = copy_demo(Path(tmp) / "project")  # with its Claude Code team, linked
-        else:
-            folder = Path(tmp) / "project" / ".agent" / "teams" / source.name
-            shutil.copytree(source, folder)
+        folder = copy_session(source, Path(tmp))  # the demo comes with its team linked
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         _drop_messages(folder / "messages" / "inbox")
