@@ -29,6 +29,17 @@ def _publish(qtbot: QtBot, ctl: Controller) -> None:
         pane.publish()
 
 
+def _ask_clarification(folder: Path, applied: int) -> None:
+    """implementer-1's NEED_CLARIFICATION ACK of GC-v6 (of 2 items), dropped into the inbox."""
+    inbox = folder / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-1-ack.md").write_text(
+        f"From: implementer-1\n[ACK-UPDATE] GC-v6 received. Items: {applied}/2. Impact: unclear. "
+        "Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+
+
 def _table(ctl: Controller) -> dict[str, tuple[str, str, str]]:
     model = ctl.window.teammate_model
     out = {}
@@ -131,12 +142,7 @@ def test_counts_read_as_english_and_a_clarification_request_needs_attention(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
     """Issue 13.6, in part: "1 message", "1 needs attention" while a NEED_CLARIFICATION waits."""
-    inbox = demo_copy / "messages" / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    (inbox / "implementer-1-ack.md").write_text(
-        "From: implementer-1\n[ACK-UPDATE] GC-v6 received. Items: 1/2. Impact: unclear. Action: NEED_CLARIFICATION\n",
-        encoding="utf-8",
-    )
+    _ask_clarification(demo_copy, applied=1)
     controller.refresh_reviews()
     assert controller.window.review_pane.header.text() == "1 message, 1 needs attention"
     assert controller.window.status_attention.text() == "⚑ 1 needs attention"
@@ -147,12 +153,7 @@ def test_a_message_is_carried_out_once_unless_the_lead_says_again(
 ) -> None:
     """Issue 13.3: the handled message shows what was done and when; a second Carry out asks
     first, says what it would repeat, and does nothing when the Lead says no."""
-    inbox = demo_copy / "messages" / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    (inbox / "implementer-1-ack.md").write_text(
-        "From: implementer-1\n[ACK-UPDATE] GC-v6 received. Items: 1/2. Impact: unclear. Action: NEED_CLARIFICATION\n",
-        encoding="utf-8",
-    )
+    _ask_clarification(demo_copy, applied=1)
     controller.refresh_reviews()
     (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
     assert controller.carry_out(review)
@@ -230,12 +231,7 @@ def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
 
     import app.controller as controller_module
 
-    inbox = demo_copy / "messages" / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    (inbox / "implementer-1-ack.md").write_text(
-        "From: implementer-1\n[ACK-UPDATE] GC-v6 received. Items: 0/2. Impact: unclear. Action: NEED_CLARIFICATION\n",
-        encoding="utf-8",
-    )
+    _ask_clarification(demo_copy, applied=0)
     controller.refresh_reviews()
     (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
     tree = {p: p.read_bytes() for p in demo_copy.rglob("*") if p.is_file()}
