@@ -14,8 +14,9 @@ def team_replies(team_folder: Path) -> tuple[list[Message], list[str]]:
     """(messages to the lead, problems): the inbox's, then the transcript's that the inbox no
     longer holds. Both name a message by sender, text and repeat count, so a reply read from
     either place is the same message to the ledger."""
-    _, messages, problems = read_claude_team(team_folder)
     team = read_team(team_folder)
+    _, messages, problems = read_claude_team(team_folder, team.lead)
+    problems = [*team.problems, *problems]
     sources = {m.source for m in messages}
     seen: dict[tuple[str, str], int] = {}
     for sender, text, stamp in lead_transcript_messages(team):

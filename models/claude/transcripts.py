@@ -167,6 +167,7 @@ def team_context(team: Team) -> dict[str, TeammateContext]:
     return out
 
 
+_LEAD_BLOCKS: dict[Path, tuple[tuple[str, int, int, int], list[tuple[str, str, str | None]]]] = {}
 _BLOCK = re.compile(r"<teammate-message\s+([^>]*)>(.*?)</teammate-message>", re.DOTALL)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 
@@ -180,6 +181,14 @@ def lead_transcript_messages(team: Team) -> list[tuple[str, str, str | None]]:
     path = find_transcript(team, lead)
     if path is None:
         return []
+    try:
+        st = path.stat()
+    except OSError:
+        return []
+    key = (team.lead, st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _LEAD_BLOCKS.get(path)
+    if cached is not None and cached[0] == key:
+        return list(cached[1])  # every Inbox refresh asks; the transcript is parsed once per change
     try:
         raw, _ = read_bounded(path, MAX_TRANSCRIPT_BYTES)
     except OSError:
@@ -208,4 +217,7 @@ def lead_transcript_messages(team: Team) -> list[tuple[str, str, str | None]]:
                 if sender and sender != team.lead:
                     stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
                     out.append((sender, block.group(2).strip("\n"), stamp))
-    return out
+    if len(raw) == st.st_size:  # parsed what was stat'ed: nothing appended in between
+        _LEAD_BLOCKS.clear()  # one lead transcript is followed at a time
+        _LEAD_BLOCKS[path] = (key, out)
+    return list(out)

@@ -64,19 +64,14 @@ def read_claude_team(team_folder: Path, lead: str | None = None) -> tuple[list[s
     """
     problems: list[str] = []
     members: list[str] = []
-    try:
-        config = json.loads(read_utf8(team_folder / "config.json"))
-        members = [str(m.get("name")) for m in config.get("members", []) if isinstance(m, dict) and m.get("name")]
-        lead = lead or next(
-            (
-                str(m.get("name"))
-                for m in config.get("members", [])
-                if isinstance(m, dict) and m.get("agentType") == "team-lead"
-            ),
-            None,
-        )
-    except (OSError, ValueError, RecursionError, AttributeError) as exc:
-        problems.append(f"config.json: {exc}")
+    if lead is None:  # a caller that read the team already names the lead: config is not read again
+        try:
+            config = json.loads(read_utf8(team_folder / "config.json"))
+            entries = [m for m in config.get("members", []) if isinstance(m, dict)]
+            members = [str(m.get("name")) for m in entries if m.get("name")]
+            lead = next((str(m.get("name")) for m in entries if m.get("agentType") == "team-lead"), None)
+        except (OSError, ValueError, RecursionError, AttributeError) as exc:
+            problems.append(f"config.json: {exc}")
     lead = lead or "team-lead"
     inbox = team_folder / "inboxes" / f"{lead}.json"
     messages: list[Message] = []
