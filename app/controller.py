@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
@@ -13,16 +13,16 @@ from app.live_session import LiveSession
 from app.resolve import UsageError, resolve_session
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
-from models.claude.replies import team_replies
+from app.workers import LatestWork
+from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.claude.team import list_teams, read_team
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.review.actions import apply_review, compose_resend, handled_line, write_resend
-from models.review.inbox import read_inbox
-from models.review.ledger import append_ledger, handled_keys, record_received
+from models.review.ledger import append_ledger, handled_keys
 from models.review.pending import pending_statuses
-from models.review.validation import Review, due_pings, review
+from models.review.validation import Review
 from models.session.folder import PLAN_FILE, Part, find_sessions
 from models.text.atomic import FileChangedError, atomic_write, create_new
 from models.text.surgical import EditError
@@ -33,6 +33,8 @@ from ui.main_window import MainWindow
 
 class Controller(QObject):
     """Owns the window and the open ``LiveSession``; ``headless`` never shows dialogs."""
+
+    reviewsShown = Signal()  # the Inbox and the table's ACK and Due columns show a fresh pass
 
     def __init__(self, settings: AppSettings, headless: bool = False) -> None:
         super().__init__()
@@ -49,6 +51,8 @@ class Controller(QObject):
         self.window.review_pane.teamRequested.connect(self._ask_team)
         self.window.teammates_pane.stateRequested.connect(self.set_state)
         self.reviews: list[Review] = []
+        self.reviewer = LatestWork(self)  # inboxes, ledger and team replies, off the GUI thread
+        self.reviewer.finished.connect(self._reviewed)
         self.team = TeamBridge(self)
         self.team.viewReady.connect(self._team_view)
         self.team.delivered.connect(self._delivered)
@@ -89,6 +93,7 @@ class Controller(QObject):
             return False
         live = LiveSession(chosen, get_tokenizer(self.settings.tokenizer), self)
         if self.live is not None:
+            self.reviewer.drop()  # a pass over the old session's inboxes is shown nowhere
             self.live.close()
             self.live.deleteLater()  # a child of ours until deleted: the old session and its watcher go
         self.live = live
@@ -253,28 +258,28 @@ class Controller(QObject):
         self.window.statusBar().showMessage(text, 10_000)
 
     def refresh_reviews(self) -> None:
-        """Read every inbox, record new messages in the ledger, review them all."""
+        """Read every inbox, record new messages in the ledger and review them all, in the
+        worker; ``reviewsShown`` follows. A burst of requests runs once more, not once each."""
         if self.live is None:
             return
         session = self.live.session
-        roles = [t.role for t in session.teammates()]
-        messages = read_inbox(session.folder, roles)
-        team = self.team_folder()
-        if team is not None and team.is_dir():
-            if self.team.view is not None:
-                self._lead_inbox_seen = self._lead_inbox_state(self.team.view)
-            messages += team_replies(team)[0]
-        record_received(session.folder, messages)
-        messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
-        self.reviews = [review(m, session) for m in messages]
-        handled = handled_keys(session.folder)
-        pings = due_pings(session, datetime.now(UTC), self.settings.ack_timeout_min)
-        self.window.show_reviews(self.reviews, handled, pings, self.team_lost_since)
+        if self.team.view is not None:
+            self._lead_inbox_seen = self._lead_inbox_state(self.team.view)
+        timeout = self.settings.ack_timeout_min
+        self.reviewer.request(lambda: gather_reviews(session, datetime.now(UTC), timeout))
+
+    def _reviewed(self, result: object) -> None:
+        if not isinstance(result, Gathered):
+            self.window.statusBar().showMessage(f"The inbox could not be read: {result}", 10_000)
+            return
+        self.reviews = result.reviews
+        self.window.show_reviews(self.reviews, result.handled, result.pings, self.team_lost_since)
         composer = self.window.composer.composer
-        pending = {**self.team_lost, **pending_statuses(self.reviews, handled)}
+        pending = {**self.team_lost, **pending_statuses(self.reviews, result.handled)}
         if composer is not None and composer.pending != pending:
             composer.pending = pending  # an unanswered NEED_CLARIFICATION counts before Carry out
             self.window.composer.refresh()
+        self.reviewsShown.emit()
 
     def carry_out(self, result: Review) -> bool:
         """Do what the review says on the plan side and mark the message handled in the ledger.
@@ -379,6 +384,7 @@ class Controller(QObject):
 
     def close(self) -> None:
         self.team.stop()
+        self.reviewer.stop()
         if self.live is not None:
             self.live.close()
             self.live.deleteLater()

@@ -13,25 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from app.watcher import FolderWatcher
+from app.workers import Job
 from models.claude.delivery import Outcome, deliver, follow, ping, undelivered
 from models.claude.status import TeamView, load_link, team_view_of
 from models.claude.team import Link, Team, map_roles, read_team, write_link
-
-
-class _Job(QRunnable):
-    def __init__(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-        super().__init__()
-        self.work, self.done = work, done
-
-    def run(self) -> None:
-        try:
-            result: Any = self.work()
-        except Exception as exc:  # a worker must report, never die silently
-            result = exc
-        self.done(result)
 
 
 class TeamBridge(QObject):
@@ -90,7 +78,7 @@ class TeamBridge(QObject):
 
     def _start(self, kind: str, work: Callable[[], Any]) -> None:
         generation = self.generation
-        self.pool.start(_Job(work, lambda result: self._result.emit(generation, kind, result)))
+        self.pool.start(Job(work, lambda result: self._result.emit(generation, kind, result)))
 
     def refresh(self) -> None:
         """Read the team again (in the pool)."""

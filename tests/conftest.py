@@ -61,9 +61,16 @@ def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Contro
     qtbot.addWidget(ctl.window)
     ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
     assert ctl.open(demo_copy)
+    settle_reviews(qtbot, ctl)  # the Inbox is read in a worker: start from the window as loaded
     yield ctl
     ctl.window.context_pane.wait()
     ctl.close()
+
+
+def settle_reviews(qtbot: QtBot, controller: Controller) -> None:
+    """Wait until the Inbox shows the last pass asked for: reviews run in a worker, and the
+    worker is idle only once every requested pass has been shown."""
+    qtbot.waitUntil(lambda: not controller.reviewer.busy, timeout=10_000)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from conftest import SHARED
+from conftest import SHARED, settle_reviews
 from models.claude.delivery import deliver
 from models.claude.mailbox import MailboxError, append_entries, lock_path
 from models.claude.team import Link, read_team
@@ -149,6 +149,7 @@ def test_the_window_shows_delivery_and_context_and_records_each_reply_once(
         qtbot.waitUntil(lambda: len([r for r in ctl.reviews if r.message.source.startswith("claude:")]) == 4)
         ctl.refresh_reviews()
         ctl.refresh_reviews()
+        settle_reviews(qtbot, ctl)
         ledger = (demo_copy / "messages" / "ledger.jsonl").read_text().splitlines()
         received = [json.loads(x) for x in ledger if '"received"' in x and "claude:" in x]
         assert len(received) == 4 and len({e["source"] for e in received}) == 4  # each recorded once

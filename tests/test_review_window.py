@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import CLAUDE_TEAM
+from conftest import CLAUDE_TEAM, settle_reviews
 from models.text.frontmatter import split_front_matter
 from ui.node_model import PAYLOAD_ROLE
 
@@ -91,6 +91,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
     )
     (team / "inboxes" / "team-lead.json").write_text(json.dumps(items), encoding="utf-8")
     controller.set_team_folder(team)
+    settle_reviews(qtbot, controller)
     reviews = {(r.message.sender, r.message.kind): r for r in controller.reviews}
     assert ("implementer-3", "delta_report") in reviews
     assert w.review_pane.model.rowCount() >= 7  # six Claude items minus the protocol one, plus the inbox ACK
@@ -98,6 +99,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
     for r in list(controller.reviews):
         if r.action == "confirm" and r.message.sender in ("implementer-1", "implementer-2", "implementer-4"):
             assert controller.carry_out(r)
+    settle_reviews(qtbot, controller)
     confirmed = _confirmed(demo_copy)
     assert confirmed["implementer-1"] == 7 and confirmed["implementer-2"] == 7 and confirmed["implementer-4"] == 7
     assert confirmed["implementer-3"] == 5 and confirmed["researcher-1"] == 4
@@ -128,6 +130,7 @@ def test_pasted_and_unreadable_messages_are_kept_and_shown_raw(
 ) -> None:
     path = controller.paste("I think the GC is fine?? no tags here", "implementer-3")
     assert path is not None and path.read_text(encoding="utf-8").startswith("From: implementer-3\n")
+    settle_reviews(qtbot, controller)
     w = controller.window
     model = w.review_pane.model
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-3")
@@ -144,6 +147,7 @@ def test_counts_read_as_english_and_a_clarification_request_needs_attention(
     """Issue 13.6, in part: "1 message", "1 needs attention" while a NEED_CLARIFICATION waits."""
     _ask_clarification(demo_copy, applied=1)
     controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
     assert controller.window.review_pane.header.text() == "1 message, 1 needs attention"
     assert controller.window.status_attention.text() == "⚑ 1 needs attention"
 
@@ -155,8 +159,10 @@ def test_a_message_is_carried_out_once_unless_the_lead_says_again(
     first, says what it would repeat, and does nothing when the Lead says no."""
     _ask_clarification(demo_copy, applied=1)
     controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
     (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
     assert controller.carry_out(review)
+    settle_reviews(qtbot, controller)
     ledger = demo_copy / "messages" / "ledger.jsonl"
     outbox = demo_copy / "messages" / "outbox"
     lines, sent = ledger.read_text(encoding="utf-8"), sorted(outbox.iterdir())
@@ -199,6 +205,7 @@ def test_at_1366_by_768_an_inbox_row_reads_whole_without_scrolling(
         encoding="utf-8",
     )
     controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
     w = controller.window
     w.resize(1366, 768)
     w.show()
@@ -233,6 +240,7 @@ def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
 
     _ask_clarification(demo_copy, applied=0)
     controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
     (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
     tree = {p: p.read_bytes() for p in demo_copy.rglob("*") if p.is_file()}
 

@@ -1,0 +1,81 @@
+"""Work off the GUI thread, with results that come back as queued signals.
+
+Reading inboxes, ledgers and transcripts can take seconds on a large session or a slow disk;
+the window must keep answering keys meanwhile. A job runs in a pool the owner holds; its
+result (or the exception that stopped it) is emitted from the pool thread and so delivered
+to the owner's thread by Qt's queued connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+
+class Job(QRunnable):
+    """One call of ``work`` in a pool thread; ``done`` gets its result or its exception."""
+
+    def __init__(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        super().__init__()
+        self.work, self.done = work, done
+
+    def run(self) -> None:
+        """Called by the pool: a worker must report, never die silently."""
+        try:
+            result: Any = self.work()
+        except Exception as exc:
+            result = exc
+        self.done(result)
+
+
+class LatestWork(QObject):
+    """Runs one job at a time; a request made while one runs waits, replacing any waiting one.
+
+    Inbox refreshes come in bursts (a watcher event, a team view, a Carry out); only the last
+    request of a burst matters, so at most one job runs and one waits. ``drop`` (a session
+    switch) forgets the waiting job and discards the running one's result.
+    """
+
+    finished = Signal(object)  # the job's result, or the exception that stopped it
+    _done = Signal(int, object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.generation = 0
+        self.busy = False
+        self.waiting: Callable[[], Any] | None = None
+        self._done.connect(self._on_done)
+
+    def request(self, work: Callable[[], Any]) -> None:
+        """Run ``work`` now, or after the job that is running (replacing one already waiting)."""
+        if self.busy:
+            self.waiting = work
+            return
+        self._run(work)
+
+    def _run(self, work: Callable[[], Any]) -> None:
+        self.busy = True
+        generation = self.generation
+        self.pool.start(Job(work, lambda result: self._done.emit(generation, result)))
+
+    def _on_done(self, generation: int, result: Any) -> None:
+        self.busy = False
+        waiting, self.waiting = self.waiting, None
+        if waiting is not None:
+            self._run(waiting)
+        if generation == self.generation:
+            self.finished.emit(result)
+
+    def drop(self) -> None:
+        """Forget what waits and ignore what runs: its session is gone."""
+        self.generation += 1
+        self.waiting = None
+
+    def stop(self, timeout_ms: int = 5000) -> None:
+        """Drop everything and wait for the pool: nothing of ours runs after the window closes."""
+        self.drop()
+        self.pool.waitForDone(timeout_ms)
