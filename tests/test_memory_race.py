@@ -5,6 +5,7 @@ and every entry the app wrote or saw that vanished is reported, once."""
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import threading
 import time
@@ -109,7 +110,13 @@ def test_app_writers_racing_agents_lose_no_line_and_report_every_loss(
     final = path.read_text(encoding="utf-8")
     # 1. No line that was in the file before is gone: our writes never destroyed an agent's.
     assert [line for line in original if line not in final] == []
-    assert len(app_entries) + len(refused) == 48 and len(app_entries) >= 40, refused
+    # Every write either landed or was refused whole, with the reason. A refusal comes after
+    # 20 attempts that each found an agent's write between our read and ours; on a starved CPU
+    # (the full suite beside other jobs) that happens more, so three quarters must land.
+    assert len(app_entries) + len(refused) == 48 and len(app_entries) >= 36, refused
+    assert all(
+        r == "TEAM-MEMORY.md kept changing; gave up after 20 attempts" or "never became whole" in r for r in refused
+    ), refused
     # 2. Every entry the app wrote that is not in the file now was reported, and only once.
     reported = [v.seen.entry for v in MemoryJournal(tmp_path).vanished(final, parse_memory(final))]
     missing_app = [t for t in app_entries if t not in final]
@@ -158,8 +165,51 @@ def test_the_window_reports_every_entry_the_race_took(
     final = path.read_text(encoding="utf-8")
     controller.reload()  # what the watcher has not delivered yet
     qtbot.wait(100)
-    reported = [v.seen.entry for loss in shown for v in loss.vanished]
+    # The banner keeps every loss the Lead has not acted on: each emission carries the ones
+    # before it, so the last one is what the Lead sees.
+    assert shown, "no loss was shown"
+    reported = [v.seen.entry for v in shown[-1].vanished]
     missing = [e for e in app_entries if e not in final]
     assert app_entries, "the writers wrote nothing"
     assert all(any(e in r for r in reported) for e in missing), (missing, reported)
     assert len(reported) == len(set(reported))  # each once
+    journal = (demo_copy / ".lead-console" / "memory-journal.jsonl").read_text(encoding="utf-8")
+    lost_ids = [json.loads(line)["id"] for line in journal.splitlines() if '"lost"' in line]
+    assert len(lost_ids) == len(set(lost_ids))  # and journaled once, across every writer
+
+
+def test_an_agent_write_left_unfinished_in_the_replaced_file_is_kept_never_adopted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the race under a starved CPU: an agent truncated the file we had just replaced
+    and wrote only its first half into it. Making our edit again on that half would drop the
+    sections it had not written yet; ours stands, and the agent's bytes are kept beside."""
+    from models.memory import edits
+
+    monkeypatch.setattr(settle, "SETTLE_S", 0.001)
+    path = tmp_path / "TEAM-MEMORY.md"
+    path.write_text(START, encoding="utf-8")
+    MemoryJournal(tmp_path).observe(START, parse_memory(START))
+    half = START[: START.index("## implementer-1")] + "- [Finding] the agent's own new line\n"
+    real = edits.atomic_write
+    raced: list[int] = []
+    with path.open("r+", encoding="utf-8") as agent:  # the agent's Edit tool holds the old file
+
+        def racing(target: Path, data: bytes, expected: object) -> object:
+            written = real(target, data, expected)  # type: ignore[arg-type]
+            if not raced:
+                raced.append(1)
+                agent.truncate(0)
+                agent.write(half)  # ...and the rest never comes
+                agent.flush()
+            return written
+
+        monkeypatch.setattr(edits, "atomic_write", racing)
+        with pytest.raises(MemoryEditError, match="never became whole") as caught:
+            add_entry(path, "Lead", "Decision", "ours, written once", timestamp="2026-11-23T00:00Z")
+    final = path.read_text(encoding="utf-8")
+    assert [line for line in START.splitlines() if line not in final] == []  # nothing of the file lost
+    assert "- [Decision] 2026-11-23T00:00Z ours, written once" in final
+    (kept,) = (tmp_path / ".lead-console" / "unfinished").iterdir()
+    assert kept.read_text(encoding="utf-8") == half  # the agent's bytes, as it left them
+    assert str(kept) in str(caught.value) and "the file holds your edit" in str(caught.value)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from models.memory.access import RELAY, access_of
 from models.memory.journal import MemoryJournal, identity
-from models.memory.settle import HalfWritten, settled_read
+from models.memory.settle import HalfWritten, UnfinishedOrphan, settled_read
 from models.session.team_memory import TAGS, MemorySection, TeamMemory, parse_memory
 from models.text.atomic import FileChangedError, atomic_write
 from models.text.textfile import read_text, split_lines
@@ -260,7 +260,12 @@ def _attempt(
                 written = atomic_write(read.target, read.bom + new.encode("utf-8"), read.expected)
             except FileChangedError:
                 return None
-            orphan = read.orphaned()
+            try:
+                orphan = read.orphaned()
+            except UnfinishedOrphan:
+                # Our edit stands on the whole file we read: journal it, then say what happened.
+                journal.observe(new, parse_memory(new), _entry_ids(new) - _entry_ids(base), report=False)
+                raise
             if orphan is None:
                 before, after = _entry_ids(base), _entry_ids(new)
                 journal.observe(new, parse_memory(new), after - before, report=False)

@@ -35,6 +35,15 @@ class HalfWritten(RuntimeError):
     """The file did not settle into a whole file; nothing was written."""
 
 
+class UnfinishedOrphan(HalfWritten):
+    """An agent went on writing into the file we had replaced, and its write never became a
+    whole file. Ours stands; the agent's bytes were kept in ``kept`` for the Lead to look at."""
+
+    def __init__(self, message: str, kept: Path | None) -> None:
+        super().__init__(message)
+        self.kept = kept
+
+
 @dataclass
 class SettledRead:
     """The file as read for an edit, and the open descriptor of exactly that file."""
@@ -45,15 +54,50 @@ class SettledRead:
     expected: Stamp  # what the write checks the path still holds
     fd: int
     state: tuple[int, int]  # size and mtime of the read file's inode, when last looked at
+    journal: MemoryJournal | None = None
 
     def orphaned(self) -> str | None:
         """The read file's final text if someone wrote into it after we read it (we have
-        replaced it since, so those bytes are nowhere else); None when no one did."""
+        replaced it since, so those bytes are nowhere else); None when no one did.
+
+        Only a whole text is returned: an edit made again on a write caught half-way would
+        drop the sections its writer had not written yet. When the write never becomes whole,
+        ``UnfinishedOrphan`` says so and names where its bytes were kept.
+        """
         st = os.fstat(self.fd)
         if (st.st_size, st.st_mtime_ns) == self.state:
             return None
-        data, self.state = _read_still(self.fd)
-        return decode(data.removeprefix(BOM), self.target.name)[0]
+        why = "it kept changing"
+        data = b""
+        for _ in range(SETTLE_TRIES):
+            data, self.state = _read_still(self.fd)
+            text = decode(data.removeprefix(BOM), self.target.name)[0]
+            why = incomplete(text, parse_memory(text), self.journal) or ""
+            if not why:
+                return text
+            time.sleep(SETTLE_S)
+        kept = _keep(self.target, data)
+        where = f"its bytes are kept in {kept}" if kept is not None else "its bytes could not be kept"
+        raise UnfinishedOrphan(
+            f"{self.target.name}: an agent was still writing the file we replaced, and its write never "
+            f"became whole ({why}); the file holds your edit, {where}",
+            kept,
+        )
+
+
+def _keep(target: Path, data: bytes) -> Path | None:
+    """Put an agent's unfinished write where the Lead can find it (never over another file)."""
+    from datetime import UTC, datetime
+
+    from models.text.atomic import create_new
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    folder = target.parent / ".lead-console" / "unfinished"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return create_new(folder / f"{target.stem}-{stamp}{target.suffix}", data)
+    except OSError:
+        return None
 
 
 def _read_all(fd: int) -> bytes:
@@ -135,7 +179,7 @@ def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledR
                 continue
             keep = True
             read = SettledRead(
-                target, text, bom, Stamp.of_bytes(data, st.st_mtime_ns), fd, (st.st_size, st.st_mtime_ns)
+                target, text, bom, Stamp.of_bytes(data, st.st_mtime_ns), fd, (st.st_size, st.st_mtime_ns), journal
             )
         finally:
             if not keep:
