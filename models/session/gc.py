@@ -55,15 +55,37 @@ class Section:
     start: int
     parent: Section | None = field(default=None, repr=False)
     children: list[Section] = field(default_factory=list, repr=False)
-    items: list[Item] = field(default_factory=list, repr=False)
     end_line: int = 0
     own_end_line: int = 0
     end: int = 0
     own_end: int = 0  # where the section's own text stops (its first child or its end)
-    duplicate_keys: list[str] = field(default_factory=list)
     tokens: int = 0  # this section with all its subsections
     own_tokens: int = 0
     segment: str = ""  # this heading as one segment of a § reference (models.session.refs)
+    # The own text, kept until the items are first asked for: opening a 10 MB GC shows its
+    # section tree and token counts, and most sections' items are never looked at.
+    _own_text: str = field(default="", repr=False, compare=False)
+    _items: list[Item] | None = field(default=None, repr=False, compare=False)
+    _duplicates: list[str] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def items(self) -> list[Item]:
+        """Keyed lines of the section's own text (bullets, bold keys, table rows), in order."""
+        if self._items is None:
+            rel_items, duplicates = _section_body(self._own_text)
+            line, start = self.line, self.start
+            self._duplicates = list(duplicates)
+            self._items = [
+                Item(key, value, kind, line + a, line + b, start + c, start + d)
+                for key, value, kind, a, b, c, d in rel_items
+            ]
+        return self._items
+
+    @property
+    def duplicate_keys(self) -> list[str]:
+        """Keys that stand twice among the items (a diff matches those by position)."""
+        _ = self.items
+        return self._duplicates
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -285,7 +307,10 @@ def _section_body(own_text: str) -> tuple[tuple[_RelItem, ...], tuple[str, ...]]
     section re-parses that section only.
     """
     lines = split_lines(own_text)
-    in_code = mdblocks.scan(lines, "").in_code
+    if "```" in own_text or "~~~" in own_text or "<!--" in own_text:
+        in_code = mdblocks.scan(lines, "").in_code
+    else:  # no fence or comment can open: most sections, and a scan is a third of the work
+        in_code = [False] * len(lines)
     items = parse_items(lines, 1, len(lines), in_code, starts_of(lines))
     keys = [norm(it.key) for it in items]
     counts = Counter(keys)
@@ -295,16 +320,10 @@ def _section_body(own_text: str) -> tuple[tuple[_RelItem, ...], tuple[str, ...]]
 
 
 def _finish(section: Section, text: str, line_starts: list[int]) -> None:
-    """Fill own ranges and items of a section and its subsections."""
+    """Fill own ranges of a section and its subsections (items follow on first use)."""
     section.own_end_line = section.children[0].line if section.children else section.end_line
     section.own_end = line_starts[section.own_end_line]
-    own_text = text[section.start : section.own_end]
-    rel_items, duplicates = _section_body(own_text)
-    line, start = section.line, section.start
-    section.items = [
-        Item(key, value, kind, line + a, line + b, start + c, start + d) for key, value, kind, a, b, c, d in rel_items
-    ]
-    section.duplicate_keys = list(duplicates)
+    section._own_text = text[section.start : section.own_end]  # items are read from it when first asked for
     for child in section.children:
         _finish(child, text, line_starts)
 
