@@ -63,6 +63,12 @@ def run_window(args: argparse.Namespace) -> int:
     folder = Path(args.folder) if args.folder else demo_session(reset=args.reset_demo)
     if not folder.exists():
         raise UsageError(f"{folder}: no such folder")
+    if not args.screenshot:
+        # The window first, then the session: what is not on screen (the composer's plan) is
+        # then computed when first shown, not before the Lead sees anything.
+        window.restore_layout()
+        window.show()
+        app.processEvents()
     if not controller.open(folder, session_id=args.session):
         controller.close()
         return EXIT_USAGE
@@ -77,7 +83,5 @@ def run_window(args: argparse.Namespace) -> int:
             return 1
         print(args.screenshot)
         return EXIT_OK
-    window.restore_layout()
-    window.show()
     app.aboutToQuit.connect(controller.close)
     return int(app.exec())

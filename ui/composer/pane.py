@@ -12,7 +12,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QUndoStack
+from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -64,6 +64,7 @@ class ComposerPane(PublishActions, QWidget):
         self.last_error: str | None = None
         self.composer: Composer | None = None
         self.plan: UpdatePlan | None = None
+        self._stale = False  # the composer changed while the tab was hidden (see refresh)
         self.section_ref: str | None = None
         self.undo_stack = QUndoStack(self)
         self._scenarios_for: tuple[str, str] | None = None
@@ -218,9 +219,30 @@ class ComposerPane(PublishActions, QWidget):
     # -- refreshing the views -----------------------------------------------------------------------
 
     def refresh(self) -> None:
-        c = self.composer
-        if c is None:
+        """Show the composer's state. While the tab is hidden in a shown window it is only
+        marked stale: planning fifty teammates against a large GC is work nobody sees until
+        the tab opens (or a message is copied or published from elsewhere)."""
+        if self.composer is None:
             return
+        if self.window().isVisible() and not self.isVisible():
+            self._stale = True
+            return
+        self._refresh_now()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The tab opened: catch up on what changed while it was hidden."""
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Bring a stale view up to date now (before its plan is used)."""
+        if self._stale and self.composer is not None:
+            self._refresh_now()
+
+    def _refresh_now(self) -> None:
+        c = self.composer
+        assert c is not None
+        self._stale = False
         items = c.items()
         self.items_model.set_items(items, c.flags())
         self.plan = c.plan()
@@ -416,6 +438,7 @@ class ComposerPane(PublishActions, QWidget):
             role = decision.role if decision is not None else None  # type: ignore[attr-defined]
         if role is None or self.composer is None:
             return None
+        self.catch_up()
         text = self.composer.message_for(role, self.plan)
         if text is not None:
             QGuiApplication.clipboard().setText(text)

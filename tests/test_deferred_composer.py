@@ -1,0 +1,77 @@
+"""Issue 18 (open fast): the composer's plan is work that is not on screen until its tab opens.
+While the tab is hidden in a shown window, a change on disk does not re-plan; opening the tab,
+or copying a teammate's message from the table, plans with what is on disk then."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from models.publish.composer import Composer
+
+Q2_END = "(owner: Lead)\n"  # the end of the last item of the demo's §Open Questions
+
+
+@pytest.fixture
+def plans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the composer's plans (each is a diff and fifty decisions on a large session)."""
+    calls: list[int] = []
+    real = Composer.plan
+
+    def counted(self: Composer) -> object:
+        calls.append(1)
+        return real(self)
+
+    monkeypatch.setattr(Composer, "plan", counted)
+    return calls
+
+
+def _edit_gc(qtbot: QtBot, controller: Controller, demo_copy: Path, line: str) -> None:
+    gc = demo_copy / "global-context.md"
+    text = gc.read_text(encoding="utf-8")
+    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "gc" in p):
+        gc.write_text(text.replace(Q2_END, Q2_END + line, 1), encoding="utf-8")
+
+
+def test_a_hidden_composer_plans_when_its_tab_opens(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, plans: list[int]
+) -> None:
+    w = controller.window
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    w.central_tabs.setCurrentIndex(0)  # the Section tab, as the window opens
+    plans.clear()
+    _edit_gc(qtbot, controller, demo_copy, "- Q-3: asked by an agent on disk\n")
+    assert plans == []  # the tab is hidden: nothing planned for it
+    bar = w.central_tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
+    assert w.central_tabs.currentWidget() is w.composer
+    assert len(plans) == 1
+    # The agent's line is in the update the tab now shows (ADR-002's ADDED item of §Open Questions).
+    assert "Q-3: asked by an agent on disk" in w.composer.message.toPlainText()
+
+
+def test_copy_message_from_the_table_plans_with_what_is_on_disk(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, plans: list[int]
+) -> None:
+    w = controller.window
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    w.central_tabs.setCurrentIndex(0)
+    _edit_gc(qtbot, controller, demo_copy, "- Q-4: seen only through Copy message\n")
+    view = w.teammates_pane.teammate_view
+    model = view.model()
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-1")
+    view.setCurrentIndex(model.index(row, 0))
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_M, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    copied = QGuiApplication.clipboard().text()
+    assert "[CONTEXT-UPDATE]" in copied and "Q-4: seen only through Copy message" in copied
+    assert w.central_tabs.currentIndex() == 0  # copying did not take the Lead away from the Section tab
