@@ -48,8 +48,9 @@ class GcTreeModel(NodeTreeModel):
         self.sync(_section_specs(gc.sections) if gc else [])
 
     def signature(self, payload: Any) -> tuple[object, ...]:
-        """Title, tokens and item count: what the row shows."""
-        return (payload.title, payload.tokens, len(payload.items))
+        """Title, tokens and the own text the item count is read from: what the row shows,
+        without reading every section's items (only the rows on screen ask for theirs)."""
+        return (payload.title, payload.tokens, payload.own_text)
 
     def display(self, payload: Any, column: int, role: int) -> Any:
         """Title, tokens (with share of the GC in the tooltip) and keyed-item count."""

@@ -28,6 +28,9 @@ from models.session.team_memory import TeamMemory
 from models.text.textfile import split_lines
 
 JOURNAL = Path(".lead-console") / "memory-journal.jsonl"
+# One encoder for every record: ``json.dumps`` with options builds a new one per call, and the
+# first look at a 20,000-line TEAM-MEMORY journals every entry.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 APP = "Lead Console"
 _ARCHIVED = re.compile(r"\[ARCHIVED\]\s*", re.I)
 
@@ -131,7 +134,7 @@ class MemoryJournal:
     def _append(self, records: list[dict[str, object]]) -> None:
         if not records:
             return
-        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+        data = "".join(_ENCODE(r) + "\n" for r in records).encode("utf-8")
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             os.write(fd, data)

@@ -69,6 +69,11 @@ class Section:
     _duplicates: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
+    def own_text(self) -> str:
+        """The section's text up to its first subsection: what its items are read from."""
+        return self._own_text
+
+    @property
     def items(self) -> list[Item]:
         """Keyed lines of the section's own text (bullets, bold keys, table rows), in order."""
         if self._items is None:

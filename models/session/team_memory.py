@@ -191,7 +191,10 @@ def _section_entries(body: str, is_meta: bool) -> tuple[tuple[_RelEntry, ...], t
     can be scanned on its own.
     """
     lines = split_lines(body)
-    in_code = mdblocks.scan(lines, "").in_code
+    if "```" in body or "~~~" in body or "<!--" in body:
+        in_code = mdblocks.scan(lines, "").in_code
+    else:  # no fence or comment can open here (most sections)
+        in_code = [False] * len(lines)
     entries: list[_RelEntry] = []
     meta: dict[str, str] = {}
     i = 0
