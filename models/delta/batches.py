@@ -141,16 +141,18 @@ def _added_chain(items: list[DeltaItem], i: int) -> int:
 
 
 def _plain_siblings(a: str, b: str) -> bool:
-    """Two references to sections under one parent, the first one plain (not ``"X"#2``)."""
+    """Two references to sections under one parent, the first naming its title's first
+    occurrence (not ``"X"#2``): quoted for a colon or a dot in the title is fine."""
     if '"' not in a and '"' not in b:
         return "." not in a and "." not in b  # two top-level titles
     first, second = split_ref(a), split_ref(b)
-    return first is not None and second is not None and not first[-1].exact and first[:-1] == second[:-1]
+    return first is not None and second is not None and first[-1].occurrence == 1 and first[:-1] == second[:-1]
 
 
-def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str:
+def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str | None:
     """The chained sections as one insertion at the first one's place; each title is checked
-    against the siblings it joins, as adding them one by one would."""
+    against the siblings it joins, as adding them one by one would. None when a quoted title
+    meets a sibling of the same lenient name: one by one, its exact reference decides."""
     gc = structure(text)
     nl = _newline(text)
     at = _insert_point(gc, chain[0], text)
@@ -167,6 +169,8 @@ def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str:
     for item in chain:
         title = (item.content or "").split("\n", 1)[0].lstrip("# ").strip()
         if norm(title) in titles and item is not chain[0]:
+            if any('"' in i.ref for i in chain):
+                return None
             raise ApplyError(item, f"a section called {title!r} is already there")
         titles.add(norm(title))
         content = _native(item.content or "", nl)
@@ -221,7 +225,8 @@ def apply_items(text: str, delta: Delta) -> str:
                     i += removed
                     continue
             run = _added_chain(items, i)
-            text = apply_item(text, items[i]) if run == 1 else _apply_added_chain(text, items[i : i + run])
+            chained = _apply_added_chain(text, items[i : i + run]) if run > 1 else None
+            text = chained if chained is not None else _apply_one_by_one(text, items[i : i + run])
             i += run
             continue
         j = i

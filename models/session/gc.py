@@ -67,6 +67,14 @@ class Section:
     _own_text: str = field(default="", repr=False, compare=False)
     _items: list[Item] | None = field(default=None, repr=False, compare=False)
     _duplicates: list[str] = field(default_factory=list, repr=False, compare=False)
+    _child_index: dict[str, list[Section]] | None = field(default=None, repr=False, compare=False)
+
+    def child_index(self) -> dict[str, list[Section]]:
+        """Subsections by normalised title (in order), built once: resolving thousands of
+        references must not rank every sibling list each time."""
+        if self._child_index is None:
+            self._child_index = _title_index(self.children)
+        return self._child_index
 
     @property
     def own_text(self) -> str:
@@ -143,6 +151,8 @@ class GlobalContext:
     tokens: int
     tokenizer: str
     problems: list[Problem]
+    _top_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
+    _nested_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
 
     def walk(self) -> Iterator[Section]:
         for section in self.sections:
@@ -170,10 +180,17 @@ class GlobalContext:
         wanted = norm(ref.strip().lstrip("§"))
         if not wanted:
             return None
-        found = _resolve_in(self.sections, wanted)
+        if self._top_index is None:
+            self._top_index = _title_index(self.sections)
+        found = _resolve_in(self._top_index, wanted)
         if found is not None:
             return found
-        matches = [r for s in self.walk() if s.parent is not None for r in [_resolve_in([s], wanted)] if r is not None]
+        if self._nested_index is None:
+            self._nested_index = _title_index([s for s in self.walk() if s.parent is not None])
+        nested = self._nested_index
+        # Only a nested heading whose title is the reference or a dotted prefix of it can match.
+        candidates = [s for prefix in _prefixes(wanted) for s in nested.get(prefix, ())]
+        matches = [r for s in candidates for r in [_resolve_in({norm(s.title): [s]}, wanted)] if r is not None]
         return matches[0] if len(matches) == 1 else None
 
 
@@ -183,15 +200,31 @@ def vanished_items(old: GlobalContext, new: GlobalContext) -> list[tuple[str, st
     return [(s.ref, it.key) for s in old.walk() for it in s.items if norm(it.key) not in everywhere]
 
 
-def _resolve_in(candidates: list[Section], wanted: str) -> Resolved | None:
-    ranked = sorted(candidates, key=lambda s: len(norm(s.title)), reverse=True)
-    for section in ranked:
-        title = norm(section.title)
-        if wanted == title:
-            return Resolved(section)
-        if wanted.startswith(title + "."):
+def _title_index(sections: list[Section]) -> dict[str, list[Section]]:
+    index: dict[str, list[Section]] = {}
+    for section in sections:
+        index.setdefault(norm(section.title), []).append(section)
+    return index
+
+
+def _prefixes(wanted: str) -> Iterator[str]:
+    """``wanted``, then each part of it before a dot, longest first: the only titles that
+    can match it (a title matches when it is the reference or a prefix followed by a dot)."""
+    yield wanted
+    end = len(wanted)
+    while (end := wanted.rfind(".", 0, end)) >= 0:
+        yield wanted[:end]
+
+
+def _resolve_in(index: dict[str, list[Section]], wanted: str) -> Resolved | None:
+    """The longest matching title wins (titles may hold dots); among equal titles, the first.
+    Looked up by the reference's prefixes, so the cost follows the reference, not the GC."""
+    for title in _prefixes(wanted):
+        for section in index.get(title, ()):
+            if title == wanted:
+                return Resolved(section)
             rest = wanted[len(title) + 1 :]
-            deeper = _resolve_in(section.children, rest)
+            deeper = _resolve_in(section.child_index(), rest)
             if deeper is not None:
                 return deeper
             item = section.find_item(rest)
