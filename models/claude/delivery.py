@@ -55,10 +55,16 @@ def summary_for(entry: dict[str, Any]) -> str:
 
 
 def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]) -> list[Outcome]:
-    """Deliver each ``sent`` ledger entry to its role's member; record every outcome."""
+    """Deliver each ``sent`` ledger entry to its role's member; record every outcome.
+
+    Each delivery is journaled in the ledger before its inbox is written (``delivering``) and
+    recorded after (``delivered``), one at a time, so that a failure anywhere leaves nothing
+    half-known: an attempt whose record is missing is found in the inbox by its time stamp on
+    the next delivery and recorded then, never written to the teammate a second time.
+    """
     outcomes: list[Outcome] = []
-    lines: list[str] = []
     members = {m.name for m in team.members}
+    ledger = read_ledger(folder)
     for entry in sent:
         role, rel = str(entry.get("to")), str(entry.get("file"))
         member = link.members.get(role) or None
@@ -70,31 +76,55 @@ def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]
                 else (f"{member} is no member of team {team.name} (Claude Code would create an orphan inbox)")
             )
             outcomes.append(Outcome(role, member, rel, False, why))
-            lines.append(json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why}))
+            append_ledger(folder, [json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why})])
             continue
         try:
             text = read_text(folder / rel).text
         except OSError as exc:
             why = f"{rel}: {exc.strerror or exc}"
             outcomes.append(Outcome(role, member, rel, False, why))
-            lines.append(json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why}))
+            append_ledger(folder, [json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why})])
+            continue
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        inbox = team.inboxes / f"{member}.json"
+        earlier = _arrived_unrecorded(ledger, inbox, link.sender, rel, member)
+        if earlier is not None:  # written by an attempt that stopped before recording it
+            record = {"ts": stamp_ms(), "direction": "delivered", **base, "entry_ts": earlier, "sha256": sha}
+            append_ledger(folder, [json.dumps({**record, "recovered": True}, ensure_ascii=False)])
+            outcomes.append(Outcome(role, member, rel, True, None))
             continue
         entry_ts = stamp_ms()
+        append_ledger(folder, [json.dumps({"ts": entry_ts, "direction": "delivering", **base, "entry_ts": entry_ts})])
         item = {"from": link.sender, "text": text, "summary": summary_for(entry), "timestamp": entry_ts, "read": False}
         try:
-            appended = append_entries(team.inboxes / f"{member}.json", [item])
-        except MailboxError as exc:
-            outcomes.append(Outcome(role, member, rel, False, str(exc)))
-            lines.append(json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": str(exc)}))
+            appended = append_entries(inbox, [item])
+        except (MailboxError, OSError) as exc:
+            why = str(exc) if isinstance(exc, MailboxError) else f"{inbox.name}: {exc.strerror or exc}; not written"
+            outcomes.append(Outcome(role, member, rel, False, why))
+            append_ledger(folder, [json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why})])
             continue
         held, waited = round(appended.held * 1000, 2), round(appended.waited * 1000)
-        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
         record = {"ts": entry_ts, "direction": "delivered", **base, "entry_ts": entry_ts, "sha256": sha}
-        lines.append(json.dumps({**record, "lock_held_ms": held, "lock_waited_ms": waited}, ensure_ascii=False))
+        append_ledger(
+            folder, [json.dumps({**record, "lock_held_ms": held, "lock_waited_ms": waited}, ensure_ascii=False)]
+        )
         outcomes.append(Outcome(role, member, rel, True, None, held, waited))
-    if lines:
-        append_ledger(folder, lines)
     return outcomes
+
+
+def _arrived_unrecorded(ledger: list[dict[str, Any]], inbox: Path, sender: str, rel: str, member: str) -> str | None:
+    """The time stamp of an earlier attempt at ``rel`` that reached ``member``'s inbox but was
+    never recorded as delivered; None when there was none, or it never arrived."""
+    attempts = [
+        str(e.get("entry_ts"))
+        for e in ledger
+        if e.get("direction") == "delivering" and e.get("file") == rel and e.get("member") == member
+    ]
+    if not attempts:
+        return None
+    held = read_inbox_entries(inbox) or []
+    stamps = {str(e.get("timestamp")) for e in held if isinstance(e, dict) and e.get("from") == sender}
+    return next((ts for ts in reversed(attempts) if ts in stamps), None)
 
 
 def ping(folder: Path, team: Team, link: Link, role: str, version: int | None, since: str | None) -> Outcome:
