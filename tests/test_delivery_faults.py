@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_claude_team import entries, make_team
 
 import models.claude.delivery as delivery
 from models.claude.delivery import deliver, undelivered
 from models.claude.team import Link, read_team
-from test_claude_team import entries, make_team
 
 UPDATES = {
     "implementer-1": "[CONTEXT-UPDATE] GC-v6 → GC-v7\n## ADDED §Open Questions\n- Q-3: one\n",
@@ -31,7 +31,9 @@ def _session(tmp_path: Path) -> Path:
     for role, text in UPDATES.items():
         rel = f"messages/outbox/{role}-GC-v7.md"
         (folder / rel).write_text(text, encoding="utf-8")
-        lines.append(json.dumps({"ts": "2026-11-23T01:00:00Z", "direction": "sent", "to": role, "file": rel, "gc_version": 7}))
+        lines.append(
+            json.dumps({"ts": "2026-11-23T01:00:00Z", "direction": "sent", "to": role, "file": rel, "gc_version": 7})
+        )
     (folder / "messages" / "ledger.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
 

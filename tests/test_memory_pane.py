@@ -156,3 +156,40 @@ def test_a_refused_or_failed_write_leaves_no_undo_step_and_says_why(
     assert not actions.add_entry("Lead", "Decision", "this will not fit")
     assert errors == ["TEAM-MEMORY.md: No space left on device; nothing was written"]
     assert actions.undo_stack.count() == steps and _memory(demo_copy) == before
+
+
+@pytest.mark.parametrize("step", ["write", "journal"])
+def test_curation_failing_at_either_step_says_what_happened(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch, step: str
+) -> None:
+    """Issue 16: pruning is one checked write, then the loss journal is told. A full disk at
+    the write leaves the file as it was and no undo step; at the journal, the prune stands (with
+    its undo step) and the Lead is told that its entries may be reported as lost."""
+    import errno
+
+    import models.memory.edits as edits_module
+    from models.memory.journal import MemoryJournal
+
+    actions = controller.window.memory_actions
+    before = _memory(demo_copy)
+    steps = actions.undo_stack.count()
+    errors: list[str] = []
+    actions.failed.connect(errors.append)
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    if step == "write":
+        monkeypatch.setattr(edits_module, "atomic_write", full_disk)
+        assert not actions.prune()
+        assert _memory(demo_copy) == before and actions.undo_stack.count() == steps
+        assert errors == ["TEAM-MEMORY.md: No space left on device; nothing was written"]
+        return
+    monkeypatch.setattr(MemoryJournal, "forget", full_disk)
+    with _wait_memory(qtbot, controller):
+        assert actions.prune()
+    assert "[ARCHIVED]" not in _memory(demo_copy) and actions.undo_stack.count() == steps + 1
+    assert errors == [
+        "TEAM-MEMORY.md was written, but the loss journal could not record it (No space left on device): "
+        "entries this edit removed may be reported as lost"
+    ]

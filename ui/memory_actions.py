@@ -138,6 +138,8 @@ class MemoryActions(QObject):
             self.failed.emit(f"{self.path.name}: {exc.strerror or exc}; nothing was written")
             return None
         self.snapshot = result.text  # our own write is no loss
+        if result.warning:
+            self.failed.emit(result.warning)
         return result
 
     # -- what the Lead can do -------------------------------------------------------------------------

@@ -32,6 +32,8 @@ def cmd_memory_add(args: argparse.Namespace) -> int:
         print(f"created {path} from ADR-001 §4's skeleton (Meta, Lead, active teammates)", file=sys.stderr)
     note = f" (merged with a concurrent change to {', '.join(result.merged)})" if result.merged else ""
     print(f"added to ## {args.role} in {path}{note}", file=sys.stderr)
+    if result.warning:
+        print(f"lead-console: {result.warning}", file=sys.stderr)
     return EXIT_OK
 
 

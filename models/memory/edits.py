@@ -68,6 +68,7 @@ class EditResult:
     merged: list[str] = field(default_factory=list)  # headers merged with a concurrent change
     attempts: int = 1
     before: str = ""  # the file the edit was applied to
+    warning: str | None = None  # written, but something after the write went wrong (said once)
 
     def inverse(self, headers: set[str]) -> list[SectionEdit]:
         """Edits that undo this one on whatever the file holds later (merging as any edit)."""
@@ -267,12 +268,24 @@ def _attempt(
                 journal.observe(new, parse_memory(new), _entry_ids(new) - _entry_ids(base), report=False)
                 raise
             if orphan is None:
-                before, after = _entry_ids(base), _entry_ids(new)
-                journal.observe(new, parse_memory(new), after - before, report=False)
-                journal.forget(before - after)  # pruned or deleted by this edit, on purpose
-                return EditResult(new, merged, attempt, base)
+                return EditResult(new, merged, attempt, base, _journal_edit(journal, base, new, path.name))
             # An agent's write went on into the file we replaced: make the edit again on its bytes.
             base, read.text, read.expected = orphan, new, written
+    return None
+
+
+def _journal_edit(journal: MemoryJournal, base: str, new: str, name: str) -> str | None:
+    """Tell the loss journal what the written edit added and removed on purpose. The edit is
+    on disk already: a journal that cannot be written is said, never reported as a failed edit."""
+    before, after = _entry_ids(base), _entry_ids(new)
+    try:
+        journal.observe(new, parse_memory(new), after - before, report=False)
+        journal.forget(before - after)  # pruned or deleted by this edit, on purpose
+    except OSError as exc:
+        return (
+            f"{name} was written, but the loss journal could not record it ({exc.strerror or exc}): "
+            "entries this edit removed may be reported as lost"
+        )
     return None
 
 
