@@ -41,11 +41,13 @@ def big_plan(teammates: int = 50, version: int = 40) -> str:
     return "\n".join(fm + table) + "\n"
 
 
-def write_session(root: Path, teammates: int = 50) -> Path:
+def write_session(root: Path, teammates: int = 50, scale: int = 1) -> Path:
+    """The benchmark's session; ``scale`` multiplies the GC's and TEAM-MEMORY's lines (and
+    the GC's sections and memory's sections) for the ten-times rows."""
     folder = root / ".agent" / "teams" / "bench-session"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "global-context.md").write_text(big_gc(), encoding="utf-8")
-    (folder / "TEAM-MEMORY.md").write_text(big_memory(), encoding="utf-8")
+    (folder / "global-context.md").write_text(big_gc(lines=20_000 * scale, sections=2_000 * scale), encoding="utf-8")
+    (folder / "TEAM-MEMORY.md").write_text(big_memory(lines=20_000 * scale, sections=40 * scale), encoding="utf-8")
     (folder / "orchestration-plan.md").write_text(big_plan(teammates), encoding="utf-8")
     for n in range(teammates):
         (folder / "phase-6" / f"implementer-{n + 1}").mkdir(parents=True, exist_ok=True)

@@ -9,44 +9,26 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import resource
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from app.controller import Controller
-from app.settings import AppSettings
-from app.watcher import DEBOUNCE_MS, QUICK_MS
-from bench.generate import big_gc, write_session
+from bench.generate import big_gc
+from bench.rows import HEADER, Row, absolute_row, ms, ratio_row
+from bench.scale import scale_rows, tenfold_rows
+from bench.session_rows import measure_session
 from models.delta.apply import apply_delta
 from models.delta.diff import diff_gc
 from models.delta.message import render_message
-from models.text.tokens import ExactTokenizer, get_tokenizer
+from models.text.tokens import ExactTokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
-Row = tuple[str, str, str, str, str, str, str]  # measure, workload, result, floor, ratio, goal, met
-HEADER = ("measure", "workload", "result", "floor", "ratio", "goal", "met")
-
-
-def ratio_row(measure: str, workload: str, value: float, floor: float, goal: float) -> Row:
-    """A time beside its floor measured in the same run: the ratio is what the goal bounds,
-    since absolute times on these shared machines say little."""
-    ratio = value / floor if floor > 0 else float("inf")
-    met = "yes" if ratio <= goal else "no"
-    return (measure, workload, _ms(value), _ms(floor), f"{ratio:.2f}", f"≤ {goal:g}", met)
-
-
-def absolute_row(measure: str, workload: str, shown: str, ok: bool, goal: str) -> Row:
-    return (measure, workload, shown, "—", "—", goal, "yes" if ok else "no")
 
 
 def _median_run(args: list[str], runs: int = 5) -> float:
@@ -91,38 +73,6 @@ def _fuzz_row() -> Row:
     return absolute_row(
         "fuzz, every subcommand", "7 sessions × 10 kinds of damage × 16 commands", shown, not bad, "all 0"
     )
-
-
-def _read_and_count(paths: list[Path]) -> float:
-    """The floor of opening or following: read the files and count their tokens, vocabulary
-    loaded, no cache."""
-    tok = ExactTokenizer("o200k_base", cache_size=0)
-    tok.count("load the rank tables before timing")
-    start = time.perf_counter()
-    for path in paths:
-        tok.count(path.read_text(encoding="utf-8"))
-    return time.perf_counter() - start
-
-
-def _wait_for_update(controller: Controller, part: str, action: Callable[[], None], timeout_ms: int = 10_000) -> float:
-    """Run ``action`` (an outside write) and return seconds until the window shows ``part``."""
-    loop = QEventLoop()
-    done: list[float] = []
-
-    def seen(parts: set[str]) -> None:
-        if part in parts and not done:
-            done.append(time.perf_counter())
-            loop.quit()
-
-    controller.window.viewUpdated.connect(seen)
-    QTimer.singleShot(timeout_ms, loop.quit)
-    start = time.perf_counter()
-    action()
-    loop.exec()
-    controller.window.viewUpdated.disconnect(seen)
-    if not done:
-        raise RuntimeError(f"the view did not update {part} within {timeout_ms} ms")
-    return done[0] - start
 
 
 def _delta_row() -> Row:
@@ -180,14 +130,10 @@ def _inbox_lock_row() -> Row:
     return absolute_row(
         "inbox lock held by the app",
         "50 deliveries, 2 other writers appending 300 each",
-        f"longest {_ms(max(holds))}, median {_ms(statistics.median(holds))}",
+        f"longest {ms(max(holds))}, median {ms(statistics.median(holds))}",
         max(holds) < 0.05,
         "< 50 ms",
     )
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:,.0f} ms"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,84 +142,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="only the session rows (open, follow-ups, memory)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    QApplication.instance() or QApplication(sys.argv[:1])
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        folder = write_session(root / "project")
-        gc_path = folder / "global-context.md"
-        mem_path = folder / "TEAM-MEMORY.md"
-        gc_lines = gc_path.read_text(encoding="utf-8").count("\n")
-        mem_lines = mem_path.read_text(encoding="utf-8").count("\n")
-
-        settings = AppSettings(QSettings(str(root / "settings.ini"), QSettings.Format.IniFormat))
-        # The vocabulary loads once per process, on the first count; shown on its own row so
-        # that the open row measures what a Lead waits for on every session they open.
-        start = time.perf_counter()
-        get_tokenizer(settings.tokenizer).count("warm-up")
-        rows.append(
-            (
-                "load the token vocabulary",
-                f"{settings.tokenizer}, once per process",
-                _ms(time.perf_counter() - start),
-                "—",
-                "—",
-                "—",
-                "—",
-            )
-        )
-        session_files = [p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")]
-        open_floor = _read_and_count(session_files)
-        # As the app starts: the window is up, then the session opens into it (what the Lead
-        # waits for is the session's sections, teammates and memory on screen).
-        controller = Controller(settings, headless=True)
-        controller.window.resize(1440, 900)
-        controller.window.show()
-        app.processEvents()
-        start = time.perf_counter()
-        controller.open(folder)
-        app.processEvents()
-        opened = time.perf_counter() - start
-        session = controller.live.session  # type: ignore[union-attr]
-        assert session.gc is not None
+        one = measure_session(Path(tmp))
+        rows.append(("load the token vocabulary", "o200k_base, once per process", ms(one.vocabulary), *("—",) * 4))
         rows.append(
             ratio_row(
                 "open session in the window",
-                f"GC {gc_lines:,} lines / {session.gc.section_count:,} sections, "
-                f"memory {mem_lines:,} lines, {len(session.teammates())} teammates / reading and counting it",
-                opened,
-                open_floor,
+                f"GC {one.gc_lines:,} lines / {one.sections:,} sections, memory {one.memory_lines:,} lines, "
+                f"{one.teammates} teammates / reading and counting it",
+                one.opened,
+                one.open_floor,
                 2,
             )
         )
-
-        def append_memory(n: int) -> Callable[[], None]:
-            def write() -> None:
-                text = mem_path.read_text(encoding="utf-8")
-                anchor = "## implementer-20\n"
-                mem_path.write_text(text.replace(anchor, f"{anchor}- [Finding] bench edit {n}\n"), encoding="utf-8")
-
-            return write
-
-        def edit_gc(n: int) -> Callable[[], None]:
-            def write() -> None:
-                text = gc_path.read_text(encoding="utf-8")
-                edited = re.sub(r"- item-1000-0: [^\n]*", f"- item-1000-0: edited {n} times", text, count=1)
-                gc_path.write_text(edited, encoding="utf-8")
-
-            return write
-
-        app.processEvents()
-        memory_times = [_wait_for_update(controller, "memory", append_memory(n)) for n in range(5)]
-        gc_times = [_wait_for_update(controller, "gc", edit_gc(n)) for n in range(5)]
-        memory_floor = QUICK_MS / 1000 + _read_and_count([mem_path])
-        gc_floor = DEBOUNCE_MS / 1000 + _read_and_count([gc_path])
         rows.append(
             ratio_row(
                 "external write → view (TEAM-MEMORY)",
                 "one-line append, median of 5 / debounce + reading and counting the file",
-                statistics.median(memory_times),
-                memory_floor,
+                one.memory_follow,
+                one.memory_floor,
                 1.5,
             )
         )
@@ -281,28 +170,31 @@ def main(argv: list[str] | None = None) -> int:
             ratio_row(
                 "external write → view (GC)",
                 "one-line edit, median of 5 / debounce + reading and counting the file",
-                statistics.median(gc_times),
-                gc_floor,
+                one.gc_follow,
+                one.gc_floor,
                 1.5,
             )
         )
-        controller.close()
-        controller.window.close()
-
         # Measured before the synthetic rows below, which load a second vocabulary and
         # build GCs of their own that a Lead's session never holds.
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        rss_row = absolute_row(
-            "peak memory (RSS)", "whole process, after the session rows", f"{peak:,.0f} MB", peak < 300, "< 300 MB"
+        rows.append(
+            absolute_row(
+                "peak memory (RSS)",
+                "whole process, after the session rows",
+                f"{one.peak_mb:,.0f} MB",
+                one.peak_mb < 300,
+                "< 300 MB",
+            )
         )
-        rows.append(rss_row)
         if not args.quick:
+            rows.extend(tenfold_rows(one))
             rows.append(_delta_row())
+            rows.extend(scale_rows())
             rows.append(_inbox_lock_row())
             rows.extend(_cli_rows())
             rows.append(_fuzz_row())
 
-        text = gc_path.read_text(encoding="utf-8")
+        text = big_gc()
         for name in () if args.quick else ("o200k_base", "cl100k_base"):
             tok = ExactTokenizer(name, cache_size=0)
             tok.count("load the rank tables before timing")

@@ -1,0 +1,22 @@
+"""The benchmark's table rows: a figure beside its floor, or against a stated limit."""
+
+from __future__ import annotations
+
+Row = tuple[str, str, str, str, str, str, str]  # measure, workload, result, floor, ratio, goal, met
+HEADER = ("measure", "workload", "result", "floor", "ratio", "goal", "met")
+
+
+def ratio_row(measure: str, workload: str, value: float, floor: float, goal: float) -> Row:
+    """A time beside its floor measured in the same run: the ratio is what the goal bounds,
+    since absolute times on these shared machines say little."""
+    ratio = value / floor if floor > 0 else float("inf")
+    met = "yes" if ratio <= goal else "no"
+    return (measure, workload, ms(value), ms(floor), f"{ratio:.2f}", f"≤ {goal:g}", met)
+
+
+def absolute_row(measure: str, workload: str, shown: str, ok: bool, goal: str) -> Row:
+    return (measure, workload, shown, "—", "—", goal, "yes" if ok else "no")
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms"

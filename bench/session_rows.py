@@ -1,0 +1,156 @@
+"""Open the benchmark's session in the real window and follow outside writes into the view.
+
+Used in-process for the 20,000-line session, and as ``python -m bench.session_rows --scale 10``
+in a process of its own for the ten-times session, so that its peak memory is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QEventLoop, QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.controller import Controller
+from app.settings import AppSettings
+from app.watcher import DEBOUNCE_MS, QUICK_MS
+from bench.generate import write_session
+from models.text.tokens import ExactTokenizer, get_tokenizer
+
+
+@dataclass
+class SessionFigures:
+    """Seconds (and megabytes) from one run over one generated session."""
+
+    gc_lines: int
+    sections: int
+    memory_lines: int
+    teammates: int
+    vocabulary: float
+    opened: float
+    open_floor: float
+    memory_follow: float  # median of 5
+    memory_floor: float
+    gc_follow: float  # median of 5
+    gc_floor: float
+    peak_mb: float
+
+
+def read_and_count(paths: list[Path]) -> float:
+    """The floor of opening or following: read the files and count their tokens, vocabulary
+    loaded, no cache."""
+    tok = ExactTokenizer("o200k_base", cache_size=0)
+    tok.count("load the rank tables before timing")
+    start = time.perf_counter()
+    for path in paths:
+        tok.count(path.read_text(encoding="utf-8"))
+    return time.perf_counter() - start
+
+
+def wait_for_update(controller: Controller, part: str, action: Callable[[], None], timeout_ms: int = 60_000) -> float:
+    """Run ``action`` (an outside write) and return seconds until the window shows ``part``."""
+    loop = QEventLoop()
+    done: list[float] = []
+
+    def seen(parts: set[str]) -> None:
+        if part in parts and not done:
+            done.append(time.perf_counter())
+            loop.quit()
+
+    controller.window.viewUpdated.connect(seen)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    start = time.perf_counter()
+    action()
+    loop.exec()
+    controller.window.viewUpdated.disconnect(seen)
+    if not done:
+        raise RuntimeError(f"the view did not update {part} within {timeout_ms} ms")
+    return done[0] - start
+
+
+def measure_session(root: Path, scale: int = 1) -> SessionFigures:
+    """Generate the session at ``scale``, open it as the app does and follow five appends to
+    TEAM-MEMORY and five edits of the GC."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    folder = write_session(root / "project", teammates=50 * scale, scale=scale)
+    gc_path, mem_path = folder / "global-context.md", folder / "TEAM-MEMORY.md"
+    settings = AppSettings(QSettings(str(root / "settings.ini"), QSettings.Format.IniFormat))
+    start = time.perf_counter()
+    get_tokenizer(settings.tokenizer).count("warm-up")  # once per process: its own row
+    vocabulary = time.perf_counter() - start
+    open_floor = read_and_count([p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")])
+    # As the app starts: the window is up, then the session opens into it (what the Lead
+    # waits for is the session's sections, teammates and memory on screen).
+    controller = Controller(settings, headless=True)
+    controller.window.resize(1440, 900)
+    controller.window.show()
+    app.processEvents()
+    start = time.perf_counter()
+    controller.open(folder)
+    app.processEvents()
+    opened = time.perf_counter() - start
+    session = controller.live.session  # type: ignore[union-attr]
+    assert session.gc is not None
+
+    def append_memory(n: int) -> Callable[[], None]:
+        def write() -> None:
+            text = mem_path.read_text(encoding="utf-8")
+            anchor = "## implementer-20\n"
+            mem_path.write_text(text.replace(anchor, f"{anchor}- [Finding] bench edit {n}\n"), encoding="utf-8")
+
+        return write
+
+    def edit_gc(n: int) -> Callable[[], None]:
+        def write() -> None:
+            text = gc_path.read_text(encoding="utf-8")
+            edited = re.sub(r"- item-1000-0: [^\n]*", f"- item-1000-0: edited {n} times", text, count=1)
+            gc_path.write_text(edited, encoding="utf-8")
+
+        return write
+
+    app.processEvents()
+    memory_times = [wait_for_update(controller, "memory", append_memory(n)) for n in range(5)]
+    gc_times = [wait_for_update(controller, "gc", edit_gc(n)) for n in range(5)]
+    figures = SessionFigures(
+        gc_lines=gc_path.read_text(encoding="utf-8").count("\n"),
+        sections=session.gc.section_count,
+        memory_lines=mem_path.read_text(encoding="utf-8").count("\n"),
+        teammates=len(session.teammates()),
+        vocabulary=vocabulary,
+        opened=opened,
+        open_floor=open_floor,
+        memory_follow=statistics.median(memory_times),
+        memory_floor=QUICK_MS / 1000 + read_and_count([mem_path]),
+        gc_follow=statistics.median(gc_times),
+        gc_floor=DEBOUNCE_MS / 1000 + read_and_count([gc_path]),
+        peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    )
+    controller.close()
+    controller.window.close()
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.session_rows")
+    parser.add_argument("--scale", type=int, default=1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        print(json.dumps(asdict(measure_session(Path(tmp), args.scale))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
