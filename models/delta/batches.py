@@ -200,16 +200,18 @@ def _remove_sections(text: str, run: list[DeltaItem]) -> str | None:
         if found is None or found.item is not None:
             return None
         section = found.section
-        siblings = section.parent.children if section.parent else gc.sections
-        if sum(1 for s in siblings if norm(s.title) == norm(section.title)) > 1:
+        if len(gc.title_index(section.parent).get(norm(section.title), ())) > 1:
             return None
         targets.append(section)
     spans = sorted({(s.start, s.end) for s in targets}, reverse=True)
     if len(spans) != len(targets) or any(a[0] < b[1] for a, b in itertools.pairwise(spans)):
         return None  # the same section twice, or one inside another
-    for start, end in spans:
-        text = text[:start] + text[end:]
-    return text
+    kept, cut = [], len(text)
+    for start, end in spans:  # back to front: what stays between the removed spans
+        kept.append(text[end:cut])
+        cut = start
+    kept.append(text[:cut])
+    return "".join(reversed(kept))
 
 
 def apply_items(text: str, delta: Delta) -> str:

@@ -158,6 +158,15 @@ class GlobalContext:
         for section in self.sections:
             yield from section.walk()
 
+    def title_index(self, parent: Section | None) -> dict[str, list[Section]]:
+        """The top-level sections (``parent`` None) or ``parent``'s subsections by normalised
+        title, in order; built once per parse."""
+        if parent is not None:
+            return parent.child_index()
+        if self._top_index is None:
+            self._top_index = _title_index(self.sections)
+        return self._top_index
+
     @property
     def section_count(self) -> int:
         return sum(1 for _ in self.walk())
@@ -176,13 +185,11 @@ class GlobalContext:
         """
         segments = split_ref(ref)
         if segments is not None:
-            return _resolve_segments(self.sections, segments)
+            return _resolve_segments(self.title_index(None), segments)
         wanted = norm(ref.strip().lstrip("§"))
         if not wanted:
             return None
-        if self._top_index is None:
-            self._top_index = _title_index(self.sections)
-        found = _resolve_in(self._top_index, wanted)
+        found = _resolve_in(self.title_index(None), wanted)
         if found is not None:
             return found
         if self._nested_index is None:
@@ -233,17 +240,18 @@ def _resolve_in(index: dict[str, list[Section]], wanted: str) -> Resolved | None
     return None
 
 
-def _resolve_segments(candidates: list[Section], segments: list[Segment]) -> Resolved | None:
+def _resolve_segments(index: dict[str, list[Section]], segments: list[Segment]) -> Resolved | None:
     """Follow a reference with quoted segments: exactly, one level per segment; a last segment
-    that names no heading may name an item of the section before it."""
+    that names no heading may name an item of the section before it. An exact title has the
+    normalised one too, so the index narrows the search before the exact comparison."""
     first, rest = segments[0], segments[1:]
-    matching = [s for s in candidates if first.matches(s.title)]
+    matching = [s for s in index.get(norm(first.text), ()) if first.matches(s.title)]
     if len(matching) < first.occurrence:
         return None
     section = matching[first.occurrence - 1]
     if not rest:
         return Resolved(section)
-    deeper = _resolve_segments(section.children, rest)
+    deeper = _resolve_segments(section.child_index(), rest)
     if deeper is not None or len(rest) > 1:
         return deeper
     key = rest[0]
