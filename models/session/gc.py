@@ -202,9 +202,23 @@ class GlobalContext:
 
 
 def vanished_items(old: GlobalContext, new: GlobalContext) -> list[tuple[str, str]]:
-    """(§ref, key) of every keyed item of ``old`` that ``new`` holds nowhere (moved is kept)."""
-    everywhere = {norm(it.key) for s in new.walk() for it in s.items}
-    return [(s.ref, it.key) for s in old.walk() for it in s.items if norm(it.key) not in everywhere]
+    """(§ref, key) of every keyed item of ``old`` that ``new`` holds nowhere (moved is kept).
+
+    Only a section whose own text ``new`` no longer holds can have lost an item, so after a
+    one-line edit the items of one section are looked at, against each section's key set
+    (memoised by its text), not every item of both versions.
+    """
+    still = {s.own_text for s in new.walk()}
+    changed = [s for s in old.walk() if s.own_text not in still]
+    if not changed:
+        return []
+    keys = [_section_keys(s.own_text) for s in new.walk()]
+    return [(s.ref, it.key) for s in changed for it in s.items if not any(norm(it.key) in held for held in keys)]
+
+
+@functools.lru_cache(maxsize=32_768)
+def _section_keys(own_text: str) -> frozenset[str]:
+    return frozenset(norm(key) for key, *_ in _section_body(own_text)[0])
 
 
 def _title_index(sections: list[Section]) -> dict[str, list[Section]]:

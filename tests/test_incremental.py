@@ -1,0 +1,148 @@
+"""Issue 18: the follow-up paths reuse what did not change (sections memoised by their text,
+the loss check looking only at sections whose text changed). They must give exactly what a
+cold, full read gives: the same models and the same counts, after appends, edits in the
+middle, section renames, moves and whole-file rewrites, on every real GC and TEAM-MEMORY."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import models.session.gc as gc_module
+import models.session.team_memory as memory_module
+from conftest import DEMO, REAL_SESSIONS
+from models.session.gc import GlobalContext, parse_gc, vanished_items
+from models.session.refs import norm
+from models.session.team_memory import TeamMemory, parse_memory
+from models.text.tokens import get_tokenizer
+
+GCS = sorted(p for p in [*REAL_SESSIONS.glob("*/global-context.md"), DEMO / "global-context.md"])
+MEMORIES = sorted(p for p in [*REAL_SESSIONS.glob("*/TEAM-MEMORY.md"), DEMO / "TEAM-MEMORY.md"])
+
+
+def _cold_caches() -> None:
+    """Forget every memo, so that the next parse reads the whole text afresh."""
+    gc_module._PARSED.clear()
+    gc_module._section_body.cache_clear()
+    gc_module._section_keys.cache_clear()
+    memory_module._placed_entries.cache_clear()
+    memory_module._section_entries.cache_clear()
+
+
+def _gc_facts(gc: GlobalContext) -> list[object]:
+    """Everything a view or a command reads from a parsed GC, as plain values."""
+    facts: list[object] = [gc.version, gc.title, gc.tokens, [str(p) for p in gc.problems]]
+    for s in gc.walk():
+        items = [(i.key, i.value, i.kind, i.line, i.end_line, i.start, i.end) for i in s.items]
+        facts.append(
+            (s.ref, s.level, s.line, s.start, s.end, s.own_end, s.tokens, s.own_tokens, items, s.duplicate_keys)
+        )
+    return facts
+
+
+def _memory_facts(memory: TeamMemory) -> list[object]:
+    facts: list[object] = [memory.title, memory.line_count, [str(p) for p in memory.problems]]
+    for s in memory.sections:
+        entries = [(e.text, e.tag, e.archived, e.line, e.end_line) for e in s.entries]
+        facts.append((s.header, s.role, s.kind, s.replaced, s.line, s.end_line, entries, sorted(s.meta.items())))
+    return facts
+
+
+def _edits(text: str, rng: random.Random) -> list[tuple[str, Callable[[str], str]]]:
+    """The writes an agent makes: an append, a line edited or removed in the middle, a heading
+    renamed, an item moved to another section, and the whole file rewritten (reversed sections)."""
+    lines = text.splitlines(keepends=True)
+    headings = [i for i, line in enumerate(lines) if line.startswith("## ")]
+    bullets = [i for i, line in enumerate(lines) if line.lstrip().startswith("- ")]
+
+    def append(t: str) -> str:
+        return t + ("" if t.endswith("\n") else "\n") + "- appended-key: a new line\n"
+
+    def edit_middle(t: str) -> str:
+        ls = t.splitlines(keepends=True)
+        if not bullets:
+            return t + "x\n"
+        i = bullets[len(bullets) // 2]
+        ls[i] = ls[i].rstrip("\n") + " (edited)\n"
+        return "".join(ls)
+
+    def remove_line(t: str) -> str:
+        ls = t.splitlines(keepends=True)
+        if bullets:
+            del ls[rng.choice(bullets)]
+        return "".join(ls)
+
+    def rename(t: str) -> str:
+        ls = t.splitlines(keepends=True)
+        if headings:
+            i = rng.choice(headings)
+            ls[i] = ls[i].rstrip("\n") + " (renamed)\n"
+        return "".join(ls)
+
+    def move(t: str) -> str:
+        ls = t.splitlines(keepends=True)
+        if not bullets or len(headings) < 2:
+            return t
+        line = ls.pop(bullets[0])
+        at = headings[-1] if headings[-1] < bullets[0] else headings[-1] - 1
+        ls.insert(at + 1, line)
+        return "".join(ls)
+
+    def rewrite(t: str) -> str:
+        parts = t.split("\n## ")
+        return "\n## ".join([parts[0], *reversed(parts[1:])]) if len(parts) > 2 else t + "\n"
+
+    return [
+        ("append", append),
+        ("edit in the middle", edit_middle),
+        ("remove a line", remove_line),
+        ("rename a heading", rename),
+        ("move an item", move),
+        ("rewrite the whole file", rewrite),
+    ]
+
+
+@pytest.mark.parametrize("path", GCS, ids=lambda p: p.parent.name)
+def test_a_gc_reparsed_after_each_edit_equals_a_cold_parse(path: Path) -> None:
+    tok = get_tokenizer("o200k_base")
+    text = path.read_text(encoding="utf-8")
+    rng = random.Random(path.name)
+    for name, edit in _edits(text, rng):
+        _cold_caches()
+        old = parse_gc(text, tok)
+        _gc_facts(old)  # every section's items read, as the window had before the edit
+        new_text = edit(text)
+        warm = parse_gc(new_text, tok)
+        warm_facts = _gc_facts(warm)
+        warm_gone = vanished_items(old, warm)
+        _cold_caches()
+        cold = parse_gc(new_text, tok)
+        assert warm_facts == _gc_facts(cold), name
+        # The loss check looks only at sections whose text changed; the definition is "every
+        # keyed item of the old version that the new one holds nowhere":
+        everywhere = {norm(i.key) for s in cold.walk() for i in s.items}
+        expected = [(s.ref, i.key) for s in old.walk() for i in s.items if norm(i.key) not in everywhere]
+        assert warm_gone == expected, name
+
+
+@pytest.mark.parametrize("path", MEMORIES, ids=lambda p: p.parent.name)
+def test_a_team_memory_reparsed_after_each_edit_equals_a_cold_parse(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    rng = random.Random(path.name)
+    for name, edit in _edits(text, rng):
+        _cold_caches()
+        parse_memory(text)
+        new_text = edit(text)
+        warm = _memory_facts(parse_memory(new_text))
+        _cold_caches()
+        assert warm == _memory_facts(parse_memory(new_text)), name
+
+
+def test_the_edits_change_what_they_say() -> None:
+    """The edit helpers above really edit (an unchanged text would prove nothing)."""
+    text = (DEMO / "global-context.md").read_text(encoding="utf-8")
+    for name, edit in _edits(text, random.Random(1)):
+        assert edit(text) != text, name
