@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import os
 import stat
 from dataclasses import dataclass, field
@@ -177,7 +178,4 @@ def split_lines(text: str) -> list[str]:
 
 def line_starts(lines: list[str]) -> list[int]:
     """Character offset of each line's start, plus the text's length at the end."""
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    return starts
+    return list(itertools.accumulate(map(len, lines), initial=0))

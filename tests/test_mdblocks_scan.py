@@ -1,0 +1,93 @@
+"""Issue 18: the Markdown scanner finds block starts with one regular expression over the text
+instead of a Python loop over every line. It must find exactly what the line-by-line scanner
+found (kept here as the reference) on every real file and on random Markdown made of the
+constructs that decide section boundaries."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import ROOT, SHARED
+from models.text import mdblocks
+from models.text.problems import Problem
+from models.text.textfile import split_lines
+
+_BLOCK_STARTS = frozenset("`~<#")
+ATOMS = [
+    "# h\n", "## h2 ##\n", "   ### x\n", "    # not\n", "```\n", "```py\n", "~~~\n", "````\n", "``` a`b\n",
+    "<!-- c\n", "-->\n", "<!-- one -->\n", "text\n", "\t```\n", "  ```  \n", "<div>\n", "#nospace\n", "- a\n",
+    "", "x -->\n", "\r\n", "# cr\r\n", "  ~~~~  \n", " <!--x-->y\n", "#", "```",
+]  # fmt: skip
+
+
+def _reference_scan(lines: list[str], first_line_number: int) -> tuple[object, ...]:
+    """The scanner as it was, walking every line: the independent reading of the rules."""
+    headings: list[mdblocks.Heading] = []
+    in_code = [False] * len(lines)
+    problems: list[Problem] = []
+    fence: tuple[str, int, int] | None = None  # (char, length, opening line index)
+    in_comment = False
+    for i, line in enumerate(lines):
+        if fence is not None:
+            in_code[i] = True
+            stripped = line.rstrip("\r\n")
+            indent = len(stripped) - len(stripped.lstrip(" "))
+            body = stripped.strip()
+            char, length, _ = fence
+            if indent <= 3 and body and set(body) == {char} and len(body) >= length:
+                fence = None
+            continue
+        if in_comment:
+            in_code[i] = True
+            if "-->" in line:
+                in_comment = False
+            continue
+        first = line[:4].lstrip(" ")[:1]
+        if first not in _BLOCK_STARTS:
+            continue  # most lines: no fence, comment or heading can start here
+        opened = mdblocks._FENCE_OPEN.match(line)
+        if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
+            fence = (opened.group(2)[0], len(opened.group(2)), i)
+            in_code[i] = True
+            continue
+        if mdblocks._COMMENT_OPEN.match(line):
+            in_code[i] = True
+            in_comment = "-->" not in line.split("<!--", 1)[1]
+            continue
+        match = mdblocks._ATX.match(line)
+        if match:
+            headings.append(mdblocks.Heading(i, len(match.group(1)), mdblocks.heading_text(match.group(2))))
+    if fence is not None:
+        problems.append(
+            Problem(
+                "warning",
+                "f",
+                "code fence is never closed; everything after it is treated as code",
+                fence[2] + first_line_number,
+            )
+        )
+    return ([(h.line, h.level, h.text) for h in headings], in_code, [str(p) for p in problems])
+
+
+def _scanned(lines: list[str], first_line_number: int) -> tuple[object, ...]:
+    scan = mdblocks.scan(lines, "f", first_line_number)
+    return ([(h.line, h.level, h.text) for h in scan.headings], scan.in_code, [str(p) for p in scan.problems])
+
+
+def test_every_real_markdown_file_scans_as_line_by_line() -> None:
+    files = sorted([*SHARED.rglob("*.md"), *(ROOT / "resources").rglob("*.md")])
+    assert len(files) > 100
+    for path in files:
+        lines = split_lines(path.read_text(encoding="utf-8", errors="replace"))
+        assert _scanned(lines, 3) == _reference_scan(lines, 3), path
+
+
+def test_random_markdown_scans_as_line_by_line() -> None:
+    rng = random.Random(18)
+    fences = 0
+    for _ in range(20_000):
+        lines = split_lines("".join(rng.choice(ATOMS) for _ in range(rng.randint(0, 30))))
+        expected = _reference_scan(lines, 1)
+        assert _scanned(lines, 1) == expected, "".join(lines)
+        fences += bool(expected[2])
+    assert fences > 1000  # unclosed fences were among the cases
