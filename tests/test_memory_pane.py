@@ -193,3 +193,27 @@ def test_curation_failing_at_either_step_says_what_happened(
         "TEAM-MEMORY.md was written, but the loss journal could not record it (No space left on device): "
         "entries this edit removed may be reported as lost"
     ]
+
+
+def test_an_entry_removed_while_the_session_was_away_is_reported_after_it_opens(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, cow_copy: Path
+) -> None:
+    """The journal's first look runs once the session is on screen (issue 18: open shows the
+    session first), and still reports what vanished while the Lead was elsewhere."""
+    from models.memory.loss import Loss
+
+    journal = demo_copy / ".lead-console" / "memory-journal.jsonl"
+    qtbot.waitUntil(journal.exists, timeout=3000)  # the demo's entries are journaled
+    assert controller.open(cow_copy)
+    memory = demo_copy / "TEAM-MEMORY.md"
+    text = memory.read_text(encoding="utf-8")
+    entry = "- [Pattern] Posting batches: lock account heads"
+    line = next(x for x in text.splitlines(keepends=True) if x.startswith(entry))
+    memory.write_text(text.replace(line, ""), encoding="utf-8")  # an agent's stale write, meanwhile
+    shown: list[Loss] = []
+    controller.window.memory_actions.lossFound.connect(shown.append)
+    assert controller.open(demo_copy)
+    assert shown == []  # open returned before the journal looked
+    qtbot.waitUntil(lambda: bool(shown), timeout=3000)
+    (vanished,) = shown[-1].vanished
+    assert vanished.seen.entry.startswith(entry) and vanished.seen.header == "implementer-1"

@@ -88,8 +88,9 @@ class MemoryActions(QObject):
     def set_file(self, path: Path, text: str | None, memory: TeamMemory | None = None) -> None:
         """Follow another TEAM-MEMORY; ``memory`` is ``text`` parsed, kept for the loss check.
 
-        The journal is asked at once: entries that vanished while the app was closed are
-        reported like any other loss.
+        The journal is asked as soon as the session is on screen: entries that vanished while
+        the app was closed are reported like any other loss. (The first look at a large file
+        journals every entry; the Lead sees the session before that, not after.)
         """
         if path != self.path:
             self.undo_stack.clear()
@@ -98,6 +99,12 @@ class MemoryActions(QObject):
         self.path, self.snapshot = path, text
         self._parsed = memory if memory is not None and memory.text == text else None
         if text is not None:
+            QTimer.singleShot(0, self, lambda: self._first_look(path, text, memory))
+
+    def _first_look(self, path: Path, text: str, memory: TeamMemory | None) -> None:
+        """The journal's look at the file as opened, unless another file or version followed
+        (whose own look, on its change, covers it)."""
+        if path == self.path and text == self.snapshot:
             self._report(journal_loss(self._observe(text, memory)))
 
     # -- the change pipeline: preview, confirm, write ----------------------------------------------
