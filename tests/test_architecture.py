@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import DEMO, ROOT
 
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
@@ -76,3 +76,29 @@ def test_the_command_list_matches_the_parser_and_help_imports_no_models() -> Non
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
     loaded = out.stdout.strip()
     assert "models.session" not in loaded and "models.delta" not in loaded, loaded
+
+
+def test_a_subcommand_imports_its_own_group_only() -> None:
+    """Issue 18: `inspect` (the session group) loads none of what delta, review, context,
+    memory or team commands need; each command's parser comes from its own group."""
+    import subprocess
+    import sys
+
+    from app.cli.main import GROUPS, _build_commands, _commands
+
+    for group, commands in GROUPS.items():
+        for command in commands:
+            assert _commands(_build_commands(command)) == list(commands), (group, command)
+    probe = (
+        "import sys, contextlib, io\nfrom app.cli import main as m\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    m.main(['inspect', {str(DEMO)!r}])\n"
+        "print(sorted(n for n in sys.modules if n.startswith(('app.cli.', 'models.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    loaded = out.stdout.strip()
+    assert "app.cli.session_cmds" in loaded, loaded
+    for other in ("delta_cmds", "review_cmds", "context_cmds", "memory_cmds", "team_cmds"):
+        assert f"app.cli.{other}" not in loaded, loaded
+    for package in ("models.delta.diff", "models.claude.delivery", "models.context"):
+        assert package not in loaded, loaded

@@ -14,18 +14,26 @@ from collections.abc import Callable, Sequence
 from app.cli.common import tokenizer_arg
 from app.resolve import EXIT_OK, EXIT_USAGE, UsageError
 
-# The subcommands, named here so that the window and `--help` start without importing what the
-# commands need (a test checks this list against the parser the groups build).
-COMMANDS = (
-    "inspect", "teammate", "baseline", "gate", "delta", "apply", "plan", "savings", "ack",
-    "context", "planning", "memory", "publish", "team",
-)  # fmt: skip
+# The subcommands and the module of each, named here so that the window and `--help` start
+# without importing what the commands need, and a subcommand imports its own group only (a
+# test checks this table against the parser the groups build).
+GROUPS = {
+    "session_cmds": ("inspect", "teammate", "baseline", "gate"),
+    "delta_cmds": ("delta", "apply", "plan", "savings"),
+    "review_cmds": ("ack",),
+    "context_cmds": ("context", "planning"),
+    "memory_cmds": ("memory",),
+    "team_cmds": ("publish", "team"),
+}
+COMMANDS = tuple(command for commands in GROUPS.values() for command in commands)
 
 
-def _build_commands() -> argparse.ArgumentParser:
-    from app.cli import context_cmds, delta_cmds, memory_cmds, review_cmds, session_cmds, team_cmds
+def _build_commands(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of ``command``'s group only (what it runs)."""
+    import importlib
 
-    groups = (session_cmds, delta_cmds, review_cmds, context_cmds, memory_cmds, team_cmds)
+    names = [g for g, commands in GROUPS.items() if command is None or command in commands]
+    groups = [importlib.import_module(f"app.cli.{name}") for name in names]
     parser = argparse.ArgumentParser(
         prog="lead-console",
         description="Headless jobs of Lead Console. Run without a command to open the window.",
@@ -59,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_list and args_list[0] in COMMANDS:
-            args = _build_commands().parse_args(args_list)
+            args = _build_commands(args_list[0]).parse_args(args_list)
             func: Callable[[argparse.Namespace], int] = args.func
             return func(args)
         args = _build_window_parser(list(COMMANDS)).parse_args(args_list)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from models.context.compose import Composed
-from models.context.gsd import SelectiveContext
-from models.review.validation import Review
-from models.session.folder import Session
-from models.session.gc import Section
 from models.session.versions import label
+
+if TYPE_CHECKING:  # types only: `inspect` must not import what review and context commands need
+    from models.context.compose import Composed
+    from models.context.gsd import SelectiveContext
+    from models.review.validation import Review
+    from models.session.folder import Session
+    from models.session.gc import Section
 
 
 def _section(section: Section) -> dict[str, Any]:

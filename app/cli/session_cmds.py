@@ -13,9 +13,7 @@ from app.cli.report import (
     session_summary,
 )
 from app.resolve import EXIT_OK, UsageError
-from models.publish.baseline import BaselineError, take_baseline
 from models.publish.gate import VERDICTS, GateError, conclude_gate, start_gate
-from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.session.roles import role_key
 
 
@@ -31,6 +29,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def cmd_teammate(args: argparse.Namespace) -> int:
     """Each teammate's lifecycle state and where it was read; with ROLE --state, set it."""
+    from models.publish.teammate_state import StateError, parse_state, set_teammate_state  # when run
+
     session = load_session(args)
     if args.role is not None and args.state is not None:
         try:
@@ -62,6 +62,8 @@ def cmd_teammate(args: argparse.Namespace) -> int:
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     """Snapshot the GC into gc-history/ and record the confirmed versions the plan shows."""
+    from models.publish.baseline import BaselineError, take_baseline  # when run: `inspect` needs none
+
     session = load_session(args)
     try:
         result = take_baseline(session)
