@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from app.live_session import LiveSession
 from app.resolve import UsageError, resolve_session
+from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from app.workers import LatestWork
@@ -51,6 +52,7 @@ class Controller(QObject):
         self.window.review_pane.teamRequested.connect(self._ask_team)
         self.window.teammates_pane.stateRequested.connect(self.set_state)
         self.reviews: list[Review] = []
+        self.collector = IdleCollector(self)  # full garbage collections when the app is idle
         self.reviewer = LatestWork(self)  # inboxes, ledger and team replies, off the GUI thread
         self.reviewer.finished.connect(self._reviewed)
         self.team = TeamBridge(self)
@@ -104,6 +106,7 @@ class Controller(QObject):
         self._migrate_team_setting()
         self._follow_team()
         self.refresh_reviews()
+        self.collector.poke()  # the session left behind is freed once the new one is quiet
         self.settings.add_recent(live.session.folder)
         self.window.set_recent(self.settings.recent_sessions())
         return True
@@ -120,6 +123,7 @@ class Controller(QObject):
             self.team.deliver_due()
 
     def _changed(self, parts: set[Part]) -> None:
+        self.collector.poke()
         if self.live is not None:
             self.window.show_session(self.live.session, parts)
             self.window.composer.on_session_changed(parts)

@@ -25,6 +25,7 @@ from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.controller import Controller
+from app.runtime import tune_gc
 from app.settings import AppSettings
 from app.watcher import DEBOUNCE_MS, QUICK_MS
 from bench.generate import write_session
@@ -85,6 +86,7 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     """Generate the session at ``scale``, open it as the app does and follow five appends to
     TEAM-MEMORY and five edits of the GC."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    tune_gc()  # as the app does at start
     folder = write_session(root / "project", teammates=50 * scale, scale=scale)
     gc_path, mem_path = folder / "global-context.md", folder / "TEAM-MEMORY.md"
     settings = AppSettings(QSettings(str(root / "settings.ini"), QSettings.Format.IniFormat))

@@ -1,0 +1,51 @@
+"""Issue 18: no full garbage collection inside a follow-up. Young collections run rarely and
+full ones when the app is idle, and the objects of a replaced GC are still freed then."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+import app.runtime as runtime
+from app.controller import Controller
+
+
+@pytest.fixture
+def tuned(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    before = gc.get_threshold()
+    monkeypatch.setattr(runtime, "IDLE_MS", 200)
+    runtime.tune_gc()
+    yield
+    gc.set_threshold(*before)
+
+
+def test_a_replaced_gc_is_freed_once_the_app_is_idle(
+    qtbot: QtBot, tuned: None, tmp_path: Path, demo_copy: Path
+) -> None:
+    from PySide6.QtCore import QSettings
+
+    from app.settings import AppSettings
+
+    assert gc.get_threshold()[0] == runtime.YOUNG_THRESHOLD
+    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(ctl.window)
+    assert ctl.open(demo_copy)
+    gc.collect()
+    old = ctl.live.session.gc  # type: ignore[union-attr]
+    assert old is not None and any(s.parent is not None for s in old.walk())  # child → parent → child: a cycle
+    gone = weakref.ref(old)
+    del old
+    path = demo_copy / "global-context.md"
+    with qtbot.waitSignal(ctl.window.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
+        path.write_text(path.read_text(encoding="utf-8") + "\n## Appended\n- key: value\n", encoding="utf-8")
+    ctl.window.sections_pane.shown = None  # the pane keeps the last GC it showed, for its loss check
+    collected = ctl.collector.collected
+    qtbot.waitUntil(lambda: ctl.collector.collected > collected, timeout=3000)  # quiet: one full collection
+    assert gone() is None  # the replaced GC's cycle was freed by it
+    ctl.window.context_pane.wait()
+    ctl.close()
