@@ -14,7 +14,6 @@ from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
-from app.workers import LatestWork
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.claude.team import list_teams, read_team
@@ -30,6 +29,7 @@ from models.text.surgical import EditError
 from models.text.textfile import read_bounded
 from models.text.tokens import get_tokenizer
 from ui.main_window import MainWindow
+from ui.workers import LatestWork
 
 
 class Controller(QObject):
@@ -389,6 +389,7 @@ class Controller(QObject):
     def close(self) -> None:
         self.team.stop()
         self.reviewer.stop()
+        self.window.memory_actions.stop()
         if self.live is not None:
             self.live.close()
             self.live.deleteLater()

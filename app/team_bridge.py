@@ -16,10 +16,10 @@ from typing import Any
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from app.watcher import FolderWatcher
-from app.workers import Job
 from models.claude.delivery import Outcome, deliver, follow, ping, undelivered
 from models.claude.status import TeamView, load_link, team_view_of
 from models.claude.team import Link, Team, map_roles, read_team, write_link
+from ui.workers import Job
 
 
 class TeamBridge(QObject):

@@ -196,11 +196,24 @@ def test_curation_failing_at_either_step_says_what_happened(
 
 
 def test_an_entry_removed_while_the_session_was_away_is_reported_after_it_opens(
-    qtbot: QtBot, controller: Controller, demo_copy: Path, cow_copy: Path
+    qtbot: QtBot, controller: Controller, demo_copy: Path, cow_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The journal's first look runs once the session is on screen (issue 18: open shows the
-    session first), and still reports what vanished while the Lead was elsewhere."""
+    """The journal's first look runs in a worker (issue 18: open shows the session first, and
+    a large file's first look journals every entry), and still reports what vanished while the
+    Lead was elsewhere."""
+    import threading
+
+    from models.memory.journal import MemoryJournal
     from models.memory.loss import Loss
+
+    threads: list[str] = []
+    real_observe = MemoryJournal.observe
+
+    def observe(self: MemoryJournal, *args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread().name)
+        return real_observe(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MemoryJournal, "observe", observe)
 
     journal = demo_copy / ".lead-console" / "memory-journal.jsonl"
     qtbot.waitUntil(journal.exists, timeout=3000)  # the demo's entries are journaled
@@ -217,3 +230,4 @@ def test_an_entry_removed_while_the_session_was_away_is_reported_after_it_opens(
     qtbot.waitUntil(lambda: bool(shown), timeout=3000)
     (vanished,) = shown[-1].vanished
     assert vanished.seen.entry.startswith(entry) and vanished.seen.header == "implementer-1"
+    assert threads and threading.current_thread().name not in threads[-1:]  # not the GUI thread

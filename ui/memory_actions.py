@@ -36,6 +36,7 @@ from models.memory.skeleton import create_with_entry, preview_create
 from models.session.folder import Session
 from models.session.team_memory import MemoryEntry, TeamMemory, parse_memory
 from models.text.textfile import BOM, read_bounded, read_text
+from ui.workers import LatestWork
 
 SETTLE_MS = 30  # a TEAM-MEMORY version must hold still this long before its losses are judged
 
@@ -83,29 +84,47 @@ class MemoryActions(QObject):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self._judge)
+        self._looker = LatestWork(self)  # the journal's first look at a file, off the GUI thread
+        self._looker.finished.connect(self._looked)
         self.last_preview = ""
 
     def set_file(self, path: Path, text: str | None, memory: TeamMemory | None = None) -> None:
         """Follow another TEAM-MEMORY; ``memory`` is ``text`` parsed, kept for the loss check.
 
-        The journal is asked as soon as the session is on screen: entries that vanished while
-        the app was closed are reported like any other loss. (The first look at a large file
-        journals every entry; the Lead sees the session before that, not after.)
+        The journal looks at the file in a worker (its lock serialises it with every other
+        look): entries that vanished while the app was closed are reported like any other
+        loss, and the first look at a large file, which journals every entry, does not hold
+        up the window.
         """
         if path != self.path:
             self.undo_stack.clear()
             self.loss = None
             self.journal = MemoryJournal(path.parent)
+            self._looker.drop()  # a first look at the file left behind is shown nowhere
         self.path, self.snapshot = path, text
         self._parsed = memory if memory is not None and memory.text == text else None
-        if text is not None:
-            QTimer.singleShot(0, self, lambda: self._first_look(path, text, memory))
+        if text is not None and self.journal is not None:
+            journal = self.journal
+            self._looker.request(lambda: (path, journal.observe(text, memory or parse_memory(text))))
 
-    def _first_look(self, path: Path, text: str, memory: TeamMemory | None) -> None:
-        """The journal's look at the file as opened, unless another file or version followed
-        (whose own look, on its change, covers it)."""
-        if path == self.path and text == self.snapshot:
-            self._report(journal_loss(self._observe(text, memory)))
+    def _looked(self, result: object) -> None:
+        """The journal's first look, back from the worker: what vanished while the app was
+        away (a look at a file the Lead has left since was dropped on the way)."""
+        if isinstance(result, OSError):
+            self.failed.emit(f"the TEAM-MEMORY journal could not be written: {result.strerror or result}")
+            return
+        if isinstance(result, Exception):
+            self.failed.emit(f"the TEAM-MEMORY journal could not be read: {result}")
+            return
+        assert isinstance(result, tuple)
+        looked: Path = result[0]
+        vanished: list[Vanished] = result[1]
+        if looked == self.path:
+            self._report(journal_loss(vanished))
+
+    def stop(self) -> None:
+        """Wait for a first look still running (the window is closing)."""
+        self._looker.stop()
 
     # -- the change pipeline: preview, confirm, write ----------------------------------------------
 
