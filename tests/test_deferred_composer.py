@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from models.publish.composer import Composer
+from ui.main_window import MainWindow
 
 Q2_END = "(owner: Lead)\n"  # the end of the last item of the demo's §Open Questions
 
@@ -38,14 +39,20 @@ def _edit_gc(qtbot: QtBot, controller: Controller, demo_copy: Path, line: str) -
         gc.write_text(text.replace(Q2_END, Q2_END + line, 1), encoding="utf-8")
 
 
-def test_a_hidden_composer_plans_when_its_tab_opens(
-    qtbot: QtBot, controller: Controller, demo_copy: Path, plans: list[int]
-) -> None:
+def _on_the_section_tab(qtbot: QtBot, controller: Controller) -> MainWindow:
+    """The window on a laptop's screen, the Section tab in front (as the window opens)."""
     w = controller.window
     w.resize(1366, 768)
     w.show()
     qtbot.waitExposed(w)
-    w.central_tabs.setCurrentIndex(0)  # the Section tab, as the window opens
+    w.central_tabs.setCurrentIndex(0)
+    return w
+
+
+def test_a_hidden_composer_plans_when_its_tab_opens(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, plans: list[int]
+) -> None:
+    w = _on_the_section_tab(qtbot, controller)
     plans.clear()
     _edit_gc(qtbot, controller, demo_copy, "- Q-3: asked by an agent on disk\n")
     assert plans == []  # the tab is hidden: nothing planned for it
@@ -60,11 +67,7 @@ def test_a_hidden_composer_plans_when_its_tab_opens(
 def test_copy_message_from_the_table_plans_with_what_is_on_disk(
     qtbot: QtBot, controller: Controller, demo_copy: Path, plans: list[int]
 ) -> None:
-    w = controller.window
-    w.resize(1366, 768)
-    w.show()
-    qtbot.waitExposed(w)
-    w.central_tabs.setCurrentIndex(0)
+    w = _on_the_section_tab(qtbot, controller)
     _edit_gc(qtbot, controller, demo_copy, "- Q-4: seen only through Copy message\n")
     view = w.teammates_pane.teammate_view
     model = view.model()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from models.session.team_memory import parse_memory
-from ui.memory_actions import SETTLE_MS
+from ui.memory_actions import SETTLE_MS, MemoryActions
 from ui.node_model import PAYLOAD_ROLE
 
 
@@ -65,6 +66,18 @@ def test_own_writes_are_no_loss_and_undo_restores(qtbot: QtBot, controller: Cont
     with _wait_memory(qtbot, controller):
         actions.undo_stack.undo()
     assert _memory(demo_copy) == before
+
+
+def _full_disk(*args: object, **kwargs: object) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _watching_failures(controller: Controller, demo_copy: Path) -> tuple[MemoryActions, str, int, list[str]]:
+    """The memory actions, the file and undo depth before, and every failure said from now on."""
+    actions = controller.window.memory_actions
+    errors: list[str] = []
+    actions.failed.connect(errors.append)
+    return actions, _memory(demo_copy), actions.undo_stack.count(), errors
 
 
 def test_add_relay_and_refuse(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
@@ -139,20 +152,10 @@ def test_a_refused_or_failed_write_leaves_no_undo_step_and_says_why(
 ) -> None:
     """Issue 16: a full disk while writing TEAM-MEMORY is said in one line, the file is as it
     was, and no undo step is left for a write that did not happen."""
-    import errno
-
     import ui.memory_actions as actions_module
 
-    actions = controller.window.memory_actions
-    before = _memory(demo_copy)
-    steps = actions.undo_stack.count()
-    errors: list[str] = []
-    actions.failed.connect(errors.append)
-
-    def full_disk(*args: object, **kwargs: object) -> object:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(actions_module, "edit_memory", full_disk)
+    actions, before, steps, errors = _watching_failures(controller, demo_copy)
+    monkeypatch.setattr(actions_module, "edit_memory", _full_disk)
     assert not actions.add_entry("Lead", "Decision", "this will not fit")
     assert errors == ["TEAM-MEMORY.md: No space left on device; nothing was written"]
     assert actions.undo_stack.count() == steps and _memory(demo_copy) == before
@@ -165,27 +168,17 @@ def test_curation_failing_at_either_step_says_what_happened(
     """Issue 16: pruning is one checked write, then the loss journal is told. A full disk at
     the write leaves the file as it was and no undo step; at the journal, the prune stands (with
     its undo step) and the Lead is told that its entries may be reported as lost."""
-    import errno
-
     import models.memory.edits as edits_module
     from models.memory.journal import MemoryJournal
 
-    actions = controller.window.memory_actions
-    before = _memory(demo_copy)
-    steps = actions.undo_stack.count()
-    errors: list[str] = []
-    actions.failed.connect(errors.append)
-
-    def full_disk(*args: object, **kwargs: object) -> None:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
+    actions, before, steps, errors = _watching_failures(controller, demo_copy)
     if step == "write":
-        monkeypatch.setattr(edits_module, "atomic_write", full_disk)
+        monkeypatch.setattr(edits_module, "atomic_write", _full_disk)
         assert not actions.prune()
         assert _memory(demo_copy) == before and actions.undo_stack.count() == steps
         assert errors == ["TEAM-MEMORY.md: No space left on device; nothing was written"]
         return
-    monkeypatch.setattr(MemoryJournal, "forget", full_disk)
+    monkeypatch.setattr(MemoryJournal, "forget", _full_disk)
     with _wait_memory(qtbot, controller):
         assert actions.prune()
     assert "[ARCHIVED]" not in _memory(demo_copy) and actions.undo_stack.count() == steps + 1
