@@ -8,9 +8,8 @@ the team code because it reads the team's replies beside the session's own inbox
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from models.claude.replies import team_replies
 from models.claude.status import load_link
@@ -23,34 +22,25 @@ from models.session.folder import Session
 @dataclass(frozen=True)
 class Gathered:
     """The Inbox as of one pass: reviews oldest first, what the ledger says was carried out,
-    the teammates due a ping, and the linked team folder that was read (None: no team)."""
+    and the teammates due a ping. (A team that cannot be read is said by the team's own view.)"""
 
     reviews: list[Review]
     handled: Handled
     pings: dict[str, str]
-    team_folder: Path | None = None
-    problems: list[str] = field(default_factory=list)
 
 
 def gather_reviews(session: Session, now: datetime, ack_timeout_min: int) -> Gathered:
     """Read the session's inboxes and its team's replies, record new messages, review them all.
 
-    The team link is read here too (not on the caller's thread); a team that cannot be read
-    leaves the session's own inbox reviewed and says why in ``problems``.
+    The team link is read here too, not on the caller's thread.
     """
     roles = [t.role for t in session.teammates()]
     messages = read_inbox(session.folder, roles)
-    problems: list[str] = []
-    _, link, link_problems = load_link(session.folder, roles)
-    team_folder = link.team_folder if link is not None else None
-    if team_folder is not None and team_folder.is_dir():
-        replies, reply_problems = team_replies(team_folder)
-        messages += replies
-        problems += reply_problems
-    else:
-        problems += link_problems
+    _, link, _ = load_link(session.folder, roles)
+    if link is not None and link.team_folder.is_dir():
+        messages += team_replies(link.team_folder)[0]
     record_received(session.folder, messages)
     messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
     reviews = [review(m, session) for m in messages]
     pings = due_pings(session, now, ack_timeout_min)
-    return Gathered(reviews, handled_keys(session.folder), pings, team_folder, problems)
+    return Gathered(reviews, handled_keys(session.folder), pings)
