@@ -78,3 +78,40 @@ def test_copy_message_from_the_table_plans_with_what_is_on_disk(
     copied = QGuiApplication.clipboard().text()
     assert "[CONTEXT-UPDATE]" in copied and "Q-4: seen only through Copy message" in copied
     assert w.central_tabs.currentIndex() == 0  # copying did not take the Lead away from the Section tab
+
+
+def test_a_hidden_context_pane_catches_up_when_its_tab_is_shown(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """The Context pane's team budget counts the whole TEAM-MEMORY; behind the TEAM-MEMORY tab
+    it waits, and shows the file as it is now once the Lead brings it to the front."""
+    from PySide6.QtWidgets import QTabBar
+
+    from models.text.tokens import get_tokenizer
+
+    w = _on_the_section_tab(qtbot, controller)
+    context = w.context_pane
+
+    def click(title: str) -> None:
+        """Click the dock tab called ``title`` (Qt rebuilds the dock tab bars as it lays out)."""
+        bar = next(
+            b for b in w.findChildren(QTabBar) if b.isVisible() and title in [b.tabText(i) for i in range(b.count())]
+        )
+        tab = next(i for i in range(bar.count()) if bar.tabText(i) == title)
+        qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(tab).center())
+
+    click("TEAM-MEMORY")
+    assert context.visibleRegion().isEmpty()  # behind the TEAM-MEMORY tab: not on screen
+    memory = demo_copy / "TEAM-MEMORY.md"
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
+        memory.write_text(memory.read_text(encoding="utf-8") + "- [Finding] one more line\n", encoding="utf-8")
+    counted = get_tokenizer("o200k_base").count(memory.read_text(encoding="utf-8"))
+    team = context.team
+
+    def memory_column() -> set[str]:
+        return {team.index(r, 4).data() for r in range(team.rowCount())}
+
+    assert f"{counted:,}" not in memory_column()  # not refreshed while hidden
+    click("Context")
+    assert not context.visibleRegion().isEmpty()
+    assert memory_column() == {f"{counted:,}"}  # every teammate receives the file as it is now

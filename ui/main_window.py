@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         self.gates_dock = self._dock("Gates", "gates", self.gates_pane, bottom)
         self.inbox_dock = self._dock("Inbox", "inbox", self.review_pane, bottom)
         self.context_dock = self._dock("Context", "context", self.context_pane, right)
+        self.context_dock.visibilityChanged.connect(self.context_pane.set_on_screen)
         self.planning_dock = self._dock("GSD planning", "planning", self.planning_pane, right)
         # The panes' widgets under the names the controller, scripts and tests have always used.
         self.gc_model, self.gc_view = self.sections_pane.gc_model, self.sections_pane.gc_view

@@ -151,6 +151,8 @@ class ContextPane(QWidget):
         self.session: Session | None = None
         self.tokenizer: Tokenizer | None = None
         self.results: dict[str, Composed] = {}
+        self._stale = False  # changed while hidden (see refresh)
+        self.on_screen = True  # its dock's tab is in front (see set_on_screen)
         self.generation = 0
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
@@ -284,18 +286,25 @@ class ContextPane(QWidget):
         self.composed.emit(result)
 
     def refresh(self) -> None:
+        """Show the composed contexts and the team's token budget. While the pane is hidden in
+        a shown window it is only marked stale: a TEAM-MEMORY append would otherwise count the
+        whole file and read every link again for a table nobody sees."""
         session = self.session
         if session is None or self.tokenizer is None:
             return
+        if self.window().isVisible() and not (self.isVisible() and self.on_screen):
+            self._stale = True
+            return
+        self._stale = False
         role = self.teammate.currentText()
         result = self.results.get(role)
         self.blocks.set_composed(result)
         self.trust_button.setEnabled(result is not None and any(b.status == "refused" for b in result.blocks))
-        if result is None and role and role not in self.links():
+        links = self.links()
+        if result is None and role and role not in links:
             self.status.setText(f"{role} is not linked to an agent home")
         gc_tokens = session.gc.tokens if session.gc else 0
         memory_tokens = self.tokenizer.count(session.memory.text) if session.memory else 0
-        links = self.links()
         rows = []
         for mate in session.teammates():
             link = links.get(mate.role)
@@ -310,6 +319,13 @@ class ContextPane(QWidget):
                 )
             )
         self.team.set_rows(rows)
+
+    def set_on_screen(self, visible: bool) -> None:
+        """Its dock's tab was brought to the front (or left): a tabbed dock behind another
+        stays 'visible' to Qt, so the window says so. Catch up on what changed meanwhile."""
+        self.on_screen = visible
+        if visible and self._stale:
+            self.refresh()
 
     def wait(self) -> None:
         """Block until composing is done (tests, screenshots)."""
