@@ -386,6 +386,19 @@ class Controller(QObject):
         self.refresh_reviews()
         return path
 
+    def settle(self, timeout_s: float = 5.0) -> None:
+        """Process events until the Inbox pass and the team read are done (a screenshot, a
+        script): both run off the GUI thread, and a finished team read may ask for a pass."""
+        import time
+
+        app = QGuiApplication.instance()
+        deadline, idle = time.monotonic() + timeout_s, 0
+        while app is not None and idle < 3 and time.monotonic() < deadline:
+            app.processEvents()
+            busy = self.reviewer.busy or self.team.pool.activeThreadCount() > 0
+            idle = 0 if busy else idle + 1
+            time.sleep(0.01)
+
     def close(self) -> None:
         self.team.stop()
         self.reviewer.stop()

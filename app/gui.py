@@ -77,7 +77,7 @@ def run_window(args: argparse.Namespace) -> int:
     if args.screenshot:
         window.resize(1440, 900)
         window.show()
-        app.processEvents()
+        controller.settle()  # the Inbox and the team, read off the GUI thread, are in the picture
         ok = window.grab().save(args.screenshot)
         controller.close()
         if not ok:

@@ -36,19 +36,6 @@ def wait_for_team(app: QApplication, ctl: Controller) -> None:
         time.sleep(0.01)
 
 
-def settle(app: QApplication, ctl: Controller) -> None:
-    """Reviews and team reads run off the GUI thread: wait until both are idle (twice in a row,
-    since a finished team read may ask for a review pass) before a screenshot."""
-    idle = 0
-    for _ in range(500):
-        app.processEvents()
-        busy = ctl.reviewer.busy or ctl.team.pool.activeThreadCount() > 0
-        idle = 0 if busy else idle + 1
-        if idle >= 3:
-            return
-        time.sleep(0.01)
-
-
 def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,6 +47,7 @@ def main() -> int:
         ctl.open(folder)
         w.show()
         wait_for_team(app, ctl)
+        ctl.settle()
         w.grab().save(str(OUT / "main-window.png"))
 
         pane = w.composer
@@ -103,13 +91,13 @@ def main() -> int:
         shutil.copytree(ROOT.parent / "shared" / "claude-code-team" / "teams" / "cow-execution", team)
         ctl.live.reload({"inbox"})  # type: ignore[union-attr]
         ctl.set_team_folder(team)
-        settle(app, ctl)
+        ctl.settle()
         for r in list(ctl.reviews):
             if r.message.source.startswith("inbox/implementer-1"):
                 ctl.carry_out(r)
         w.central_tabs.setCurrentIndex(0)
         w.inbox_dock.raise_()
-        settle(app, ctl)
+        ctl.settle()
         w.grab().save(str(OUT / "teammates-and-inbox.png"))
         w.review_pane.reports_only.setChecked(True)
         app.processEvents()
