@@ -35,7 +35,7 @@ def plain_tooltip(text: str) -> str:
     return "<qt><p style='white-space:pre-wrap'>" + html.escape(text) + "</p></qt>"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """One row: a stable key among its siblings, what it shows, and its children."""
 

@@ -32,7 +32,7 @@ _BULLET_STARTS = frozenset("-*+0123456789")
 _PLAIN_KEY = re.compile(r"^(?P<key>[^:`*\n]{1,80}?):(?:[ \t]+(?P<value>.*?))?\r?\n?$")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Item:
     """A keyed line (with its continuation lines) that a delta can add, change or remove."""
 
@@ -62,9 +62,10 @@ class Section:
     tokens: int = 0  # this section with all its subsections
     own_tokens: int = 0
     segment: str = ""  # this heading as one segment of a § reference (models.session.refs)
-    # The own text, kept until the items are first asked for: opening a 10 MB GC shows its
-    # section tree and token counts, and most sections' items are never looked at.
-    _own_text: str = field(default="", repr=False, compare=False)
+    # The whole GC's text (shared by every section of a parse, not copied): the own text is cut
+    # from it when asked for. Opening a 10 MB GC shows its section tree and token counts, and
+    # most sections' items are never looked at.
+    _text: str = field(default="", repr=False, compare=False)
     _items: list[Item] | None = field(default=None, repr=False, compare=False)
     _duplicates: list[str] = field(default_factory=list, repr=False, compare=False)
     _child_index: dict[str, list[Section]] | None = field(default=None, repr=False, compare=False)
@@ -79,13 +80,13 @@ class Section:
     @property
     def own_text(self) -> str:
         """The section's text up to its first subsection: what its items are read from."""
-        return self._own_text
+        return self._text[self.start : self.own_end]
 
     @property
     def items(self) -> list[Item]:
         """Keyed lines of the section's own text (bullets, bold keys, table rows), in order."""
         if self._items is None:
-            rel_items, duplicates = _section_body(self._own_text)
+            rel_items, duplicates = _section_body(self.own_text)
             line, start = self.line, self.start
             self._duplicates = list(duplicates)
             self._items = [
@@ -383,7 +384,7 @@ def _finish(section: Section, text: str, line_starts: list[int]) -> None:
     """Fill own ranges of a section and its subsections (items follow on first use)."""
     section.own_end_line = section.children[0].line if section.children else section.end_line
     section.own_end = line_starts[section.own_end_line]
-    section._own_text = text[section.start : section.own_end]  # items are read from it when first asked for
+    section._text = text  # items are read from its own part when first asked for
     for child in section.children:
         _finish(child, text, line_starts)
 

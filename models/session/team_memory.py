@@ -24,7 +24,7 @@ _MARKER = re.compile(r"^\s*(?:\*\*)?\[(?P<name>[A-Za-z][\w -]{0,30})\](?:\*\*)?\
 _META_ITEM = re.compile(r"^[-*+][ \t]+(?:\*\*)?(?P<key>[^:*]+?)(?::\*\*|\*\*:|:)[ \t]*(?P<value>.*?)\r?\n?$")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class MemoryEntry:
     """One bullet (or stray paragraph) and its indented continuation lines."""
 
