@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -389,8 +390,6 @@ class Controller(QObject):
     def settle(self, timeout_s: float = 5.0) -> None:
         """Process events until the Inbox pass and the team read are done (a screenshot, a
         script): both run off the GUI thread, and a finished team read may ask for a pass."""
-        import time
-
         app = QGuiApplication.instance()
         deadline, idle = time.monotonic() + timeout_s, 0
         while app is not None and idle < 3 and time.monotonic() < deadline:

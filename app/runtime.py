@@ -12,11 +12,13 @@ the Lead waits for a view.
 from __future__ import annotations
 
 import gc
+import time
 
 from PySide6.QtCore import QObject, QTimer
 
 YOUNG_THRESHOLD = 50_000
 IDLE_MS = 2_000  # quiet this long after a change: collect everything once
+MAX_WAIT_S = 30.0  # a session that never goes quiet is still collected this often
 
 
 def tune_gc() -> None:
@@ -35,12 +37,22 @@ class IdleCollector(QObject):
         self.timer.setInterval(IDLE_MS)
         self.timer.timeout.connect(self.collect)
         self.collected = 0  # full collections run (for tests)
+        self.waiting_since: float | None = None  # the first change not yet followed by a collection
 
     def poke(self) -> None:
-        """Something changed: collect once it has been quiet for a while."""
-        self.timer.start()
+        """Something changed: collect once it has been quiet for a while, or now when agents
+        have kept the session busy for ``MAX_WAIT_S`` (the quiet spell would never come)."""
+        now = time.monotonic()
+        if self.waiting_since is None:
+            self.waiting_since = now
+        if now - self.waiting_since > MAX_WAIT_S:
+            self.collect()
+        else:
+            self.timer.start()
 
     def collect(self) -> None:
         """The full collection the thresholds no longer run on their own."""
+        self.timer.stop()
+        self.waiting_since = None
         gc.collect()
         self.collected += 1
