@@ -28,7 +28,6 @@ def _cold_caches() -> None:
     gc_module._PARSED.clear()
     gc_module._section_body.cache_clear()
     gc_module._section_keys.cache_clear()
-    memory_module._placed_entries.cache_clear()
     memory_module._section_entries.cache_clear()
 
 
@@ -46,7 +45,7 @@ def _gc_facts(gc: GlobalContext) -> list[object]:
 def _memory_facts(memory: TeamMemory) -> list[object]:
     facts: list[object] = [memory.title, memory.line_count, [str(p) for p in memory.problems]]
     for s in memory.sections:
-        entries = [(e.text, e.tag, e.archived, e.line, e.end_line) for e in s.entries]
+        entries = [(e.text, e.tag, e.archived, s.span_of(e)) for e in s.entries]
         facts.append((s.header, s.role, s.kind, s.replaced, s.line, s.end_line, entries, sorted(s.meta.items())))
     return facts
 
@@ -139,6 +138,54 @@ def test_a_team_memory_reparsed_after_each_edit_equals_a_cold_parse(path: Path) 
         warm = _memory_facts(parse_memory(new_text))
         _cold_caches()
         assert warm == _memory_facts(parse_memory(new_text)), name
+
+
+_PIECES = ("x", "\n", "- [Finding] new entry\n", "\n## new-role\n", "```\n", "<!-- ", "-->", "  more\n", "# T\n")
+
+
+def _random_edit(text: str, rng: random.Random) -> str:
+    """One change in one place, as an agent's write makes it: text put in, taken out or both,
+    with pieces that can open a section, a fence or a comment."""
+    at = rng.randrange(len(text) + 1)
+    cut = rng.choice((0, 0, 1, rng.randrange(1, 200)))
+    put = "".join(rng.choice(_PIECES) for _ in range(rng.choice((0, 1, 1, 2))))
+    return text[:at] + put + text[at + cut :]
+
+
+@pytest.mark.parametrize("path", MEMORIES, ids=lambda p: p.parent.name)
+def test_a_team_memory_read_again_from_its_last_parse_equals_a_cold_parse(path: Path) -> None:
+    """``parse_memory(new, previous=old)`` re-reads one section when it can; a chain of forty
+    random edits, each read from the one before, gives what a cold read of each version gives
+    (a wrong offset kept by one step would show in a later one)."""
+    text = path.read_text(encoding="utf-8")
+    rng = random.Random(path.parent.name)
+    named = [edit(text) for _, edit in _edits(text, rng)]
+    versions = [*named, text]
+    for _ in range(40):
+        versions.append(_random_edit(versions[-1], rng))
+    previous = parse_memory(text)
+    for version in versions:
+        warm = parse_memory(version, previous=previous)
+        _cold_caches()
+        assert _memory_facts(warm) == _memory_facts(parse_memory(version)), version[:80]
+        previous = warm
+
+
+def test_an_append_to_one_section_keeps_every_other_sections_entries() -> None:
+    """The point of the re-read: the sections before the edit are the same objects, those
+    after it hold the same entry objects one line further down, and the edited one is new."""
+    text = (DEMO / "TEAM-MEMORY.md").read_text(encoding="utf-8")
+    old = parse_memory(text)
+    roles = [s for s in old.sections if s.kind == "role"]
+    target = roles[0]
+    header_line = text.splitlines(keepends=True)[target.line]
+    new = parse_memory(text.replace(header_line, header_line + "- [Finding] appended\n", 1), previous=old)
+    at = old.sections.index(target)
+    assert all(a is b for a, b in zip(old.sections[:at], new.sections[:at], strict=True))
+    assert new.sections[at].entries[0].text == "appended"
+    assert len(new.sections[at].entries) == len(target.entries) + 1
+    for was, now in zip(old.sections[at + 1 :], new.sections[at + 1 :], strict=True):
+        assert now.entries is was.entries and now.line == was.line + 1
 
 
 def test_the_edits_change_what_they_say() -> None:

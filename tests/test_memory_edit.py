@@ -80,7 +80,9 @@ def test_edit_merges_non_overlapping_changes_and_stops_on_overlap(demo_copy: Pat
     text = path.read_text(encoding="utf-8")
     seen = section_text(text, "implementer-2")
     assert seen is not None
-    archived = archive_entries(text, "implementer-2", {parse_memory(text).sections[4].entries[0].line})
+    archived = archive_entries(
+        text, "implementer-2", {parse_memory(text).sections[4].span_of(parse_memory(text).sections[4].entries[0])[0]}
+    )
     # An agent appends to the same section before the Lead's archive lands:
     agent = text.replace("not str\n", "not str\n- [Pattern] agent line\n")
     path.write_text(agent, encoding="utf-8")
@@ -167,7 +169,7 @@ def test_curation_on_the_real_cow_session(cow_copy: Path) -> None:
     text = path.read_text(encoding="utf-8")
     memory = parse_memory(text)
     arch = next(s for s in memory.sections if s.role == "architect-1")
-    archived = archive_entries(text, arch.header, {e.line for e in arch.entries})
+    archived = archive_entries(text, arch.header, {arch.span_of(e)[0] for e in arch.entries})
     edit_memory(path, [SectionEdit(arch.header, section_text(text, arch.header), archived)])
     after = parse_memory(path.read_text(encoding="utf-8"))
     assert all(e.archived for e in next(s for s in after.sections if s.role == "architect-1").entries)
@@ -229,7 +231,7 @@ def test_pruning_a_600_line_file(tmp_path: Path) -> None:
         for s in memory.sections
         for e in s.entries
         if e.archived
-        for line in ["".join(split_lines(text)[e.line : e.end_line])]
+        for line in ["".join(split_lines(text)[slice(*s.span_of(e))])]
     }
     assert not detect_loss(text, path.read_text(encoding="utf-8"), expected_gone).lost_entries
 

@@ -125,7 +125,7 @@ def test_the_window_reports_who_wrote_a_lost_entry_and_restores_it_in_place_afte
     memory = demo_copy / "TEAM-MEMORY.md"
     text = memory.read_text(encoding="utf-8")
     lead = next(s for s in parse_memory(text).sections if s.header == "Lead")
-    second = "".join(text.splitlines(keepends=True)[lead.entries[1].line : lead.entries[1].end_line])
+    second = "".join(text.splitlines(keepends=True)[slice(*lead.span_of(lead.entries[1]))])
     wait = qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts)
     with wait:
         memory.write_text(text.replace(second, ""), encoding="utf-8")

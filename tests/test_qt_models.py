@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPersistentModelIndex
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -166,3 +166,57 @@ def test_teammate_model_marks_teammates_behind_the_gc() -> None:
     assert "GC is at GC-v6" in behind.data(Qt.ItemDataRole.ToolTipRole)
     lost = model.index(rows["implementer-4"], 4)
     assert lost.data() == "✖ CONTEXT_LOST" and lost.data(Qt.ItemDataRole.BackgroundRole) is not None
+
+
+def _rows(model: NodeTreeModel) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every row as shown: section text and its entries' (text, tag)."""
+    out = []
+    for r in range(model.rowCount()):
+        section = model.index(r, 0)
+        entries = [
+            (model.index(c, 0, section).data(), model.index(c, 1, section).data())
+            for c in range(model.rowCount(section))
+        ]
+        out.append((section.data(), entries))
+    return out
+
+
+@pytest.mark.parametrize("query", [MemoryQuery(), MemoryQuery(tag="Finding")], ids=["all", "findings"])
+def test_memory_follow_ups_show_what_a_fresh_model_shows(
+    qtbot: QtBot, qtmodeltester: ModelTester, query: MemoryQuery
+) -> None:
+    """A follow-up hands untouched sections' rows over as they were, and the sync skips them;
+    after each of a chain of edits read from the last parse, the rows are exactly those of a
+    model built afresh from a cold parse, and only the edited section's rows are signalled."""
+    text = (DEMO / "TEAM-MEMORY.md").read_text(encoding="utf-8")
+    live = MemoryModel()
+    live.set_query(query)
+    memory = parse_memory(text)
+    live.set_memory(memory)
+    qtmodeltester.check(live, force_py=True)
+    lines = text.splitlines(keepends=True)
+    heading = next(line for line in lines if line.startswith("## implementer"))
+    edits = [
+        text.replace(heading, heading + "- [Finding] appended by an agent\n", 1),
+        text.replace(heading, heading + "- [Finding] appended by an agent\n- [Decision] and another\n", 1),
+        text.replace(heading, heading + "- [Finding] appended, then edited\n- [Decision] and another\n", 1),
+        text,
+    ]
+    for edited in edits:
+        touched: list[int] = []
+
+        def note(parent: QModelIndex, first: int, last: int, touched: list[int] = touched) -> None:
+            touched.append(parent.row())
+
+        live.rowsInserted.connect(note)
+        live.rowsRemoved.connect(note)
+        memory = parse_memory(edited, previous=memory)
+        live.set_memory(memory)
+        live.rowsInserted.disconnect(note)
+        live.rowsRemoved.disconnect(note)
+        fresh = MemoryModel()
+        fresh.set_query(query)
+        fresh.set_memory(parse_memory(edited))
+        assert _rows(live) == _rows(fresh)
+        shown = [live.index(r, 0).data() for r in range(live.rowCount())]
+        assert {shown[r] for r in touched} <= {s for s in shown if s.startswith(heading[3:].strip())}

@@ -264,6 +264,10 @@ class MemoryModel(NodeTreeModel):
         super().__init__(parent)
         self.memory: TeamMemory | None = None
         self.query = MemoryQuery()
+        # The entry rows of each section by its entries (held, so that their id stays theirs),
+        # for the query they were built for: a follow-up re-parses one section, and the others'
+        # rows are handed over as the same specs, which the sync then skips.
+        self._rows: dict[int, tuple[tuple[MemoryEntry, ...], list[Spec]]] = {}
 
     def set_memory(self, memory: TeamMemory | None) -> None:
         self.memory = memory
@@ -276,20 +280,30 @@ class MemoryModel(NodeTreeModel):
     def set_query(self, query: MemoryQuery) -> None:
         if query != self.query:
             self.query = query
+            self._rows = {}
             self._refresh()
 
     def _refresh(self) -> None:
         if self.memory is None:
             self.sync([])
             return
-        query = self.query
         specs = []
-        active = query.active
+        active = self.query.active
+        rows: dict[int, tuple[tuple[MemoryEntry, ...], list[Spec]]] = {}
         for section in self.memory.sections:
-            entries = [e for e in section.entries if query.matches(e)] if active else section.entries
-            if entries or not active:
-                specs.append((section.header, section, keyed([(e.text, e, ()) for e in entries])))
+            entries = section.entries
+            known = self._rows.get(id(entries))
+            children = known[1] if known is not None and known[0] is entries else self._entry_rows(entries)
+            rows[id(entries)] = (entries, children)
+            if children or not active:
+                specs.append((section.header, section, children))
+        self._rows = rows
         self.sync(keyed(specs))
+
+    def _entry_rows(self, entries: tuple[MemoryEntry, ...]) -> list[Spec]:
+        query = self.query
+        shown = [e for e in entries if query.matches(e)] if query.active else entries
+        return keyed([(e.text, e, ()) for e in shown])
 
     def signature(self, payload: Any) -> tuple[object, ...]:
         """Header, count and marker for sections; text, tag and archived flag for entries."""

@@ -45,6 +45,9 @@ class Node:
     children: list[Node] = field(default_factory=list, repr=False)
     signature: Hashable = None
     row: int = 0  # kept current by the model: views ask for parents of every visible row
+    # The children specs this node was last synced with: a subclass that hands the very same
+    # sequence again (a TEAM-MEMORY section the edit did not touch) has its subtree skipped.
+    synced: Sequence[Spec] | None = field(default=None, repr=False)
 
 
 class Spec(NamedTuple):
@@ -209,14 +212,17 @@ class NodeTreeModel(QAbstractItemModel):
             if signature != child.signature:
                 child.signature = signature
                 changed.append(row)
+            if spec.children is child.synced:
+                continue  # the same specs as last time: nothing below can have changed
             if child.children or spec.children:
                 self._sync_children(child, self.index(row, 0, index), spec.children)
+            child.synced = spec.children
         if changed:
             last_column = len(self.headers) - 1
             self.dataChanged.emit(self.index(changed[0], 0, index), self.index(changed[-1], last_column, index))
 
     def _build(self, spec: Spec, parent: Node) -> Node:
-        node = Node(spec.key, spec.payload, parent, signature=self.signature(spec.payload))
+        node = Node(spec.key, spec.payload, parent, signature=self.signature(spec.payload), synced=spec.children)
         node.children = [self._build(child, node) for child in spec.children]
         _renumber(node)
         return node

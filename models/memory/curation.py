@@ -38,7 +38,7 @@ def archive_where(section: str, chosen: Callable[[MemoryEntry], bool]) -> str:
     parsed = parse_memory(section).sections
     if not parsed:
         return section
-    picked = {e.line for e in parsed[0].entries if chosen(e)}
+    picked = {parsed[0].span_of(e)[0] for e in parsed[0].entries if chosen(e)}
     return archive_entries(section, parsed[0].header, picked)
 
 
@@ -55,7 +55,7 @@ def prune_archived(text: str, header: str) -> str:
     if section is None:
         raise MemoryEditError(f"no section ## {header}")
     lines = split_lines(text)
-    drop = {i for e in section.entries if e.archived for i in range(e.line, e.end_line)}
+    drop = {i for e in section.entries if e.archived for i in range(*section.span_of(e))}
     return "".join(lines[i] for i in range(section.line, section.end_line) if i not in drop)
 
 
@@ -87,7 +87,7 @@ def set_meta_gc_version(text: str, version: int) -> str:
         if m:
             lines[i] = f"{m.group('head')}GC-v{version}{m.group('end') or ''}"
             return "".join(lines)
-    last = max((e.end_line for e in meta.entries), default=meta.line + 1)
+    last = meta.line + max((e.stop for e in meta.entries), default=1)
     lines.insert(last, f"- GC Version: GC-v{version}{nl}")
     return "".join(lines)
 

@@ -296,7 +296,7 @@ def _entry_ids(text: str) -> set[str]:
 def _all_entries(text: str) -> list[str]:
     lines = split_lines(text)
     memory = parse_memory(text)
-    return ["".join(lines[e.line : e.end_line]) for s in memory.sections for e in s.entries]
+    return ["".join(lines[s.line + e.first : s.line + e.stop]) for s in memory.sections for e in s.entries]
 
 
 def entry_line(tag: str | None, text: str, timestamp: str | None = None, relayed: bool = False) -> str:

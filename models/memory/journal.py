@@ -229,7 +229,7 @@ def _entries(text: str, memory: TeamMemory) -> dict[str, list[tuple[str, str]]]:
         if section.kind == "meta":
             continue
         first = section.line
-        spans = tuple((e.line - first, e.end_line - first) for e in section.entries)
+        spans = tuple((e.first, e.stop) for e in section.entries)
         out[section.header] = list(_section_entries("".join(lines[first : section.end_line]), spans))
     return out
 

@@ -59,7 +59,7 @@ def journal_loss(vanished: list[Vanished], structural: Loss | None = None) -> Lo
 
 def _entry_lines(text: str, memory: TeamMemory) -> dict[str, list[str]]:
     lines = split_lines(text)
-    return {s.header: ["".join(lines[e.line : e.end_line]) for e in s.entries] for s in memory.sections}
+    return {s.header: ["".join(lines[s.line + e.first : s.line + e.stop]) for e in s.entries] for s in memory.sections}
 
 
 def detect_loss(
@@ -139,14 +139,14 @@ def put_back(section: str, entry: str, after: str | None) -> str:
     nl = "\r\n" if "\r\n" in section else "\n"
     lines = split_lines(section)
     memory = parse_memory(section)
-    entries = memory.sections[0].entries if memory.sections else []
-    if after is None and entries:
-        at = entries[0].line
+    spans = [s.span_of(e) for s in memory.sections[:1] for e in s.entries]
+    if after is None and spans:
+        at = spans[0][0]
         return "".join(lines[:at]) + entry.replace("\n", nl) + nl + "".join(lines[at:])
-    for e in entries:
-        text = "".join(lines[e.line : e.end_line]).replace("\r\n", "\n").rstrip("\n")
+    for first, stop in spans:
+        text = "".join(lines[first:stop]).replace("\r\n", "\n").rstrip("\n")
         if after is not None and identity(text) == identity(after):
-            return "".join(lines[: e.end_line]) + entry.replace("\n", nl) + nl + "".join(lines[e.end_line :])
+            return "".join(lines[:stop]) + entry.replace("\n", nl) + nl + "".join(lines[stop:])
     return append_entry(section, entry.replace("\n", nl))
 
 

@@ -174,7 +174,9 @@ class Session:
         if part == "plan":
             return self._reload_file(PLAN_FILE, "plan", lambda f: parse_plan(f.text, PLAN_FILE))
         if part == "memory":
-            return self._reload_file(MEMORY_FILE, "memory", lambda f: parse_memory(f.text, MEMORY_FILE))
+            return self._reload_file(
+                MEMORY_FILE, "memory", lambda f: parse_memory(f.text, MEMORY_FILE, previous=self.memory)
+            )
         if part == "gates":
             return self._reload_gates()
         if part == "inbox":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections import Counter
@@ -10,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from models.text import mdblocks
+from models.text.common import common_prefix, common_suffix
 from models.text.problems import Problem
-from models.text.textfile import split_lines
+from models.text.textfile import line_starts, split_lines
 
 TAGS = ("Finding", "Pattern", "Decision", "Warning", "Dependency", "Conflict", "Question")
 _CANONICAL_TAGS = {t.lower(): t for t in TAGS}
@@ -21,6 +23,10 @@ SectionKind = Literal["meta", "lead", "role"]
 
 _BULLET = re.compile(r"^[-*+][ \t]+(?P<content>.*?)\r?\n?$")
 _MARKER = re.compile(r"^\s*(?:\*\*)?\[(?P<name>[A-Za-z][\w -]{0,30})\](?:\*\*)?\s*")
+# The common entry line: a bullet, at most one plain [Tag] and text that opens no other marker.
+_SIMPLE_ENTRY = re.compile(
+    r"[-*+][ \t]+(?:\[(?P<name>[A-Za-z][\w -]{0,30})\][ \t]*)?(?P<rest>[^\s\[*][^\r\n]*)\r?\n?\Z"
+)
 _META_ITEM = re.compile(r"^[-*+][ \t]+(?:\*\*)?(?P<key>[^:*]+?)(?::\*\*|\*\*:|:)[ \t]*(?P<value>.*?)\r?\n?$")
 
 
@@ -31,8 +37,11 @@ class MemoryEntry:
     text: str  # the entry without its bullet and markers, continuation lines included
     tag: str | None
     archived: bool
-    line: int  # 0-based
-    end_line: int  # exclusive
+    # Lines counted from the section's heading line (the heading is 0), end exclusive: an
+    # entry does not move when an edit above its section shifts the file, so a section that
+    # did not change keeps the very entries of the last parse (``MemorySection.span_of``).
+    first: int
+    stop: int
 
     @property
     def known_tag(self) -> bool:
@@ -54,11 +63,15 @@ class MemorySection:
     replaced: bool
     line: int
     end_line: int
-    entries: list[MemoryEntry] = field(default_factory=list)
+    entries: tuple[MemoryEntry, ...] = ()
     meta: dict[str, str] = field(default_factory=dict)
 
     def tag_counts(self) -> dict[str, int]:
         return dict(Counter(e.tag for e in self.entries if e.tag))
+
+    def span_of(self, entry: MemoryEntry) -> tuple[int, int]:
+        """The entry's lines in the file (0-based, end exclusive)."""
+        return self.line + entry.first, self.line + entry.stop
 
 
 @dataclass(frozen=True)
@@ -91,6 +104,10 @@ class TeamMemory:
     sections: list[MemorySection]
     line_count: int
     problems: list[Problem]
+    # Where each section's heading starts in ``text`` (characters), and whether the block scan
+    # found nothing wrong: what ``parse_memory(..., previous=this)`` needs to re-read one section.
+    offsets: list[int] = field(default_factory=list, repr=False)
+    scan_clean: bool = field(default=False, repr=False)
 
     def roles(self) -> Iterator[MemorySection]:
         return (s for s in self.sections if s.kind == "role")
@@ -120,6 +137,26 @@ def _strip_markers(content: str) -> tuple[str, str | None, bool]:
     return content.strip(), tag, archived
 
 
+def _first_line(line: str) -> tuple[str, str | None, bool]:
+    """An entry's first line without its bullet and markers: its text, tag and archived flag.
+
+    Most lines take one regular expression; any other form goes through ``_strip_markers``,
+    which the fast path must agree with (tests/test_memory_lines.py holds them to it).
+    """
+    simple = _SIMPLE_ENTRY.match(line)
+    if simple is not None:
+        name = simple.group("name")
+        text = simple.group("rest").strip()
+        if name is None:
+            return text, None, False
+        name = name.strip()
+        if name.upper() == "ARCHIVED":
+            return text, None, True
+        return text, _CANONICAL_TAGS.get(name.lower(), name), False
+    bullet = _BULLET.match(line)
+    return _strip_markers(bullet.group("content") if bullet else line.strip())
+
+
 def _section(header: str, line: int) -> MemorySection:
     replaced = "[REPLACED]" in header.upper()
     clean = re.sub(r"\[REPLACED\]", "", header, flags=re.I).strip()
@@ -129,18 +166,29 @@ def _section(header: str, line: int) -> MemorySection:
     return MemorySection(header, role, kind, replaced, line, line + 1)
 
 
-def parse_memory(text: str, file: str = "TEAM-MEMORY.md") -> TeamMemory:
-    """Parse TEAM-MEMORY; headings inside code fences are not sections."""
+def parse_memory(text: str, file: str = "TEAM-MEMORY.md", previous: TeamMemory | None = None) -> TeamMemory:
+    """Parse TEAM-MEMORY; headings inside code fences are not sections.
+
+    With ``previous``, the last parse of the same file, an edit inside one section's body (an
+    agent's append, a line changed) re-reads that section only; the sections before it are the
+    very objects of ``previous`` and those after it keep their entries, so a follow-up costs
+    what the edit touched, not what the file holds. Anything else is read in full.
+    """
+    if previous is not None:
+        quick = _reparse_one_section(previous, text, file)
+        if quick is not None:
+            return quick
+    return _parse_all(text, file)
+
+
+def _parse_all(text: str, file: str) -> TeamMemory:
     lines = split_lines(text)
     scan = mdblocks.scan(lines, file)
-    problems = list(scan.problems)
     title: str | None = None
     sections: list[MemorySection] = []
     heads = [h for h in scan.headings if h.level <= 2]
     if heads and heads[0].level == 1:
         title = heads[0].text
-    elif text.strip():
-        problems.append(Problem("warning", file, "no '# TEAM-MEMORY — <feature>' title", 1))
     for index, head in enumerate(h for h in heads if h.level == 2):
         section = _section(head.text, head.line)
         sections.append(section)
@@ -148,54 +196,96 @@ def parse_memory(text: str, file: str = "TEAM-MEMORY.md") -> TeamMemory:
             sections[index - 1].end_line = head.line
     if sections:
         sections[-1].end_line = len(lines)
+    starts = line_starts(lines)
     for section in sections:
-        _fill(section, lines)
+        body = text[starts[section.line + 1] : starts[section.end_line]]
+        section.entries, meta = _section_entries(body, section.kind == "meta")
+        section.meta = dict(meta)
+    problems = list(scan.problems) + _whole_file_problems(text, title, sections, file)
+    offsets = [starts[s.line] for s in sections]
+    return TeamMemory(text, title, sections, len(lines), problems, offsets, not scan.problems)
+
+
+def _whole_file_problems(text: str, title: str | None, sections: list[MemorySection], file: str) -> list[Problem]:
+    """What the file as a whole lacks: its title, one active section per role."""
+    problems = []
+    if title is None and text.strip():
+        problems.append(Problem("warning", file, "no '# TEAM-MEMORY — <feature>' title", 1))
     seen: Counter[str] = Counter(s.role for s in sections if not s.replaced)
     for role, count in seen.items():
         if count > 1:
             problems.append(Problem("warning", file, f"{count} active sections for {role}"))
-    return TeamMemory(text, title, sections, len(lines), problems)
+    return problems
 
 
-def _fill(section: MemorySection, lines: list[str]) -> None:
-    body = "".join(lines[section.line + 1 : section.end_line])
-    entries, meta = _placed_entries(body, section.kind == "meta", section.line + 1)
-    section.entries = list(entries)
+def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemory | None:
+    """``text`` parsed by re-reading the one section of ``previous`` its change lies in, or
+    None when the change touches a heading, opens a fence or comment that could run past the
+    section, or ``previous`` had a scan problem (whose line numbers would shift)."""
+    old = previous.text
+    offsets = previous.offsets
+    if not previous.scan_clean or not offsets or len(offsets) != len(previous.sections):
+        return None
+    same_start = common_prefix(old, text)
+    same_end = common_suffix(old, text, min(len(old), len(text)) - same_start)
+    k = bisect.bisect_right(offsets, same_start) - 1
+    heading_end = old.find("\n", offsets[k]) + 1 if k >= 0 else 0
+    if heading_end == 0 or same_start < heading_end:
+        return None  # before the first section, or in a heading line
+    old_stop = offsets[k + 1] if k + 1 < len(offsets) else len(old)
+    if len(old) - same_end > old_stop:
+        return None  # the change runs into the next section
+    shift = len(text) - len(old)
+    new_stop = old_stop + shift
+    if k + 1 < len(offsets) and text[new_stop - 1] != "\n":
+        return None  # the next heading would no longer start a line
+    lines = split_lines(text[offsets[k] : new_stop])
+    scan = mdblocks.scan(lines, file)
+    if scan.problems or scan.in_code[-1] or any(h.level == 2 for h in scan.headings[1:]):
+        return None
+    was = previous.sections[k]
+    section = MemorySection(was.header, was.role, was.kind, was.replaced, was.line, was.line + len(lines))
+    section.entries, meta = _section_entries("".join(lines[1:]), was.kind == "meta")
     section.meta = dict(meta)
+    moved = len(lines) - (was.end_line - was.line)
+    after = [s if not moved else _moved(s, moved) for s in previous.sections[k + 1 :]]
+    sections = [*previous.sections[:k], section, *after]
+    problems = _whole_file_problems(text, previous.title, sections, file)
+    offsets = offsets[: k + 1] + [o + shift for o in offsets[k + 1 :]]
+    return TeamMemory(text, previous.title, sections, previous.line_count + moved, problems, offsets, True)
 
 
-@functools.lru_cache(maxsize=256)
-def _placed_entries(
-    body: str, is_meta: bool, first: int
-) -> tuple[tuple[MemoryEntry, ...], tuple[tuple[str, str], ...]]:
-    """The entries of a section body that starts at line ``first``, memoised.
-
-    An agent's append changes one section; the entries of every other section (same text,
-    same place) are the very objects of the last parse. Entries are never changed after
-    parsing, so sharing them is safe, and the viewer's diff then finds them unchanged.
-    """
-    rel_entries, meta = _section_entries(body, is_meta)
-    entries = tuple(MemoryEntry(text, tag, archived, first + a, first + b) for text, tag, archived, a, b in rel_entries)
-    return entries, meta
-
-
-_RelEntry = tuple[str, str | None, bool, int, int]
+def _moved(section: MemorySection, lines: int) -> MemorySection:
+    """``section`` ``lines`` further down the file: the same entries (they count their lines
+    from the heading), a new section object, since the previous parse still holds the old one."""
+    return MemorySection(
+        section.header,
+        section.role,
+        section.kind,
+        section.replaced,
+        section.line + lines,
+        section.end_line + lines,
+        section.entries,
+        section.meta,
+    )
 
 
 @functools.lru_cache(maxsize=4096)
-def _section_entries(body: str, is_meta: bool) -> tuple[tuple[_RelEntry, ...], tuple[tuple[str, str], ...]]:
-    """Entries of one section body (lines relative to it), memoised by text.
+def _section_entries(body: str, is_meta: bool) -> tuple[tuple[MemoryEntry, ...], tuple[tuple[str, str], ...]]:
+    """Entries of one section body (lines counted from the heading), memoised by text.
 
-    Writers edit one section at a time (ADR-001's header-anchored edits), so a reload after an
-    agent's edit parses that section only. Fences never cross a section header, so the body
-    can be scanned on its own.
+    Writers edit one section at a time (ADR-001's header-anchored edits), so a full reload
+    after an agent's edit parses that section only, and the entries of every other section are
+    the very objects of the last parse. Entries are never changed after parsing, so sharing
+    them is safe, and the viewer then finds them unchanged. Fences never cross a section
+    header, so the body can be scanned on its own.
     """
     lines = split_lines(body)
     if "```" in body or "~~~" in body or "<!--" in body:
         in_code = mdblocks.scan(lines, "").in_code
     else:  # no fence or comment can open here (most sections)
         in_code = [False] * len(lines)
-    entries: list[_RelEntry] = []
+    entries: list[MemoryEntry] = []
     meta: dict[str, str] = {}
     i = 0
     end = len(lines)
@@ -211,10 +301,8 @@ def _section_entries(body: str, is_meta: bool) -> tuple[tuple[_RelEntry, ...], t
         j = i + 1
         while j < end and lines[j].strip() and lines[j][0] in " \t":
             j += 1
-        bullet = _BULLET.match(line)
-        first = bullet.group("content") if bullet else line.strip()
-        text, tag, archived = _strip_markers(first)
+        text, tag, archived = _first_line(line)
         rest = [ln.rstrip("\r\n") for ln in lines[i + 1 : j]]
-        entries.append(("\n".join([text, *rest]), tag, archived, i, j))
+        entries.append(MemoryEntry("\n".join([text, *rest]), tag, archived, i + 1, j + 1))
         i = j
     return tuple(entries), tuple(meta.items())
