@@ -39,6 +39,9 @@ def _gc_facts(gc: GlobalContext) -> list[object]:
         facts.append(
             (s.ref, s.level, s.line, s.start, s.end, s.own_end, s.tokens, s.own_tokens, items, s.duplicate_keys)
         )
+        facts.append((s.end_line, s.own_end_line, s.own_text == gc.text[s.start : s.own_end]))
+        facts.append(all(c.parent is s for c in s.children))
+    facts.append((gc.line_starts, gc.section_count, [s.title for s in gc.flat()] == [s.title for s in gc.walk()]))
     return facts
 
 
@@ -150,6 +153,29 @@ def _random_edit(text: str, rng: random.Random) -> str:
     cut = rng.choice((0, 0, 1, rng.randrange(1, 200)))
     put = "".join(rng.choice(_PIECES) for _ in range(rng.choice((0, 1, 1, 2))))
     return text[:at] + put + text[at + cut :]
+
+
+@pytest.mark.parametrize("path", GCS, ids=lambda p: p.parent.name)
+def test_a_gc_read_again_from_its_last_parse_equals_a_cold_parse(path: Path) -> None:
+    """``parse_gc(new, previous=old)`` re-reads one section when it can; along a chain of
+    forty random edits, each read from the one before, every version equals a cold read, and
+    the outside-loss check gives what its definition gives."""
+    tok = get_tokenizer("o200k_base")
+    text = path.read_text(encoding="utf-8")
+    rng = random.Random(path.parent.name)
+    versions = [*(edit(text) for _, edit in _edits(text, rng)), text]
+    for _ in range(40):
+        versions.append(_random_edit(versions[-1], rng))
+    previous = parse_gc(text, tok)
+    for version in versions:
+        warm = parse_gc(version, tok, previous=previous)
+        warm_gone = vanished_items(previous, warm)
+        _cold_caches()
+        cold = parse_gc(version, tok)
+        assert _gc_facts(warm) == _gc_facts(cold), version[:80]
+        everywhere = {norm(i.key) for s in cold.walk() for i in s.items}
+        assert warm_gone == [(s.ref, i.key) for s in previous.walk() for i in s.items if norm(i.key) not in everywhere]
+        previous = warm
 
 
 @pytest.mark.parametrize("path", MEMORIES, ids=lambda p: p.parent.name)

@@ -220,3 +220,51 @@ def test_memory_follow_ups_show_what_a_fresh_model_shows(
         assert _rows(live) == _rows(fresh)
         shown = [live.index(r, 0).data() for r in range(live.rowCount())]
         assert {shown[r] for r in touched} <= {s for s in shown if s.startswith(heading[3:].strip())}
+
+
+def _tree(model: NodeTreeModel, parent: QModelIndex | None = None) -> list[object]:
+    """Every row, depth first, as shown in its three columns."""
+    parent = parent or QModelIndex()
+    out: list[object] = []
+    for r in range(model.rowCount(parent)):
+        index = model.index(r, 0, parent)
+        out.append(([model.index(r, c, parent).data() for c in range(3)], _tree(model, index)))
+    return out
+
+
+def test_gc_follow_ups_show_what_a_fresh_model_shows(qtbot: QtBot, qtmodeltester: ModelTester) -> None:
+    """The sections above an edit are handed over as they were and skipped; after each edit
+    read from the last parse, the tree equals one built afresh from a cold parse, and the
+    rows above the edited section get no signal."""
+    text = (DEMO / "global-context.md").read_text(encoding="utf-8")
+    live = GcTreeModel()
+    gc = parse_gc(text, TOK)
+    live.set_gc(gc)
+    qtmodeltester.check(live, force_py=True)
+    last = gc.sections[-1]
+    line = text[last.start : last.own_end].splitlines(keepends=True)[0]
+    edits = [
+        text.replace(line, line + "- budget: 2 engineers\n", 1),
+        text.replace(line, line + "- budget: 3 engineers, for a longer while\n", 1),
+        text,
+    ]
+    for edited in edits:
+        signalled: list[int] = []
+
+        def note(first: QModelIndex, *rest: object, signalled: list[int] = signalled) -> None:
+            top = first
+            while top.parent().isValid():
+                top = top.parent()
+            signalled.append(top.row())
+
+        live.dataChanged.connect(note)
+        live.rowsInserted.connect(note)
+        gc = parse_gc(edited, TOK, previous=gc)
+        assert gc.edit_origin is not None or edited == text  # the follow-up path was taken
+        live.set_gc(gc)
+        live.dataChanged.disconnect(note)
+        live.rowsInserted.disconnect(note)
+        fresh = GcTreeModel()
+        fresh.set_gc(parse_gc(edited, TOK))
+        assert _tree(live) == _tree(fresh)
+        assert signalled and set(signalled) <= {len(gc.sections) - 1, -1}

@@ -42,10 +42,23 @@ class GcTreeModel(NodeTreeModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.total_tokens = 0
+        # Subsection rows of each top-level section (held, so that its id stays its own): a
+        # follow-up keeps the sections above an edit as they were, and the sync skips them.
+        self._subrows: dict[int, tuple[Section, list[Spec]]] = {}
 
     def set_gc(self, gc: GlobalContext | None) -> None:
         self.total_tokens = gc.tokens if gc else 0
-        self.sync(_section_specs(gc.sections) if gc else [])
+        if gc is None:
+            self._subrows = {}
+            self.sync([])
+            return
+        subrows = {}
+        for top in gc.sections:
+            known = self._subrows.get(id(top))
+            children = known[1] if known is not None and known[0] is top else _section_specs(top.children)
+            subrows[id(top)] = (top, children)
+        self._subrows = subrows
+        self.sync(keyed([(s.title, s, subrows[id(s)][1]) for s in gc.sections]))
 
     def signature(self, payload: Any) -> tuple[object, ...]:
         """Title, tokens and the own text the item count is read from: what the row shows,

@@ -170,7 +170,9 @@ class Session:
 
     def _reload_part(self, part: Part) -> bool:
         if part == "gc":
-            return self._reload_file(GC_FILE, "gc", lambda f: parse_gc(f.text, self.tokenizer, GC_FILE))
+            return self._reload_file(
+                GC_FILE, "gc", lambda f: parse_gc(f.text, self.tokenizer, GC_FILE, previous=self.gc)
+            )
         if part == "plan":
             return self._reload_file(PLAN_FILE, "plan", lambda f: parse_plan(f.text, PLAN_FILE))
         if part == "memory":

@@ -11,7 +11,7 @@ import functools
 import re
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -67,6 +67,7 @@ class Section:
     # most sections' items are never looked at.
     _text: str = field(default="", repr=False, compare=False)
     _items: list[Item] | None = field(default=None, repr=False, compare=False)
+    _own: str | None = field(default=None, repr=False, compare=False)  # own_text, once cut
     _duplicates: list[str] = field(default_factory=list, repr=False, compare=False)
     _child_index: dict[str, list[Section]] | None = field(default=None, repr=False, compare=False)
 
@@ -79,8 +80,13 @@ class Section:
 
     @property
     def own_text(self) -> str:
-        """The section's text up to its first subsection: what its items are read from."""
-        return self._text[self.start : self.own_end]
+        """The section's text up to its first subsection: what its items are read from.
+
+        Cut once and kept: the section tree's rows compare it on every follow-up, and a
+        section that a follow-up only moved hands it on (``models.session.gc_follow``)."""
+        if self._own is None:
+            self._own = self._text[self.start : self.own_end]
+        return self._own
 
     @property
     def items(self) -> list[Item]:
@@ -148,16 +154,40 @@ class GlobalContext:
     version: int | None
     title: str | None
     sections: list[Section]
-    line_starts: list[int]
+    _line_starts: list[int] | None
     tokens: int
     tokenizer: str
     problems: list[Problem]
+    # Whether the block scan found nothing wrong, and every section in file order: what a
+    # follow-up needs to re-read only the section an edit lies in (models.session.gc_follow).
+    scan_clean: bool = field(default=False, repr=False)
+    _flat: list[Section] | None = field(default=None, repr=False)
+    # Set by a follow-up: the parse it came from (weakly: a chain of versions must not stay
+    # alive), the (§ref, key) items the edited section had there, and the edited section now.
+    edit_origin: tuple[Callable[[], GlobalContext | None], list[tuple[str, str]], Section] | None = field(
+        default=None, repr=False
+    )
     _top_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
     _nested_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
 
     def walk(self) -> Iterator[Section]:
         for section in self.sections:
             yield from section.walk()
+
+    def flat(self) -> list[Section]:
+        """Every section in file order (parents before their subsections)."""
+        if self._flat is None:
+            self._flat = list(self.walk())
+        return self._flat
+
+    @property
+    def line_starts(self) -> list[int]:
+        """Character offset of each line's start, and the text's length at the end; worked out
+        when first asked for, since a follow-up that moved every line below an edit has no use
+        for them."""
+        if self._line_starts is None:
+            self._line_starts = starts_of(split_lines(self.text))
+        return self._line_starts
 
     def title_index(self, parent: Section | None) -> dict[str, list[Section]]:
         """The top-level sections (``parent`` None) or ``parent``'s subsections by normalised
@@ -170,7 +200,7 @@ class GlobalContext:
 
     @property
     def section_count(self) -> int:
-        return sum(1 for _ in self.walk())
+        return len(self.flat())
 
     def line_of(self, offset: int) -> int:
         """0-based line index of a character offset."""
@@ -207,8 +237,15 @@ def vanished_items(old: GlobalContext, new: GlobalContext) -> list[tuple[str, st
 
     Only a section whose own text ``new`` no longer holds can have lost an item, so after a
     one-line edit the items of one section are looked at, against each section's key set
-    (memoised by its text), not every item of both versions.
+    (memoised by its text), not every item of both versions. After a follow-up that re-read
+    one section, only that section can have lost an item: when it still holds every key it
+    had, nothing vanished.
     """
+    origin = new.edit_origin
+    if origin is not None and origin[0]() is old:
+        kept = {norm(it.key) for it in origin[2].items}
+        if all(norm(key) in kept for _, key in origin[1]):
+            return []
     still = {s.own_text for s in new.walk()}
     changed = [s for s in old.walk() if s.own_text not in still]
     if not changed:
@@ -281,12 +318,16 @@ def _assign_segments(siblings: list[Section]) -> None:
         _assign_segments(s.children)
 
 
-def parse_gc(text: str, tokenizer: Tokenizer, file: str = "global-context.md") -> GlobalContext:
+def parse_gc(
+    text: str, tokenizer: Tokenizer, file: str = "global-context.md", previous: GlobalContext | None = None
+) -> GlobalContext:
     """Parse a GC; problems are collected, never raised.
 
     The last few results are kept by text: planning an update parses the working GC, the
     session's GC and each base snapshot from several places, and a 20,000-line GC costs
     about 0.1 s a parse. A parsed GC is never changed after this returns, so sharing is safe.
+    With ``previous``, the last parse of the same file, an edit inside one section's own text
+    re-reads and re-counts that section only (``models.session.gc_follow``).
     """
     key = (text, tokenizer.name, file)
     with _PARSED_LOCK:  # the context pane composes in a worker thread
@@ -294,7 +335,14 @@ def parse_gc(text: str, tokenizer: Tokenizer, file: str = "global-context.md") -
         if found is not None:
             _PARSED.move_to_end(key)
             return found
-    found = _parse_gc(text, tokenizer, file)
+    found = None
+    if previous is not None:
+        # Imported here: the follow-up builds on this module's sections and parse helpers.
+        from models.session.gc_follow import reparse_one_section
+
+        found = reparse_one_section(previous, text, tokenizer, file)
+    if found is None:
+        found = _parse_gc(text, tokenizer, file)
     with _PARSED_LOCK:
         _PARSED[key] = found
         while len(_PARSED) > _PARSED_KEEP:
@@ -348,7 +396,8 @@ def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
     total = tokenizer.count(text[:first_start]) + sum(s.tokens for s in sections)
     _assign_segments(sections)
     _check_sibling_titles(sections, problems, file)
-    return GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems)
+    clean = not scan.problems
+    return GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems, clean)
 
 
 def _close(section: Section, end_line: int, line_starts: list[int]) -> None:

@@ -1,0 +1,140 @@
+"""A GC read again after an edit that stays inside one section's own text.
+
+An agent edits the GC a line at a time: a value changed, an item added under a heading. The
+bytes before and after the edit are those of the last parse, so the sections before it are
+the very objects of that parse, the edited section is read and counted again, and the rest
+are copies that moved by the lines and characters the edit added. Anything the shortcut
+cannot be sure of (a heading touched, a fence or comment that could run past the section, the
+front matter, a problem in the last scan) gives None, and the caller reads the whole file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import weakref
+
+from models.session.gc import GlobalContext, Section
+from models.text import mdblocks
+from models.text.common import common_prefix, common_suffix
+from models.text.problems import Problem
+from models.text.textfile import split_lines
+from models.text.tokens import Tokenizer
+
+
+@dataclasses.dataclass(frozen=True)
+class _Edit:
+    """Where the edit lies, and how far it moves what follows it."""
+
+    section: Section  # the section of the last parse whose own text changed
+    stop: int  # where its own text ended in the old text: offsets from here on move
+    stop_line: int  # the same as a line index
+    shift: int  # characters added (negative when removed)
+    moved: int  # lines added
+
+    def char(self, offset: int) -> int:
+        return offset + self.shift if offset >= self.stop else offset
+
+    def line(self, index: int) -> int:
+        return index + self.moved if index >= self.stop_line else index
+
+
+def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer, file: str) -> GlobalContext | None:
+    """``text`` parsed from ``previous`` by re-reading one section, or None (read it all)."""
+    if not previous.scan_clean or previous.tokenizer != tokenizer.name:
+        return None
+    flat = previous.flat()
+    edit = _locate(previous, flat, text, file)
+    if edit is None:
+        return None
+    was = edit.section
+    own = text[was.start : edit.char(edit.stop)]
+    own_tokens = tokenizer.count(own)
+    grew = own_tokens - was.own_tokens
+    top = was
+    while top.parent is not None:
+        top = top.parent
+    first = flat.index(top)  # the tree from here on is copied: parents point at their copies
+    copies: dict[int, Section] = {}
+    for old in flat[first:]:
+        parent = copies[id(old.parent)] if old.parent is not None else None
+        new = _moved(old, edit, parent, text)
+        if parent is not None:
+            parent.children.append(new)
+        copies[id(old)] = new
+    edited = copies[id(was)]
+    edited.own_tokens, edited._own, edited._items = own_tokens, own, None
+    node: Section | None = edited
+    while node is not None:
+        node.tokens += grew
+        node = node.parent
+    for old in flat[:first]:
+        old._text = text  # the same characters where it reads them; the old text can go
+    tops = previous.sections
+    at = tops.index(top)
+    new_tops = [*tops[:at], *(copies[id(s)] for s in tops[at:])]
+    problems = [_moved_problem(p, edit) for p in previous.problems]
+    gc = GlobalContext(
+        text,
+        previous.front,
+        previous.version,
+        previous.title,
+        new_tops,
+        None,
+        previous.tokens + grew,
+        previous.tokenizer,
+        problems,
+        True,
+        [*flat[:first], *(copies[id(s)] for s in flat[first:])],
+    )
+    gc.edit_origin = (weakref.ref(previous), [(was.ref, it.key) for it in was.items], edited)
+    return gc
+
+
+def _locate(previous: GlobalContext, flat: list[Section], text: str, file: str) -> _Edit | None:
+    """The edit, when it lies in one section's own text below its heading line and leaves
+    that text a single section on its own."""
+    old = previous.text
+    if not flat:
+        return None
+    same_start = common_prefix(old, text)
+    same_end = common_suffix(old, text, min(len(old), len(text)) - same_start)
+    k = bisect.bisect_right([s.start for s in flat], same_start) - 1 if flat[0].start <= same_start else -1
+    if k < 0:
+        return None  # the front matter, the title or what stands before the first heading
+    was = flat[k]
+    heading_end = old.find("\n", was.start) + 1
+    if heading_end == 0 or same_start < heading_end:
+        return None  # the heading line itself
+    stop = was.own_end
+    if len(old) - same_end > stop:
+        return None  # the edit runs into the next heading
+    shift = len(text) - len(old)
+    if k + 1 < len(flat) and text[stop + shift - 1] != "\n":
+        return None  # the next heading would no longer start a line
+    lines = split_lines(text[was.start : stop + shift])
+    scan = mdblocks.scan(lines, file)
+    if scan.problems or len(scan.headings) != 1 or scan.in_code[-1]:
+        return None
+    moved = len(lines) - (was.own_end_line - was.line)
+    return _Edit(was, stop, was.own_end_line, shift, moved)
+
+
+def _moved(old: Section, edit: _Edit, parent: Section | None, text: str) -> Section:
+    """A copy of ``old`` in the new text: positions at or after the edit's end move; what was
+    read from an unmoved own text (its items) and the own text itself carry over."""
+    new = Section(old.title, old.level, edit.line(old.line), edit.char(old.start), parent)
+    new.end_line, new.own_end_line = edit.line(old.end_line), edit.line(old.own_end_line)
+    new.end, new.own_end = edit.char(old.end), edit.char(old.own_end)
+    new.tokens, new.own_tokens, new.segment = old.tokens, old.own_tokens, old.segment
+    new._text, new._own = text, old._own
+    if old.start < edit.stop and old is not edit.section:  # its items lie before the edit
+        new._items, new._duplicates = old._items, old._duplicates
+    return new
+
+
+def _moved_problem(problem: Problem, edit: _Edit) -> Problem:
+    """A problem found at a line below the edit, where that line is now."""
+    if problem.line is None or problem.line - 1 < edit.stop_line:
+        return problem
+    return dataclasses.replace(problem, line=problem.line + edit.moved)
