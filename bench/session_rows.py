@@ -62,7 +62,9 @@ def read_and_count(paths: list[Path]) -> float:
 
 
 def wait_for_update(controller: Controller, part: str, action: Callable[[], None], timeout_ms: int = 60_000) -> float:
-    """Run ``action`` (an outside write) and return seconds until the window shows ``part``."""
+    """Run ``action`` (an outside write) and return seconds from the moment the file is on
+    disk until the window shows ``part``: the writing is the agent's, and on the ten-times
+    session it alone takes longer than the follow-up."""
     loop = QEventLoop()
     done: list[float] = []
 
@@ -73,8 +75,8 @@ def wait_for_update(controller: Controller, part: str, action: Callable[[], None
 
     controller.window.viewUpdated.connect(seen)
     QTimer.singleShot(timeout_ms, loop.quit)
-    start = time.perf_counter()
     action()
+    start = time.perf_counter()  # the view is updated from the event loop, entered below
     loop.exec()
     controller.window.viewUpdated.disconnect(seen)
     if not done:

@@ -78,6 +78,41 @@ def test_agent_edit_of_team_memory_shows_up_live(qtbot: QtBot, controller: Contr
     assert controller.window.line_count.text() == "44 / 500 lines"
 
 
+def test_team_memory_roles_reach_the_teammate_table_and_appends_leave_it(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """A TEAM-MEMORY section names a teammate (the demo's plan lists five); an append to an
+    existing section changes no teammate, and the table is not gathered again for it."""
+    controller.open(demo_copy)
+    w = controller.window
+    path = demo_copy / "TEAM-MEMORY.md"
+    text = path.read_text(encoding="utf-8")
+
+    def roles() -> list[str]:
+        return [w.teammate_model.index(r, 0).data() for r in range(w.teammate_model.rowCount())]
+
+    assert "reviewer-9" not in roles()
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
+        path.write_text(text + "\n## reviewer-9\n- [Finding] joined late\n", encoding="utf-8")
+    assert any(r.startswith("reviewer-9") for r in roles())
+    gathered: list[object] = []
+    real = w.teammates_pane.show_teammates
+    w.teammates_pane.show_teammates = lambda session: gathered.append(real(session))  # type: ignore[method-assign]
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
+        path.write_text(
+            text.replace("## implementer-2\n", "## implementer-2\n- [Finding] one more\n"), encoding="utf-8"
+        )
+    assert gathered == [None]  # reviewer-9's section went away with this write: gathered again
+    assert not any(r.startswith("reviewer-9") for r in roles())
+    gathered.clear()
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
+        path.write_text(
+            text.replace("## implementer-2\n", "## implementer-2\n- [Finding] and more\n"), encoding="utf-8"
+        )
+    assert gathered == []  # the same roles: nothing to gather
+    assert "and more" in _memory_texts(controller)
+
+
 def test_gc_bump_on_disk_keeps_the_selection(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     controller.open(demo_copy)
     w = controller.window

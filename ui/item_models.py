@@ -13,7 +13,7 @@ from models.session.gates import GateRecord
 from models.session.gc import GlobalContext, Section
 from models.session.team_memory import MemoryEntry, MemoryQuery, MemorySection, TeamMemory
 from models.session.versions import label
-from ui.node_model import NodeTreeModel, Spec, keyed
+from ui.node_model import Node, NodeTreeModel, Spec, keyed
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
 TOOLTIP = Qt.ItemDataRole.ToolTipRole
@@ -34,6 +34,10 @@ def _section_specs(sections: list[Section]) -> list[Spec]:
     return keyed([(s.title, s, _section_specs(s.children)) for s in sections])
 
 
+class _ShapeChanged(Exception):
+    """The section tree no longer matches the rows (a follow-up never does this)."""
+
+
 class GcTreeModel(NodeTreeModel):
     """The GC section tree with tokens and item counts per section."""
 
@@ -45,13 +49,22 @@ class GcTreeModel(NodeTreeModel):
         # Subsection rows of each top-level section (held, so that its id stays its own): a
         # follow-up keeps the sections above an edit as they were, and the sync skips them.
         self._subrows: dict[int, tuple[Section, list[Spec]]] = {}
+        self._shown: GlobalContext | None = None
 
     def set_gc(self, gc: GlobalContext | None) -> None:
         self.total_tokens = gc.tokens if gc else 0
+        shown, self._shown = self._shown, gc
         if gc is None:
             self._subrows = {}
             self.sync([])
             return
+        follow_up = gc.follow_up
+        if follow_up is not None and shown is not None and follow_up.previous() is shown:
+            try:
+                self._rebind(gc, follow_up.first_copied)
+                return
+            except _ShapeChanged:
+                pass  # cannot happen for a follow-up (no heading changed); a sync mends it
         subrows = {}
         for top in gc.sections:
             known = self._subrows.get(id(top))
@@ -59,6 +72,34 @@ class GcTreeModel(NodeTreeModel):
             subrows[id(top)] = (top, children)
         self._subrows = subrows
         self.sync(keyed([(s.title, s, subrows[id(s)][1]) for s in gc.sections]))
+
+    def _rebind(self, gc: GlobalContext, first: int) -> None:
+        """Point the rows of the sections a follow-up copied at the copies.
+
+        A follow-up changes no heading, so the tree keeps its shape: the rows from the first
+        copied top-level section on show the same sections, moved, and only the edited
+        section and its parents show new numbers. Walking rows and sections side by side costs
+        far less than building and diffing specs for every moved row.
+        """
+        rows = self._root.children
+        if len(rows) != len(gc.sections):
+            raise _ShapeChanged
+        for row, top in zip(rows[first:], gc.sections[first:], strict=True):
+            self._subrows.pop(id(row.payload), None)
+            self._rebind_row(row, top)
+
+    def _rebind_row(self, node: Node, section: Section) -> None:
+        if node.payload.title != section.title or len(node.children) != len(section.children):
+            raise _ShapeChanged
+        node.payload = section
+        node.synced = None  # its specs name the old sections: a later sync builds them anew
+        signature = self.signature(section)
+        if signature != node.signature:
+            node.signature = signature
+            last = len(self.headers) - 1
+            self.dataChanged.emit(self.createIndex(node.row, 0, node), self.createIndex(node.row, last, node))
+        for child, sub in zip(node.children, section.children, strict=True):
+            self._rebind_row(child, sub)
 
     def signature(self, payload: Any) -> tuple[object, ...]:
         """Title, tokens and the own text the item count is read from: what the row shows,

@@ -55,6 +55,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings
         self.session: Session | None = None
+        self._memory_mark: object = None  # TEAM-MEMORY's roles as the teammate table last saw them
         self.setWindowTitle("Lead Console")
         self.setDockNestingEnabled(True)
 
@@ -375,8 +376,10 @@ class MainWindow(QMainWindow):
         if "gc" in todo:
             self.sections_pane.show_gc(session, first)
             self._show_section(self.gc_view.currentIndex())
-        if todo & {"gc", "plan", "memory", "folders"}:
+        roles_changed = self._memory_roles_changed(session)  # kept current whatever else changed
+        if todo & {"gc", "plan", "folders"} or ("memory" in todo and roles_changed):
             self.teammates_pane.show_teammates(session)
+        if todo & {"gc", "plan", "memory", "folders"}:  # each teammate's context holds them all
             if first:
                 self.context_pane.set_session(session, session.tokenizer)
                 self.planning_pane.set_tokenizer(session.tokenizer)
@@ -388,6 +391,16 @@ class MainWindow(QMainWindow):
             self.gates_pane.show_gates(session)
         self._update_status()
         self.viewUpdated.emit(todo)
+
+    def _memory_roles_changed(self, session: Session) -> bool:
+        """Whether TEAM-MEMORY's part in the teammate table changed: its roles and where the
+        [REPLACED] ones stand. An agent's append leaves both, and 500 teammates cost more to
+        gather again than the append costs to read."""
+        memory = session.memory
+        mark = tuple((s.role, s.replaced and s.line) for s in memory.roles()) if memory is not None else None
+        changed = mark != self._memory_mark
+        self._memory_mark = mark
+        return changed
 
     def _show_section(self, index: QModelIndex) -> None:
         session = self.session

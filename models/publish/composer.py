@@ -81,9 +81,11 @@ class Composer:
 
     @property
     def edited_in_app(self) -> bool:
-        """The working GC differs from the disk GC it was taken from (the Lead edits it here)."""
-        taken = self.gc_stamp
-        return taken is None or Stamp.of_bytes(self.working_text.encode("utf-8")).sha256 != taken.sha256
+        """The working GC differs from the disk GC it was taken from (the Lead edits it here).
+
+        Compared as text with what was taken: hashing the encoded draft on every follow-up
+        cost as much as reading the file, and a file with a BOM never hashed as its text."""
+        return self.gc_stamp is None or self.taken_text is None or self.working_text != self.taken_text
 
     @property
     def disk_changed_under_edit(self) -> bool:

@@ -45,7 +45,7 @@ class Item:
     end: int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # slots: a follow-up of a 20,000-section GC makes thousands
 class Section:
     """A heading and everything up to the next heading of the same or a higher level."""
 
@@ -68,7 +68,7 @@ class Section:
     _text: str = field(default="", repr=False, compare=False)
     _items: list[Item] | None = field(default=None, repr=False, compare=False)
     _own: str | None = field(default=None, repr=False, compare=False)  # own_text, once cut
-    _duplicates: list[str] = field(default_factory=list, repr=False, compare=False)
+    _duplicates: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _child_index: dict[str, list[Section]] | None = field(default=None, repr=False, compare=False)
 
     def child_index(self) -> dict[str, list[Section]]:
@@ -94,7 +94,7 @@ class Section:
         if self._items is None:
             rel_items, duplicates = _section_body(self.own_text)
             line, start = self.line, self.start
-            self._duplicates = list(duplicates)
+            self._duplicates = duplicates
             self._items = [
                 Item(key, value, kind, line + a, line + b, start + c, start + d)
                 for key, value, kind, a, b, c, d in rel_items
@@ -105,7 +105,7 @@ class Section:
     def duplicate_keys(self) -> list[str]:
         """Keys that stand twice among the items (a diff matches those by position)."""
         _ = self.items
-        return self._duplicates
+        return list(self._duplicates)
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -145,6 +145,18 @@ class Resolved:
     item: Item | None = None
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """How a GC read by a follow-up relates to the parse it came from, for those that can
+    update from that parse rather than start over (the loss check, the section tree)."""
+
+    previous: Callable[[], GlobalContext | None]  # weakly: a chain of versions must not stay alive
+    items_before: list[tuple[str, str]]  # (§ref, key) of the edited section's items in ``previous``
+    edited: Section  # the edited section, here
+    first_copied: int  # top-level sections before this one are ``previous``'s own objects;
+    # the rest are copies in the same tree shape (no heading changed)
+
+
 @dataclass(eq=False)
 class GlobalContext:
     """A parsed global-context.md."""
@@ -162,11 +174,7 @@ class GlobalContext:
     # follow-up needs to re-read only the section an edit lies in (models.session.gc_follow).
     scan_clean: bool = field(default=False, repr=False)
     _flat: list[Section] | None = field(default=None, repr=False)
-    # Set by a follow-up: the parse it came from (weakly: a chain of versions must not stay
-    # alive), the (§ref, key) items the edited section had there, and the edited section now.
-    edit_origin: tuple[Callable[[], GlobalContext | None], list[tuple[str, str]], Section] | None = field(
-        default=None, repr=False
-    )
+    follow_up: FollowUp | None = field(default=None, repr=False)  # set by models.session.gc_follow
     _top_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
     _nested_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
 
@@ -241,10 +249,10 @@ def vanished_items(old: GlobalContext, new: GlobalContext) -> list[tuple[str, st
     one section, only that section can have lost an item: when it still holds every key it
     had, nothing vanished.
     """
-    origin = new.edit_origin
-    if origin is not None and origin[0]() is old:
-        kept = {norm(it.key) for it in origin[2].items}
-        if all(norm(key) in kept for _, key in origin[1]):
+    follow_up = new.follow_up
+    if follow_up is not None and follow_up.previous() is old:
+        kept = {norm(it.key) for it in follow_up.edited.items}
+        if all(norm(key) in kept for _, key in follow_up.items_before):
             return []
     still = {s.own_text for s in new.walk()}
     changed = [s for s in old.walk() if s.own_text not in still]

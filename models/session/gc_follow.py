@@ -14,7 +14,7 @@ import bisect
 import dataclasses
 import weakref
 
-from models.session.gc import GlobalContext, Section
+from models.session.gc import FollowUp, GlobalContext, Section
 from models.text import mdblocks
 from models.text.common import common_prefix, common_suffix
 from models.text.problems import Problem
@@ -56,12 +56,32 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
         top = top.parent
     first = flat.index(top)  # the tree from here on is copied: parents point at their copies
     copies: dict[int, Section] = {}
+    copied: list[Section] = []
+    stop, stop_line, shift, moved = edit.stop, edit.stop_line, edit.shift, edit.moved
     for old in flat[first:]:
+        # Written out rather than through _Edit.char and .line: at 20,000 sections a call per
+        # position is most of a follow-up's cost.
         parent = copies[id(old.parent)] if old.parent is not None else None
-        new = _moved(old, edit, parent, text)
+        start = old.start
+        new = Section(
+            old.title,
+            old.level,
+            old.line + moved if old.line >= stop_line else old.line,
+            start + shift if start >= stop else start,
+            parent,
+        )
+        new.end_line = old.end_line + moved if old.end_line >= stop_line else old.end_line
+        new.own_end_line = old.own_end_line + moved if old.own_end_line >= stop_line else old.own_end_line
+        new.end = old.end + shift if old.end >= stop else old.end
+        new.own_end = old.own_end + shift if old.own_end >= stop else old.own_end
+        new.tokens, new.own_tokens, new.segment = old.tokens, old.own_tokens, old.segment
+        new._text, new._own = text, old._own
+        if start < stop and old is not was:  # its items lie before the edit
+            new._items, new._duplicates = old._items, old._duplicates
         if parent is not None:
             parent.children.append(new)
         copies[id(old)] = new
+        copied.append(new)
     edited = copies[id(was)]
     edited.own_tokens, edited._own, edited._items = own_tokens, own, None
     node: Section | None = edited
@@ -72,7 +92,7 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
         old._text = text  # the same characters where it reads them; the old text can go
     tops = previous.sections
     at = tops.index(top)
-    new_tops = [*tops[:at], *(copies[id(s)] for s in tops[at:])]
+    new_tops = [*tops[:at], *(s for s in copied if s.parent is None)]
     problems = [_moved_problem(p, edit) for p in previous.problems]
     gc = GlobalContext(
         text,
@@ -85,9 +105,9 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
         previous.tokenizer,
         problems,
         True,
-        [*flat[:first], *(copies[id(s)] for s in flat[first:])],
+        flat[:first] + copied,
     )
-    gc.edit_origin = (weakref.ref(previous), [(was.ref, it.key) for it in was.items], edited)
+    gc.follow_up = FollowUp(weakref.ref(previous), [(was.ref, it.key) for it in was.items], edited, at)
     return gc
 
 
@@ -118,19 +138,6 @@ def _locate(previous: GlobalContext, flat: list[Section], text: str, file: str) 
         return None
     moved = len(lines) - (was.own_end_line - was.line)
     return _Edit(was, stop, was.own_end_line, shift, moved)
-
-
-def _moved(old: Section, edit: _Edit, parent: Section | None, text: str) -> Section:
-    """A copy of ``old`` in the new text: positions at or after the edit's end move; what was
-    read from an unmoved own text (its items) and the own text itself carry over."""
-    new = Section(old.title, old.level, edit.line(old.line), edit.char(old.start), parent)
-    new.end_line, new.own_end_line = edit.line(old.end_line), edit.line(old.own_end_line)
-    new.end, new.own_end = edit.char(old.end), edit.char(old.own_end)
-    new.tokens, new.own_tokens, new.segment = old.tokens, old.own_tokens, old.segment
-    new._text, new._own = text, old._own
-    if old.start < edit.stop and old is not edit.section:  # its items lie before the edit
-        new._items, new._duplicates = old._items, old._duplicates
-    return new
 
 
 def _moved_problem(problem: Problem, edit: _Edit) -> Problem:

@@ -65,9 +65,17 @@ class MemorySection:
     end_line: int
     entries: tuple[MemoryEntry, ...] = ()
     meta: dict[str, str] = field(default_factory=dict)
+    _unknown: frozenset[str] | None = field(default=None, repr=False)
 
     def tag_counts(self) -> dict[str, int]:
         return dict(Counter(e.tag for e in self.entries if e.tag))
+
+    def unknown_tags(self) -> frozenset[str]:
+        """Tags outside ADR-001's list (a filter offers them too); kept, since a follow-up
+        hands a moved section's entries on and asks again."""
+        if self._unknown is None:
+            self._unknown = frozenset(e.tag for e in self.entries if e.tag and e.tag not in TAGS)
+        return self._unknown
 
     def span_of(self, entry: MemoryEntry) -> tuple[int, int]:
         """The entry's lines in the file (0-based, end exclusive)."""
@@ -267,6 +275,7 @@ def _moved(section: MemorySection, lines: int) -> MemorySection:
         section.end_line + lines,
         section.entries,
         section.meta,
+        section._unknown,
     )
 
 

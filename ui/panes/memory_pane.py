@@ -130,7 +130,7 @@ class MemoryPane(QWidget):
         self.line_count.setText(f"{memory.line_count} / {LINE_LIMIT} lines")
         self.line_count.setStyleSheet("color:#b42318; font-weight:bold" if over else "")
         self.line_count.setToolTip("Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else "")
-        present = sorted({e.tag for s in memory.sections for e in s.entries if e.tag and e.tag not in TAGS})
+        present = sorted(set().union(*(s.unknown_tags() for s in memory.sections)))
         wanted = [ALL_TAGS, *TAGS, *present]
         if [self.tag_box.itemText(i) for i in range(self.tag_box.count())] != wanted:
             current = self.tag_box.currentText()
