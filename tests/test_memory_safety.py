@@ -97,6 +97,23 @@ def test_a_vanished_entry_is_reported_once_with_who_wrote_it(tmp_path: Path) -> 
     assert lead == ["one", "two", "three", "2026-11-23T00:00Z ours"]
 
 
+def test_a_journal_with_torn_lines_is_read_past_them(tmp_path: Path) -> None:
+    """The journal is read in one call when every line is whole; a line torn by a crash, in
+    the middle (another process appended after it) or at the end, costs that line only."""
+    path = tmp_path / "TEAM-MEMORY.md"
+    path.write_text(SMALL, encoding="utf-8")
+    MemoryJournal(tmp_path).observe(SMALL, parse_memory(SMALL))
+    journal_file = tmp_path / ".lead-console" / "memory-journal.jsonl"
+    lines = journal_file.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 5  # four entries seen and the section list
+    torn = lines[0] + lines[1][:20] + b"\n" + b"".join(lines[2:]) + lines[1][:10]
+    journal_file.write_bytes(torn)
+    stale = SMALL.replace("- [Decision] two\n", "").replace("- [Decision] one\n", "")
+    vanished = MemoryJournal(tmp_path).observe(stale, parse_memory(stale))
+    # "one" (line 0) is still known and reported; "two" (the torn line) is not known any more.
+    assert [v.seen.entry for v in vanished] == ["- [Decision] one"]
+
+
 def test_memory_check_lists_lost_entries_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "TEAM-MEMORY.md"
     path.write_text(SMALL, encoding="utf-8")

@@ -273,3 +273,46 @@ def test_gc_follow_ups_show_what_a_fresh_model_shows(qtbot: QtBot, qtmodeltester
         assert _tree(live) == _tree(fresh)
         if edited != edits[2]:  # a new heading near the top moves rows: only a follow-up is narrow
             assert signalled and set(signalled) <= {len(gc.sections) - 1, -1}
+
+
+def _big_memory(sections: int, per: int) -> str:
+    out = ["# TEAM-MEMORY — big", ""]
+    for n in range(sections):
+        out += [f"## implementer-{n + 1}", *(f"- [Finding] note {k} of {n + 1}" for k in range(per)), ""]
+    return "\n".join(out) + "\n"
+
+
+def test_a_large_memory_makes_entry_rows_when_a_section_is_expanded(qtbot: QtBot, qtmodeltester: ModelTester) -> None:
+    """Past 2,000 entries the sections keep their entries pending: no rows until the view
+    expands one (Qt's fetchMore), and a follow-up of a collapsed section announces nothing."""
+    from PySide6.QtWidgets import QTreeView
+
+    memory = parse_memory(_big_memory(10, 300))
+    model = MemoryModel()
+    model.set_memory(memory)
+    assert model.rowCount() == 10 and model.entry_count() == 3000
+    third = model.index(2, 0)
+    assert model.rowCount(third) == 0 and model.hasChildren(third) and model.canFetchMore(third)
+    view = QTreeView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    view.show()
+    qtbot.waitExposed(view)
+    with qtbot.waitSignal(model.rowsInserted) as inserted:
+        view.expand(third)
+    assert inserted.args[1:] == [0, 299]
+    assert [model.index(r, 0, third).data() for r in (0, 299)] == ["note 0 of 3", "note 299 of 3"]
+    assert not model.canFetchMore(third) and model.rowCount(model.index(3, 0)) == 0
+    # An append to the expanded section and one to a collapsed one, read from the last parse:
+    text = memory.text.replace("## implementer-3\n", "## implementer-3\n- [Finding] new three\n")
+    text = text.replace("## implementer-7\n", "## implementer-7\n- [Finding] new seven\n")
+    changed: list[int] = []
+    model.rowsInserted.connect(lambda parent, first, last: changed.append(parent.row()))
+    model.set_memory(parse_memory(text, previous=memory))
+    assert changed == [2]  # the collapsed section has nothing shown to change
+    assert model.index(0, 0, third).data() == "new three" and model.entry_count() == 3002
+    seventh = model.index(6, 0)
+    assert model.index(6, 0).data() == "implementer-7  (301)"
+    model.fetchMore(seventh)
+    assert model.index(0, 0, seventh).data() == "new seven"
+    qtmodeltester.check(model, force_py=True)  # it fetches the rest as it walks the tree

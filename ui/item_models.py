@@ -303,6 +303,9 @@ def team_tooltip(team: TeamRow | None, which: int) -> str | None:
     return None
 
 
+DEFER_ENTRIES = 2_000  # above this many entries, a section's rows are made when it is expanded
+
+
 class MemoryModel(NodeTreeModel):
     """TEAM-MEMORY as sections with their entries as children, filtered by a ``MemoryQuery``.
 
@@ -328,8 +331,8 @@ class MemoryModel(NodeTreeModel):
         self._refresh()
 
     def entry_count(self) -> int:
-        """Entries shown right now (after the query)."""
-        return sum(len(section.children) for section in self.node(QModelIndex()).children)
+        """Entries shown right now (after the query), fetched as rows or not."""
+        return sum(len(section.children) or len(section.pending or ()) for section in self.node(QModelIndex()).children)
 
     def set_query(self, query: MemoryQuery) -> None:
         if query != self.query:
@@ -352,6 +355,9 @@ class MemoryModel(NodeTreeModel):
             if children or not active:
                 specs.append((section.header, section, children))
         self._rows = rows
+        # A file far past ADR-001's limit is shown collapsed (MemoryPane): its entries become
+        # rows when their section is expanded, not 20,000 of them on every open.
+        self.defer_children = sum(len(c) for _, _, c in specs) > DEFER_ENTRIES
         self.sync(keyed(specs))
 
     def _entry_rows(self, entries: tuple[MemoryEntry, ...]) -> list[Spec]:

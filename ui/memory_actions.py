@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -39,6 +40,7 @@ from models.text.textfile import BOM, read_bounded, read_text
 from ui.workers import LatestWork
 
 SETTLE_MS = 30  # a TEAM-MEMORY version must hold still this long before its losses are judged
+FIRST_LOOK_DELAY_MS = 300  # after open, before the journal's first look at the file starts
 
 
 class _MemoryCommand(QUndoCommand):
@@ -86,6 +88,13 @@ class MemoryActions(QObject):
         self._settle.timeout.connect(self._judge)
         self._looker = LatestWork(self)  # the journal's first look at a file, off the GUI thread
         self._looker.finished.connect(self._looked)
+        # The look starts once the window has drawn the session: a worker shares the Python
+        # interpreter with the window, and drawing 2,000 sections waited on it (0.2 s of 0.6).
+        self._look_delay = QTimer(self)
+        self._look_delay.setSingleShot(True)
+        self._look_delay.setInterval(FIRST_LOOK_DELAY_MS)
+        self._look_delay.timeout.connect(self._start_look)
+        self._look: Callable[[], object] | None = None
         self.last_preview = ""
 
     def set_file(self, path: Path, text: str | None, memory: TeamMemory | None = None) -> None:
@@ -103,9 +112,34 @@ class MemoryActions(QObject):
             self._looker.drop()  # a first look at the file left behind is shown nowhere
         self.path, self.snapshot = path, text
         self._parsed = memory if memory is not None and memory.text == text else None
+        self._look = None
+        self._look_delay.stop()
         if text is not None and self.journal is not None:
             journal = self.journal
-            self._looker.request(lambda: (path, journal.observe(text, memory or parse_memory(text))))
+            self._look = lambda: (path, journal.observe(text, memory or parse_memory(text)))
+            self._look_delay.start()
+
+    def _ready_journal(self) -> MemoryJournal | None:
+        """The journal, having taken its first look at the file: an edit or a judgement before
+        the delayed look would otherwise meet a journal that never saw the file's entries
+        (ours would then read as lost, an agent's drop would go unseen)."""
+        if self._look is not None:
+            self._look_delay.stop()
+            self._start_look(now=True)
+        return self.journal
+
+    def _start_look(self, now: bool = False) -> None:
+        """Start the first look in the worker, or ``now`` take it here."""
+        look, self._look = self._look, None
+        if look is None:
+            return
+        if not now:
+            self._looker.request(look)
+            return
+        try:
+            self._looked(look())
+        except OSError as exc:
+            self._looked(exc)
 
     def _looked(self, result: object) -> None:
         """The journal's first look, back from the worker: what vanished while the app was
@@ -123,7 +157,10 @@ class MemoryActions(QObject):
             self._report(journal_loss(vanished))
 
     def stop(self) -> None:
-        """Wait for a first look still running (the window is closing)."""
+        """Wait for a first look still running (the window is closing); one not started yet
+        is left for the next open."""
+        self._look_delay.stop()
+        self._look = None
         self._looker.stop()
 
     # -- the change pipeline: preview, confirm, write ----------------------------------------------
@@ -153,7 +190,7 @@ class MemoryActions(QObject):
     def write(self, edits: list[SectionEdit]):  # type: ignore[no-untyped-def]
         assert self.path is not None
         try:
-            result = edit_memory(self.path, edits, self.journal)
+            result = edit_memory(self.path, edits, self._ready_journal())
         except Conflict as exc:
             self.failed.emit(f"{exc}\n--- on disk now:\n{exc.theirs}--- your edit:\n{exc.ours}")
             return None
@@ -284,7 +321,7 @@ class MemoryActions(QObject):
         if now != text:
             return  # still being written: the next change is judged instead
         memory = memory if memory is not None else parse_memory(text)
-        if incomplete(text, memory, self.journal) is not None:
+        if incomplete(text, memory, self._ready_journal()) is not None:
             return
         structural = Loss()
         if self.snapshot is not None and text != self.snapshot:
@@ -296,10 +333,11 @@ class MemoryActions(QObject):
 
     def _observe(self, text: str, memory: TeamMemory | None) -> list[Vanished]:
         """Journal what the file holds now; the entries that vanished, each reported once."""
-        if self.journal is None:
+        journal = self._ready_journal()
+        if journal is None:
             return []
         try:
-            return self.journal.observe(text, memory if memory is not None else parse_memory(text))
+            return journal.observe(text, memory if memory is not None else parse_memory(text))
         except OSError as exc:
             self.failed.emit(f"the TEAM-MEMORY journal could not be written: {exc.strerror or exc}")
             return []

@@ -48,6 +48,9 @@ class Node:
     # The children specs this node was last synced with: a subclass that hands the very same
     # sequence again (a TEAM-MEMORY section the edit did not touch) has its subtree skipped.
     synced: Sequence[Spec] | None = field(default=None, repr=False)
+    # Children not made into rows yet (a model with ``defer_children``): Qt asks for them with
+    # fetchMore when the row is expanded, so a collapsed section of 500 entries costs nothing.
+    pending: Sequence[Spec] | None = field(default=None, repr=False)
 
 
 class Spec(NamedTuple):
@@ -85,6 +88,9 @@ class NodeTreeModel(QAbstractItemModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._root = Node(None, None)
+        # Whether top-level rows built from now on keep their children as ``pending`` until
+        # fetchMore: a subclass sets it for a large tree that is shown collapsed.
+        self.defer_children = False
 
     # -- what subclasses provide ---------------------------------------------------------
 
@@ -129,8 +135,27 @@ class NodeTreeModel(QAbstractItemModel):
         return len(self.headers)
 
     def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
-        """Cheaper than rowCount for views that only draw expanders."""
-        return self.rowCount(parent) > 0
+        """Cheaper than rowCount for views that only draw expanders; rows not fetched yet count."""
+        if parent.isValid() and parent.column() != 0:
+            return False
+        node = self.node(parent)
+        return bool(node.children) or bool(node.pending)
+
+    def canFetchMore(self, parent: AnyIndex) -> bool:
+        """True for a row whose children are still pending (see ``defer_children``)."""
+        return parent.isValid() and parent.column() == 0 and bool(self.node(parent).pending)
+
+    def fetchMore(self, parent: AnyIndex) -> None:
+        """Make a row's pending children into rows (the view asks when the row is expanded)."""
+        if not self.canFetchMore(parent):
+            return
+        node = self.node(parent)
+        pending = node.pending or ()
+        self.beginInsertRows(parent, 0, len(pending) - 1)
+        node.pending = None
+        node.children = [self._build(s, node) for s in pending]
+        _renumber(node)
+        self.endInsertRows()
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Delegates to ``display``; ``PAYLOAD_ROLE`` returns the model object itself.
@@ -214,6 +239,10 @@ class NodeTreeModel(QAbstractItemModel):
                 changed.append(row)
             if spec.children is child.synced:
                 continue  # the same specs as last time: nothing below can have changed
+            if child.pending is not None:  # not fetched: no rows below to change, nor to announce
+                child.pending = spec.children
+                child.synced = spec.children
+                continue
             if child.children or spec.children:
                 self._sync_children(child, self.index(row, 0, index), spec.children)
             child.synced = spec.children
@@ -223,6 +252,9 @@ class NodeTreeModel(QAbstractItemModel):
 
     def _build(self, spec: Spec, parent: Node) -> Node:
         node = Node(spec.key, spec.payload, parent, signature=self.signature(spec.payload), synced=spec.children)
+        if self.defer_children and parent is self._root and spec.children:
+            node.pending = spec.children
+            return node
         node.children = [self._build(child, node) for child in spec.children]
         _renumber(node)
         return node

@@ -40,7 +40,7 @@ def identity(entry_lines: str) -> str:
     return _ARCHIVED.sub("", entry_lines.replace("\r\n", "\n")).rstrip("\n")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per entry ever seen: 200,000 in a large session
 class Seen:
     """An entry as the journal knows it."""
 
@@ -62,6 +62,13 @@ class Vanished:
         who = "written by Lead Console" if self.seen.by == APP else "first seen in the file"
         first = self.seen.entry.split("\n", 1)[0].strip()
         return f"## {self.seen.header}: {first[:100]} ({who} at {self.seen.at})"
+
+
+def _loaded(raw: bytes) -> object:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
 
 
 def _now() -> str:
@@ -100,11 +107,12 @@ class MemoryJournal:
         data = os.pread(fd, size - self._offset, self._offset)
         complete = data[: data.rfind(b"\n") + 1]
         self._offset += len(complete)
-        for raw in complete.splitlines():
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                continue  # a torn line from a crash: the rest of the journal still holds
+        lines = complete.splitlines()
+        try:  # one call into the JSON reader for the whole journal, not one per line
+            records = json.loads(b"[" + b",".join(lines) + b"]") if lines else []
+        except ValueError:
+            records = [_loaded(raw) for raw in lines]  # a torn line from a crash: the rest still holds
+        for record in records:
             if isinstance(record, dict):
                 self._take(record)
 
@@ -157,7 +165,7 @@ class MemoryJournal:
         ours = set(written_by_app)
         now = _now()
         with self._locked():
-            present = _entries(text, memory)
+            present = _entries(memory)
             everywhere = {key for entries in present.values() for key, _ in entries}
             records: list[dict[str, object]] = []
             vanished: list[Vanished] = []
@@ -203,7 +211,7 @@ class MemoryJournal:
             self._catch_up(fd)
         finally:
             os.close(fd)
-        everywhere = {key for entries in _entries(text, memory).values() for key, _ in entries}
+        everywhere = {key for entries in _entries(memory).values() for key, _ in entries}
         now = _now()
         return [Vanished(s, now) for key, s in self.seen.items() if key not in everywhere and key not in self.removed]
 
@@ -221,25 +229,25 @@ class MemoryJournal:
             self._append([{"kind": "removed", "id": key, "at": _now()} for key in identities if key in self.seen])
 
 
-def _entries(text: str, memory: TeamMemory) -> dict[str, list[tuple[str, str]]]:
-    """Per section header: (identity, lines) of each entry, in order; Meta is settings, not entries."""
-    lines = split_lines(text)
+def _entries(memory: TeamMemory) -> dict[str, list[tuple[str, str]]]:
+    """Per section header: (identity, lines) of each entry, in order; Meta is settings, not
+    entries. Read from each section's body as the parse kept it."""
     out: dict[str, list[tuple[str, str]]] = {}
     for section in memory.sections:
         if section.kind == "meta":
             continue
-        first = section.line
-        spans = tuple((e.first, e.stop) for e in section.entries)
-        out[section.header] = list(_section_entries("".join(lines[first : section.end_line]), spans))
+        spans = tuple((e.first - 1, e.stop - 1) for e in section.entries)  # from the body's first line
+        out[section.header] = list(_section_entries(section.body, spans))
     return out
 
 
 @functools.lru_cache(maxsize=4096)
-def _section_entries(section: str, spans: tuple[tuple[int, int], ...]) -> tuple[tuple[str, str], ...]:
+def _section_entries(body: str, spans: tuple[tuple[int, int], ...]) -> tuple[tuple[str, str], ...]:
     """Memoised by the section's text: an append to one section leaves the others' work done."""
-    lines = split_lines(section)
+    lines = split_lines(body)
     out = []
     for start, end in spans:
         raw = "".join(lines[start:end])
-        out.append((identity(raw), raw.replace("\r\n", "\n").rstrip("\n")))
+        key, shown = identity(raw), raw.replace("\r\n", "\n").rstrip("\n")
+        out.append((key, key if shown == key else shown))  # most entries: one string, not two
     return tuple(out)

@@ -449,7 +449,10 @@ def _finish(section: Section, text: str, line_starts: list[int]) -> None:
 def _count_tokens(sections: list[Section], text: str, tokenizer: Tokenizer) -> None:
     """Own tokens of every section in one batch, then subtree totals bottom-up."""
     flat = [s for top in sections for s in top.walk()]
-    counts = tokenizer.count_many([text[s.start : s.own_end] for s in flat])
+    owns = [text[s.start : s.own_end] for s in flat]
+    for section, own in zip(flat, owns, strict=True):
+        section._own = own  # one string for the count cache's key and the section's own text
+    counts = tokenizer.count_many(owns)
     for section, n in zip(flat, counts, strict=True):
         section.own_tokens = n
     for section in reversed(flat):  # children come after their parent in walk order

@@ -66,6 +66,9 @@ class MemorySection:
     entries: tuple[MemoryEntry, ...] = ()
     meta: dict[str, str] = field(default_factory=dict)
     _unknown: frozenset[str] | None = field(default=None, repr=False)
+    # The text under the heading, as the entries were read from it: the journal reads each
+    # entry's own lines from it (the parse's memo holds the same string, not a copy).
+    body: str = field(default="", repr=False)
 
     def tag_counts(self) -> dict[str, int]:
         return dict(Counter(e.tag for e in self.entries if e.tag))
@@ -206,7 +209,7 @@ def _parse_all(text: str, file: str) -> TeamMemory:
         sections[-1].end_line = len(lines)
     starts = line_starts(lines)
     for section in sections:
-        body = text[starts[section.line + 1] : starts[section.end_line]]
+        section.body = body = text[starts[section.line + 1] : starts[section.end_line]]
         section.entries, meta = _section_entries(body, section.kind == "meta")
         section.meta = dict(meta)
     problems = list(scan.problems) + _whole_file_problems(text, title, sections, file)
@@ -253,7 +256,8 @@ def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemo
         return None
     was = previous.sections[k]
     section = MemorySection(was.header, was.role, was.kind, was.replaced, was.line, was.line + len(lines))
-    section.entries, meta = _section_entries("".join(lines[1:]), was.kind == "meta")
+    section.body = "".join(lines[1:])
+    section.entries, meta = _section_entries(section.body, was.kind == "meta")
     section.meta = dict(meta)
     moved = len(lines) - (was.end_line - was.line)
     after = [s if not moved else _moved(s, moved) for s in previous.sections[k + 1 :]]
@@ -276,6 +280,7 @@ def _moved(section: MemorySection, lines: int) -> MemorySection:
         section.entries,
         section.meta,
         section._unknown,
+        section.body,
     )
 
 

@@ -26,13 +26,12 @@ from models.memory.loss import Loss
 from models.session.folder import Session
 from models.session.team_memory import LINE_LIMIT, TAGS, MemoryEntry, MemoryQuery, MemorySection
 from models.text.problems import Problem
-from ui.item_models import MemoryModel
+from ui.item_models import DEFER_ENTRIES, MemoryModel
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
 from ui.widgets import ProblemBanner, button, button_bar, number_columns, plain_label, row, stack
 
 ALL_TAGS = "All tags"
-EXPAND_LIMIT = 2_000  # memory entries shown expanded when a session opens
 
 
 class MemoryPane(QWidget):
@@ -156,7 +155,7 @@ class MemoryPane(QWidget):
         entries open (far past ADR-001's 500 lines) every live update would cost that.
         """
         model = self.memory_model
-        if model.entry_count() > EXPAND_LIMIT:
+        if model.entry_count() > DEFER_ENTRIES:  # the model keeps those rows until expanded
             return
         for number in range(first, last + 1):
             self.memory_view.expand(model.index(number, 0))
