@@ -388,13 +388,14 @@ class Controller(QObject):
         return path
 
     def settle(self, timeout_s: float = 5.0) -> None:
-        """Process events until the Inbox pass and the team read are done (a screenshot, a
-        script): both run off the GUI thread, and a finished team read may ask for a pass."""
+        """Process events until the Inbox pass, the team read and the memory journal's first
+        look are done (a screenshot, a script, the benchmark): they run off the GUI thread,
+        and a finished team read may ask for a pass."""
         app = QGuiApplication.instance()
         deadline, idle = time.monotonic() + timeout_s, 0
         while app is not None and idle < 3 and time.monotonic() < deadline:
             app.processEvents()
-            busy = self.reviewer.busy or self.team.pool.activeThreadCount() > 0
+            busy = self.reviewer.busy or self.team.pool.activeThreadCount() > 0 or self.window.memory_actions.looking
             idle = 0 if busy else idle + 1
             time.sleep(0.01)
 

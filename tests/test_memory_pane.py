@@ -224,3 +224,46 @@ def test_an_entry_removed_while_the_session_was_away_is_reported_after_it_opens(
     (vanished,) = shown[-1].vanished
     assert vanished.seen.entry.startswith(entry) and vanished.seen.header == "implementer-1"
     assert threads and threading.current_thread().name not in threads[-1:]  # not the GUI thread
+
+
+def test_a_write_before_the_first_look_is_judged_once_the_look_is_back(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, cow_copy: Path
+) -> None:
+    """The first look waits until the window has drawn the session; an agent's write in that
+    moment starts it in the worker at once, and is judged when it is back: the entries the
+    write dropped were journaled by the look, so they are reported, and the window was never
+    held up by the look."""
+    import threading
+
+    import ui.memory_actions as memory_actions
+    from models.memory.journal import MemoryJournal
+    from models.memory.loss import Loss
+
+    threads: list[str] = []
+    real_observe = MemoryJournal.observe
+
+    def observe(self: MemoryJournal, *args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread().name)
+        return real_observe(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    actions = controller.window.memory_actions
+    actions._look_delay.setInterval(60_000)  # the delay alone would never start it in this test
+    original = memory_actions.MemoryJournal.observe
+    memory_actions.MemoryJournal.observe = observe  # type: ignore[method-assign]
+    try:
+        assert controller.open(cow_copy)
+        qtbot.waitUntil(lambda: not actions._looker.busy)
+        (demo_copy / ".lead-console" / "memory-journal.jsonl").unlink(missing_ok=True)
+        assert controller.open(demo_copy)  # a session not journaled yet
+        shown: list[Loss] = []
+        actions.lossFound.connect(shown.append)
+        memory = demo_copy / "TEAM-MEMORY.md"
+        text = memory.read_text(encoding="utf-8")
+        line = next(x for x in text.splitlines(keepends=True) if x.startswith("- [Pattern] Posting batches"))
+        with _wait_memory(qtbot, controller):
+            memory.write_text(text.replace(line, ""), encoding="utf-8")
+        qtbot.waitUntil(lambda: bool(shown), timeout=5000)
+    finally:
+        memory_actions.MemoryJournal.observe = original  # type: ignore[method-assign]
+    assert [v.seen.entry.split("\n")[0] for v in shown[-1].vanished] == [line.rstrip("\n")]
+    assert threads[0] != threading.current_thread().name  # the look: in the worker

@@ -120,9 +120,9 @@ class MemoryActions(QObject):
             self._look_delay.start()
 
     def _ready_journal(self) -> MemoryJournal | None:
-        """The journal, having taken its first look at the file: an edit or a judgement before
-        the delayed look would otherwise meet a journal that never saw the file's entries
-        (ours would then read as lost, an agent's drop would go unseen)."""
+        """The journal, having taken its first look at the file: an edit of the Lead's in the
+        moment before the delayed look would otherwise meet a journal that never saw the
+        file's entries, and the ones it removed on purpose would read as lost."""
         if self._look is not None:
             self._look_delay.stop()
             self._start_look(now=True)
@@ -155,6 +155,13 @@ class MemoryActions(QObject):
         vanished: list[Vanished] = result[1]
         if looked == self.path:
             self._report(journal_loss(vanished))
+        if self._pending is not None:  # a write that came before the look: judge it now
+            self._settle.start()
+
+    @property
+    def looking(self) -> bool:
+        """The journal's first look is still to come or under way (in the worker)."""
+        return self._look is not None or self._looker.busy
 
     def stop(self) -> None:
         """Wait for a first look still running (the window is closing); one not started yet
@@ -312,6 +319,12 @@ class MemoryActions(QObject):
     def _judge(self) -> None:
         if self._pending is None or self.path is None:
             return
+        if self._look is not None or self._looker.busy:
+            # The journal has not seen the file yet: start its look now (in the worker) and
+            # judge once it is back, not here with a journal that lacks what the write dropped.
+            self._look_delay.stop()
+            self._start_look()
+            return
         text, memory = self._pending
         self._pending = None
         try:
@@ -321,7 +334,7 @@ class MemoryActions(QObject):
         if now != text:
             return  # still being written: the next change is judged instead
         memory = memory if memory is not None else parse_memory(text)
-        if incomplete(text, memory, self._ready_journal()) is not None:
+        if incomplete(text, memory, self.journal) is not None:
             return
         structural = Loss()
         if self.snapshot is not None and text != self.snapshot:
@@ -333,7 +346,7 @@ class MemoryActions(QObject):
 
     def _observe(self, text: str, memory: TeamMemory | None) -> list[Vanished]:
         """Journal what the file holds now; the entries that vanished, each reported once."""
-        journal = self._ready_journal()
+        journal = self.journal
         if journal is None:
             return []
         try:
