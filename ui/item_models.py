@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Qt
@@ -13,7 +14,7 @@ from models.session.gates import GateRecord
 from models.session.gc import GlobalContext, Section
 from models.session.team_memory import MemoryEntry, MemoryQuery, MemorySection, TeamMemory
 from models.session.versions import label
-from ui.node_model import Node, NodeTreeModel, Spec, keyed
+from ui.node_model import LazySpecs, Node, NodeTreeModel, Spec, keyed
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
 TOOLTIP = Qt.ItemDataRole.ToolTipRole
@@ -324,7 +325,7 @@ class MemoryModel(NodeTreeModel):
         # The entry rows of each section by its entries (held, so that their id stays theirs),
         # for the query they were built for: a follow-up re-parses one section, and the others'
         # rows are handed over as the same specs, which the sync then skips.
-        self._rows: dict[int, tuple[tuple[MemoryEntry, ...], list[Spec]]] = {}
+        self._rows: dict[int, tuple[tuple[MemoryEntry, ...], Sequence[Spec]]] = {}
 
     def set_memory(self, memory: TeamMemory | None) -> None:
         self.memory = memory
@@ -346,7 +347,7 @@ class MemoryModel(NodeTreeModel):
             return
         specs = []
         active = self.query.active
-        rows: dict[int, tuple[tuple[MemoryEntry, ...], list[Spec]]] = {}
+        rows: dict[int, tuple[tuple[MemoryEntry, ...], Sequence[Spec]]] = {}
         for section in self.memory.sections:
             entries = section.entries
             known = self._rows.get(id(entries))
@@ -360,10 +361,11 @@ class MemoryModel(NodeTreeModel):
         self.defer_children = sum(len(c) for _, _, c in specs) > DEFER_ENTRIES
         self.sync(keyed(specs))
 
-    def _entry_rows(self, entries: tuple[MemoryEntry, ...]) -> list[Spec]:
+    def _entry_rows(self, entries: tuple[MemoryEntry, ...]) -> Sequence[Spec]:
         query = self.query
-        shown = [e for e in entries if query.matches(e)] if query.active else entries
-        return keyed([(e.text, e, ()) for e in shown])
+        if query.active:
+            return keyed([(e.text, e, ()) for e in entries if query.matches(e)])
+        return LazySpecs(lambda: keyed([(e.text, e, ()) for e in entries]), len(entries))
 
     def signature(self, payload: Any) -> tuple[object, ...]:
         """Header, count and marker for sections; text, tag and archived flag for entries."""

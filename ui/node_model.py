@@ -12,10 +12,10 @@ Subclasses say how a payload is displayed and what of it is shown (its ``signatu
 from __future__ import annotations
 
 import html
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -63,6 +63,42 @@ class Spec(NamedTuple):
     key: Hashable
     payload: Any
     children: Sequence[Spec] = ()
+
+
+class LazySpecs(Sequence[Spec]):
+    """Children specs made when first read, with their number known before.
+
+    A collapsed TEAM-MEMORY section keeps its entries pending (``defer_children``); its rows'
+    specs are only needed once it is expanded, and 200,000 of them made up front cost 30 MB.
+    """
+
+    __slots__ = ("_count", "_made", "_make")
+
+    def __init__(self, make: Callable[[], list[Spec]], count: int) -> None:
+        self._make: Callable[[], list[Spec]] | None = make
+        self._made: list[Spec] | None = None
+        self._count = count
+
+    def _specs(self) -> list[Spec]:
+        if self._made is None:
+            assert self._make is not None
+            self._made, self._make = self._make(), None
+        return self._made
+
+    def __len__(self) -> int:
+        return self._count if self._made is None else len(self._made)
+
+    @overload
+    def __getitem__(self, index: int) -> Spec: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Spec]: ...
+
+    def __getitem__(self, index: int | slice) -> Spec | Sequence[Spec]:
+        return self._specs()[index]
+
+    def __iter__(self) -> Iterator[Spec]:
+        return iter(self._specs())
 
 
 def keyed(pairs: Sequence[tuple[str, Any, Sequence[Spec]]]) -> list[Spec]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import itertools
 import json
 import os
 import re
@@ -32,6 +33,7 @@ JOURNAL = Path(".lead-console") / "memory-journal.jsonl"
 # first look at a 20,000-line TEAM-MEMORY journals every entry.
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 APP = "Lead Console"
+_CHUNK = 4096  # journal records written at a time
 _ARCHIVED = re.compile(r"\[ARCHIVED\]\s*", re.I)
 
 
@@ -62,6 +64,17 @@ class Vanished:
         who = "written by Lead Console" if self.seen.by == APP else "first seen in the file"
         first = self.seen.entry.split("\n", 1)[0].strip()
         return f"## {self.seen.header}: {first[:100]} ({who} at {self.seen.at})"
+
+
+def _chunks(records: Iterable[dict[str, object]], size: int) -> Iterator[list[dict[str, object]]]:
+    chunk: list[dict[str, object]] = []
+    for record in records:
+        chunk.append(record)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _loaded(raw: bytes) -> object:
@@ -139,19 +152,25 @@ class MemoryJournal:
             if isinstance(headers, list):
                 self.sections = [str(h) for h in headers]
 
-    def _append(self, records: list[dict[str, object]]) -> None:
-        if not records:
-            return
-        data = "".join(_ENCODE(r) + "\n" for r in records).encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+    def _append(self, records: Iterable[dict[str, object]]) -> None:
+        """Append ``records`` (under the lock), a few thousand at a time, each chunk taken in
+        before the next is made: the first look at a 200,000-entry file would otherwise hold
+        every record, and every line of it, in memory at once."""
+        fd: int | None = None
         try:
-            os.write(fd, data)
-            os.fsync(fd)
+            for chunk in _chunks(records, _CHUNK):
+                if fd is None:
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+                data = "".join(_ENCODE(r) + "\n" for r in chunk).encode("utf-8")
+                os.write(fd, data)
+                for record in chunk:
+                    self._take(record)
+                self._offset += len(data)
+            if fd is not None:
+                os.fsync(fd)
         finally:
-            os.close(fd)
-        for record in records:
-            self._take(record)
-        self._offset += len(data)
+            if fd is not None:
+                os.close(fd)
 
     # -- what callers ask -------------------------------------------------------------------------
 
@@ -167,22 +186,26 @@ class MemoryJournal:
         with self._locked():
             present = _entries(memory)
             everywhere = {key for entries in present.values() for key, _ in entries}
-            records: list[dict[str, object]] = []
-            vanished: list[Vanished] = []
-            for key, seen in self.seen.items():
-                if key not in everywhere and key not in self.reported and key not in self.removed:
-                    vanished.append(Vanished(seen, now))
-                    if report:
-                        records.append({"kind": "lost", "id": key, "at": now})
-            for header, entries in present.items():
-                previous: str | None = None
-                for key, lines in entries:
-                    # A reported entry that an agent's stale copy brings back stays reported: the
-                    # Lead was told once. Written back by the app (Restore), it is watched again.
-                    if key not in self.seen or key in self.removed or (key in self.reported and key in ours):
-                        by = APP if key in ours else "the file"
-                        records.append(
-                            {
+            gone = [
+                (key, seen)
+                for key, seen in self.seen.items()
+                if key not in everywhere and key not in self.reported and key not in self.removed
+            ]
+            vanished = [Vanished(seen, now) for _, seen in gone]
+            lost: list[dict[str, object]] = [{"kind": "lost", "id": k, "at": now} for k, _ in gone] if report else []
+
+            def seen_records() -> Iterator[dict[str, object]]:
+                """New entries, made as they are written (the journal takes them in as it goes:
+                an identity twice in the file is journaled once)."""
+                for header, entries in present.items():
+                    previous: str | None = None
+                    for key, lines in entries:
+                        # A reported entry that an agent's stale copy brings back stays reported:
+                        # the Lead was told once. Written back by the app (Restore), it is watched
+                        # again.
+                        if key not in self.seen or key in self.removed or (key in self.reported and key in ours):
+                            by = APP if key in ours else "the file"
+                            yield {
                                 "kind": "seen",
                                 "id": key,
                                 "header": header,
@@ -191,12 +214,13 @@ class MemoryJournal:
                                 "at": now,
                                 "after": previous,
                             }
-                        )
-                    previous = lines
+                        previous = lines
+
             headers = [s.header for s in memory.sections]
+            changed: list[dict[str, object]] = []
             if headers and headers != self.sections:
-                records.append({"kind": "sections", "headers": headers, "at": now})
-            self._append(records)
+                changed.append({"kind": "sections", "headers": headers, "at": now})
+            self._append(itertools.chain(lost, seen_records(), changed))
         return vanished
 
     def vanished(self, text: str, memory: TeamMemory) -> list[Vanished]:
