@@ -219,3 +219,20 @@ def test_the_edits_change_what_they_say() -> None:
     text = (DEMO / "global-context.md").read_text(encoding="utf-8")
     for name, edit in _edits(text, random.Random(1)):
         assert edit(text) != text, name
+
+
+def test_a_follow_up_keeps_no_reference_to_the_text_it_replaced() -> None:
+    """A section tree holds cycles (child → parent), freed only by a full collection; if its
+    sections held the whole text, each replaced version of a 10 MB GC would stay until then.
+    No section of either version refers to a whole text, and the new version none to the old."""
+    tok = get_tokenizer("o200k_base")
+    text = (DEMO / "global-context.md").read_text(encoding="utf-8")
+    old = parse_gc(text, tok)
+    heading = next(line for line in text.splitlines(keepends=True) if line.startswith("## "))
+    new = parse_gc(text.replace(heading, heading + "- added: by an agent\n", 1), tok, previous=old)
+    assert new.follow_up is not None  # read from the last parse
+    slots = [name for cls in type(old.sections[0]).__mro__ for name in getattr(cls, "__slots__", ())]
+    for version in (old, new):
+        for section in version.walk():
+            values = [getattr(section, name, None) for name in slots]
+            assert not any(v is old.text or v is new.text for v in values), section.ref

@@ -62,12 +62,11 @@ class Section:
     tokens: int = 0  # this section with all its subsections
     own_tokens: int = 0
     segment: str = ""  # this heading as one segment of a § reference (models.session.refs)
-    # The whole GC's text (shared by every section of a parse, not copied): the own text is cut
-    # from it when asked for. Opening a 10 MB GC shows its section tree and token counts, and
-    # most sections' items are never looked at.
-    _text: str = field(default="", repr=False, compare=False)
     _items: list[Item] | None = field(default=None, repr=False, compare=False)
-    _own: str | None = field(default=None, repr=False, compare=False)  # own_text, once cut
+    # The section's own text, cut once from the parse's text (the count cache's key is the
+    # same string). Sections hold no reference to the whole text: a replaced version of a
+    # 10 MB GC is freed with its GlobalContext, not when the cycles of its section tree are.
+    _own: str = field(default="", repr=False, compare=False)
     _duplicates: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _child_index: dict[str, list[Section]] | None = field(default=None, repr=False, compare=False)
 
@@ -82,10 +81,8 @@ class Section:
     def own_text(self) -> str:
         """The section's text up to its first subsection: what its items are read from.
 
-        Cut once and kept: the section tree's rows compare it on every follow-up, and a
-        section that a follow-up only moved hands it on (``models.session.gc_follow``)."""
-        if self._own is None:
-            self._own = self._text[self.start : self.own_end]
+        Kept: the section tree's rows compare it on every follow-up, and a section that a
+        follow-up only moved hands it on (``models.session.gc_follow``)."""
         return self._own
 
     @property
@@ -353,12 +350,15 @@ def parse_gc(
         found = _parse_gc(text, tokenizer, file)
     with _PARSED_LOCK:
         _PARSED[key] = found
-        while len(_PARSED) > _PARSED_KEEP:
+        # A few parses, and not three copies of a 10 MB GC: past ``_PARSED_CHARS`` only the
+        # newest are kept (a follow-up's previous version is not asked for again).
+        while len(_PARSED) > _PARSED_KEEP or (len(_PARSED) > 1 and sum(len(k[0]) for k in _PARSED) > _PARSED_CHARS):
             _PARSED.popitem(last=False)
     return found
 
 
 _PARSED_KEEP = 3
+_PARSED_CHARS = 4_000_000
 _PARSED_LOCK = threading.Lock()
 _PARSED: OrderedDict[tuple[str, str, str], GlobalContext] = OrderedDict()
 
@@ -368,7 +368,7 @@ def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
     lines = split_lines(text)
     line_starts = starts_of(lines)
     body_line = bisect.bisect_left(line_starts, front.body_start)
-    scan = mdblocks.scan(lines[body_line:], file, body_line + 1)
+    scan = mdblocks.scan(lines[body_line:], file, body_line + 1, (text, line_starts[body_line:]))
     problems += scan.problems
 
     version = parse_version(front.data.get("version"))
@@ -399,7 +399,7 @@ def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
 
     first_start = sections[0].start if sections else len(text)
     for top in sections:
-        _finish(top, text, line_starts)
+        _finish(top, line_starts)
     _count_tokens(sections, text, tokenizer)
     total = tokenizer.count(text[:first_start]) + sum(s.tokens for s in sections)
     _assign_segments(sections)
@@ -437,13 +437,13 @@ def _section_body(own_text: str) -> tuple[tuple[_RelItem, ...], tuple[str, ...]]
     return rel, duplicates
 
 
-def _finish(section: Section, text: str, line_starts: list[int]) -> None:
-    """Fill own ranges of a section and its subsections (items follow on first use)."""
+def _finish(section: Section, line_starts: list[int]) -> None:
+    """Fill own ranges of a section and its subsections (the own texts are cut while counting
+    their tokens; items follow on first use)."""
     section.own_end_line = section.children[0].line if section.children else section.end_line
     section.own_end = line_starts[section.own_end_line]
-    section._text = text  # items are read from its own part when first asked for
     for child in section.children:
-        _finish(child, text, line_starts)
+        _finish(child, line_starts)
 
 
 def _count_tokens(sections: list[Section], text: str, tokenizer: Tokenizer) -> None:

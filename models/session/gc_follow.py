@@ -75,7 +75,7 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
         new.end = old.end + shift if old.end >= stop else old.end
         new.own_end = old.own_end + shift if old.own_end >= stop else old.own_end
         new.tokens, new.own_tokens, new.segment = old.tokens, old.own_tokens, old.segment
-        new._text, new._own = text, old._own
+        new._own = old._own
         if start < stop and old is not was:  # its items lie before the edit
             new._items, new._duplicates = old._items, old._duplicates
         if parent is not None:
@@ -88,8 +88,6 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
     while node is not None:
         node.tokens += grew
         node = node.parent
-    for old in flat[:first]:
-        old._text = text  # the same characters where it reads them; the old text can go
     tops = previous.sections
     at = tops.index(top)
     new_tops = [*tops[:at], *(s for s in copied if s.parent is None)]

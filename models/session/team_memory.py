@@ -194,7 +194,8 @@ def parse_memory(text: str, file: str = "TEAM-MEMORY.md", previous: TeamMemory |
 
 def _parse_all(text: str, file: str) -> TeamMemory:
     lines = split_lines(text)
-    scan = mdblocks.scan(lines, file)
+    starts = line_starts(lines)
+    scan = mdblocks.scan(lines, file, 1, (text, starts))
     title: str | None = None
     sections: list[MemorySection] = []
     heads = [h for h in scan.headings if h.level <= 2]
@@ -207,7 +208,6 @@ def _parse_all(text: str, file: str) -> TeamMemory:
             sections[index - 1].end_line = head.line
     if sections:
         sections[-1].end_line = len(lines)
-    starts = line_starts(lines)
     for section in sections:
         section.body = body = text[starts[section.line + 1] : starts[section.end_line]]
         section.entries, meta = _section_entries(body, section.kind == "meta")

@@ -48,23 +48,31 @@ def heading_text(rest: str) -> str:
     return _CLOSING_HASHES.sub("", rest.strip()).strip()
 
 
-def scan(lines: list[str], file: str, first_line_number: int = 1) -> BlockScan:
+def scan(
+    lines: list[str],
+    file: str,
+    first_line_number: int = 1,
+    joined: tuple[str, list[int]] | None = None,
+) -> BlockScan:
     """Find headings and code regions in ``lines`` (each keeping its line end).
 
     Outside fences and comments only lines that can open a block matter (a ``#``, a fence
     character or ``<`` after at most three spaces); a regular expression over the joined text
     finds them, so a 20,000-line GC is not walked line by line in Python on every reload.
-    Inside a fence or a comment, lines are read one by one for its end.
+    Inside a fence or a comment, lines are read one by one for its end. A caller that holds
+    the text the lines come from passes it as ``joined`` (the text and where each line starts
+    in it, one more than the lines): joining 200,000 lines again would copy the file.
     """
     headings: list[Heading] = []
     n = len(lines)
     in_code = [False] * n
     problems: list[Problem] = []
-    text = "".join(lines)
-    starts = list(itertools.accumulate(map(len, lines), initial=0))
-    at = 0  # the text offset from which lines are still to be read
+    if joined is None:
+        joined = "".join(lines), list(itertools.accumulate(map(len, lines), initial=0))
+    text, starts = joined
+    at = starts[0]  # the text offset from which lines are still to be read
     while True:
-        found = _CANDIDATE.search(text, at)
+        found = _CANDIDATE.search(text, at, starts[-1])
         if found is None:
             break
         i = bisect.bisect_right(starts, found.start()) - 1
