@@ -236,3 +236,61 @@ def test_a_follow_up_keeps_no_reference_to_the_text_it_replaced() -> None:
         for section in version.walk():
             values = [getattr(section, name, None) for name in slots]
             assert not any(v is old.text or v is new.text for v in values), section.ref
+
+
+def _reference_loss(before: str, after: str) -> dict[str, list[str]]:
+    """The loss check's definition, from whole-file lines: for each old section whose header
+    the new file still has, its entry lines that no section of the new file holds (an
+    [ARCHIVED] mark does not count), reported under its header."""
+    import re
+
+    def sections(text: str) -> list[tuple[str, list[str]]]:
+        lines = text.splitlines(keepends=True)
+        memory = parse_memory(text)
+        return [
+            (s.header, ["".join(lines[slice(*s.span_of(e))]) for e in s.entries])
+            for s in memory.sections
+            if s.kind != "meta"
+        ]
+
+    def strip(entry: str) -> str:
+        return re.sub(r"\[ARCHIVED\]\s*", "", entry, flags=re.I)
+
+    new = sections(after)
+    headers = {header for header, _ in new}
+    everywhere = {strip(e) for _, es in new for e in es}
+    out = {}
+    for header, es in sections(before):
+        lost = [e for e in es if strip(e) not in everywhere]
+        if header in headers and lost:
+            out[header] = lost
+    return out
+
+
+@pytest.mark.parametrize("path", MEMORIES, ids=lambda p: p.parent.name)
+def test_the_loss_check_after_each_edit_matches_its_definition(path: Path) -> None:
+    """The loss check compares only sections whose text changed, reading entry lines from each
+    section's own text; along a chain of random edits (each parsed from the one before, as the
+    window does) it finds exactly what the whole-file definition finds."""
+    from models.memory.loss import detect_loss
+
+    text = path.read_text(encoding="utf-8")
+    rng = random.Random("loss" + path.parent.name)
+    before, old = text, parse_memory(text)
+    found = 0
+    for _ in range(40):
+        after = _random_edit(before, rng) if rng.random() < 0.7 else _drop_a_line(before, rng)
+        new = parse_memory(after, previous=old)
+        loss = detect_loss(before, after, old=old, new=new)
+        assert loss.lost_entries == _reference_loss(before, after)
+        found += bool(loss.lost_entries)
+        before, old = after, new
+    assert found  # the chain did drop entries somewhere (an empty check would prove nothing)
+
+
+def _drop_a_line(text: str, rng: random.Random) -> str:
+    lines = text.splitlines(keepends=True)
+    bullets = [i for i, line in enumerate(lines) if line.startswith("- ")]
+    if bullets:
+        del lines[rng.choice(bullets)]
+    return "".join(lines)

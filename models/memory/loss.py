@@ -10,13 +10,14 @@ Restoring puts each entry back after the entry it followed.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from models.memory.edits import EditResult, SectionEdit, append_entry, edit_memory
 from models.memory.journal import Vanished, identity
-from models.session.team_memory import TeamMemory, parse_memory
+from models.session.team_memory import MemorySection, TeamMemory, parse_memory
 from models.text.textfile import split_lines
 
 
@@ -57,9 +58,15 @@ def journal_loss(vanished: list[Vanished], structural: Loss | None = None) -> Lo
     return loss
 
 
-def _entry_lines(text: str, memory: TeamMemory) -> dict[str, list[str]]:
-    lines = split_lines(text)
-    return {s.header: ["".join(lines[s.line + e.first : s.line + e.stop]) for e in s.entries] for s in memory.sections}
+def _entry_lines(section: MemorySection) -> tuple[str, ...]:
+    """The section's entries as the file holds them (their lines, line ends included)."""
+    return _body_entry_lines(section.body, tuple((e.first - 1, e.stop - 1) for e in section.entries))
+
+
+@functools.lru_cache(maxsize=1024)
+def _body_entry_lines(body: str, spans: tuple[tuple[int, int], ...]) -> tuple[str, ...]:
+    lines = split_lines(body)
+    return tuple("".join(lines[first:stop]) for first, stop in spans)
 
 
 def detect_loss(
@@ -78,7 +85,7 @@ def detect_loss(
     """
     old = old if old is not None else parse_memory(before)
     new = new if new is not None else parse_memory(after)
-    old_entries, new_entries = _entry_lines(before, old), _entry_lines(after, new)
+    new_sections = {s.header: s for s in new.sections}
     loss = Loss()
     gone = expected_gone or set()
     everywhere: set[str] | None = None  # every entry now, unarchived: moved is not lost
@@ -86,7 +93,8 @@ def detect_loss(
     for section in old.sections:
         if section.kind == "meta":
             continue  # key-value settings, updated in place by design (GC Version), not entries
-        if section.header not in new_entries:
+        now = new_sections.get(section.header)
+        if now is None:
             renamed_to = new_roles.get(section.role)
             if renamed_to is not None:  # the role is still there under another header
                 loss.renamed.append((section.header, renamed_to))
@@ -94,12 +102,14 @@ def detect_loss(
                 lines = split_lines(before)
                 loss.removed_sections[section.header] = "".join(lines[section.line : section.end_line])
             continue
-        still = set(new_entries[section.header])
-        candidates = [e for e in old_entries[section.header] if e not in still and e not in gone]
+        if now.body == section.body:
+            continue  # the usual case: an agent's write changed another section (one string compare)
+        still = set(_entry_lines(now))
+        candidates = [e for e in _entry_lines(section) if e not in still and e not in gone]
         if not candidates:
-            continue  # the usual case: the section only grew, or did not change
+            continue  # the section only grew
         if everywhere is None:
-            everywhere = {_strip_archived(e) for entries in new_entries.values() for e in entries}
+            everywhere = {_strip_archived(e) for s in new.sections for e in _entry_lines(s)}
         vanished = [e for e in candidates if _strip_archived(e) not in everywhere]
         if vanished:
             loss.lost_entries[section.header] = vanished
