@@ -218,7 +218,7 @@ Shape = Counter[tuple[tuple[str, ...], str]]
 
 def _shape(gc: GlobalContext, skip: set[tuple[str, ...]]) -> Shape:
     """(title path, own text) of every section whose path is not in ``skip``."""
-    return Counter((s.path, gc.text[s.start : s.own_end]) for s in gc.walk() if s.path not in skip)
+    return Counter((s.path, s.own_text) for s in gc.walk() if s.path not in skip)
 
 
 def check_result(old_text: str, new_text: str, delta: Delta) -> None:

@@ -30,8 +30,18 @@ _STRUCTURE = EstimateTokenizer()  # applying needs structure, not token counts
 @functools.lru_cache(maxsize=16)
 def structure(text: str) -> GlobalContext:
     """A GC parsed for its structure only; memoised because a diff, its proof and the apply
-    that follows parse the same texts again (the result is never modified)."""
-    return parse_gc(text, _STRUCTURE)
+    that follows parse the same texts again (the result is never modified).
+
+    Read from the last text parsed here when it differs inside one section: applying a delta
+    item by item re-parses the GC after each, and each item changes one section."""
+    parsed = parse_gc(text, _STRUCTURE, previous=_LAST[0])
+    _LAST[0] = parsed
+    return parsed
+
+
+# The last structure parsed (any thread's: a parse from it is checked against the text, so a
+# stale one only means a full parse).
+_LAST: list[GlobalContext | None] = [None]
 
 
 @dataclass(frozen=True)
