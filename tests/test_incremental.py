@@ -155,14 +155,15 @@ def _random_edit(text: str, rng: random.Random) -> str:
     return text[:at] + put + text[at + cut :]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
 @pytest.mark.parametrize("path", GCS, ids=lambda p: p.parent.name)
-def test_a_gc_read_again_from_its_last_parse_equals_a_cold_parse(path: Path) -> None:
+def test_a_gc_read_again_from_its_last_parse_equals_a_cold_parse(path: Path, newline: str) -> None:
     """``parse_gc(new, previous=old)`` re-reads one section when it can; along a chain of
     forty random edits, each read from the one before, every version equals a cold read, and
-    the outside-loss check gives what its definition gives."""
+    the outside-loss check gives what its definition gives (files written on Windows too)."""
     tok = get_tokenizer("o200k_base")
-    text = path.read_text(encoding="utf-8")
-    rng = random.Random(path.parent.name)
+    text = path.read_text(encoding="utf-8").replace("\n", newline)
+    rng = random.Random(path.parent.name + newline)
     versions = [*(edit(text) for _, edit in _edits(text, rng)), text]
     for _ in range(40):
         versions.append(_random_edit(versions[-1], rng))
@@ -178,13 +179,14 @@ def test_a_gc_read_again_from_its_last_parse_equals_a_cold_parse(path: Path) -> 
         previous = warm
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
 @pytest.mark.parametrize("path", MEMORIES, ids=lambda p: p.parent.name)
-def test_a_team_memory_read_again_from_its_last_parse_equals_a_cold_parse(path: Path) -> None:
+def test_a_team_memory_read_again_from_its_last_parse_equals_a_cold_parse(path: Path, newline: str) -> None:
     """``parse_memory(new, previous=old)`` re-reads one section when it can; a chain of forty
     random edits, each read from the one before, gives what a cold read of each version gives
-    (a wrong offset kept by one step would show in a later one)."""
-    text = path.read_text(encoding="utf-8")
-    rng = random.Random(path.parent.name)
+    (a wrong offset kept by one step would show in a later one; files written on Windows too)."""
+    text = path.read_text(encoding="utf-8").replace("\n", newline)
+    rng = random.Random(path.parent.name + newline)
     named = [edit(text) for _, edit in _edits(text, rng)]
     versions = [*named, text]
     for _ in range(40):
