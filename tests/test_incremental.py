@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import models.session.gc as gc_module
+import models.session.gc_items as gc_items
 import models.session.team_memory as memory_module
 from conftest import DEMO, REAL_SESSIONS
 from models.session.gc import GlobalContext, parse_gc, vanished_items
@@ -26,8 +27,8 @@ MEMORIES = sorted(p for p in [*REAL_SESSIONS.glob("*/TEAM-MEMORY.md"), DEMO / "T
 def _cold_caches() -> None:
     """Forget every memo, so that the next parse reads the whole text afresh."""
     gc_module._PARSED.clear()
-    gc_module._section_body.cache_clear()
-    gc_module._section_keys.cache_clear()
+    gc_items.section_body.cache_clear()
+    gc_items.section_keys.cache_clear()
     memory_module._section_entries.cache_clear()
 
 

@@ -14,7 +14,8 @@ from models.session.folder import open_session
 from models.session.gc import parse_gc
 from models.session.team_memory import MemoryQuery, parse_memory
 from models.text.tokens import get_tokenizer
-from ui.item_models import GateModel, GcTreeModel, MemoryModel, TeammateModel
+from ui.gc_tree_model import GcTreeModel
+from ui.item_models import GateModel, MemoryModel, TeammateModel
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
 
 TOK = get_tokenizer("o200k_base")

@@ -24,7 +24,8 @@ from models.delta.items import (
     split_item,
     structure,
 )
-from models.session.gc import GlobalContext, Item, Section
+from models.session.gc import GlobalContext, Section
+from models.session.gc_items import Item
 from models.session.refs import norm, split_ref
 from models.session.versions import parse_version
 from models.text.frontmatter import split_front_matter

@@ -31,7 +31,8 @@ from models.delta.items import (
     split_item,
     structure,
 )
-from models.session.gc import GlobalContext, Item, Section
+from models.session.gc import GlobalContext, Section
+from models.session.gc_items import Item
 from models.session.refs import norm
 from models.text.tokens import EstimateTokenizer
 

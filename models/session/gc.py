@@ -7,14 +7,12 @@ section (or one item) and leave every other byte of the file as it was.
 from __future__ import annotations
 
 import bisect
-import functools
-import re
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
 
+from models.session.gc_items import Item, section_body, section_keys
 from models.session.refs import Segment, norm, segments, split_ref
 from models.session.versions import parse_version
 from models.text import mdblocks
@@ -23,26 +21,6 @@ from models.text.problems import Problem, shown
 from models.text.textfile import line_starts as starts_of
 from models.text.textfile import split_lines
 from models.text.tokens import Tokenizer
-
-ItemKind = Literal["bullet", "bold", "table"]
-
-_BULLET = re.compile(r"^(?P<indent> {0,3})(?P<mark>[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*?)\r?\n?$")
-_BOLD_KEY = re.compile(r"^\*\*(?P<key>[^*\n]+?)(?::\*\*|\*\*[ \t]*:)[ \t]*(?P<value>.*?)\r?\n?$")
-_BULLET_STARTS = frozenset("-*+0123456789")
-_PLAIN_KEY = re.compile(r"^(?P<key>[^:`*\n]{1,80}?):(?:[ \t]+(?P<value>.*?))?\r?\n?$")
-
-
-@dataclass(eq=False, slots=True)
-class Item:
-    """A keyed line (with its continuation lines) that a delta can add, change or remove."""
-
-    key: str
-    value: str
-    kind: ItemKind
-    line: int  # 0-based index of the first line in the file
-    end_line: int  # exclusive
-    start: int  # character offsets into the file's text
-    end: int
 
 
 @dataclass(eq=False, slots=True)  # slots: a follow-up of a 20,000-section GC makes thousands
@@ -89,7 +67,7 @@ class Section:
     def items(self) -> list[Item]:
         """Keyed lines of the section's own text (bullets, bold keys, table rows), in order."""
         if self._items is None:
-            rel_items, duplicates = _section_body(self.own_text)
+            rel_items, duplicates = section_body(self.own_text)
             line, start = self.line, self.start
             self._duplicates = duplicates
             self._items = [
@@ -255,13 +233,8 @@ def vanished_items(old: GlobalContext, new: GlobalContext) -> list[tuple[str, st
     changed = [s for s in old.walk() if s.own_text not in still]
     if not changed:
         return []
-    keys = [_section_keys(s.own_text) for s in new.walk()]
+    keys = [section_keys(s.own_text) for s in new.walk()]
     return [(s.ref, it.key) for s in changed for it in s.items if not any(norm(it.key) in held for held in keys)]
-
-
-@functools.lru_cache(maxsize=32_768)
-def _section_keys(own_text: str) -> frozenset[str]:
-    return frozenset(norm(key) for key, *_ in _section_body(own_text)[0])
 
 
 def _title_index(sections: list[Section]) -> dict[str, list[Section]]:
@@ -413,30 +386,6 @@ def _close(section: Section, end_line: int, line_starts: list[int]) -> None:
     section.end = line_starts[end_line]
 
 
-_RelItem = tuple[str, str, ItemKind, int, int, int, int]
-
-
-@functools.lru_cache(maxsize=32_768)
-def _section_body(own_text: str) -> tuple[tuple[_RelItem, ...], tuple[str, ...]]:
-    """Items (positions relative to the heading) and duplicate keys of one section's text.
-
-    A section boundary is never inside a code fence (a heading in a fence is no heading), so
-    a section can be scanned on its own; memoised by text, a reload after an agent edited one
-    section re-parses that section only.
-    """
-    lines = split_lines(own_text)
-    if "```" in own_text or "~~~" in own_text or "<!--" in own_text:
-        in_code = mdblocks.scan(lines, "").in_code
-    else:  # no fence or comment can open: most sections, and a scan is a third of the work
-        in_code = [False] * len(lines)
-    items = parse_items(lines, 1, len(lines), in_code, starts_of(lines))
-    keys = [norm(it.key) for it in items]
-    counts = Counter(keys)
-    duplicates = tuple(it.key for it, key in zip(items, keys, strict=True) if counts[key] > 1)
-    rel = tuple((it.key, it.value, it.kind, it.line, it.end_line, it.start, it.end) for it in items)
-    return rel, duplicates
-
-
 def _finish(section: Section, line_starts: list[int]) -> None:
     """Fill own ranges of a section and its subsections (the own texts are cut while counting
     their tokens; items follow on first use)."""
@@ -474,84 +423,3 @@ def _check_sibling_titles(sections: list[Section], problems: list[Problem], file
             )
         seen.setdefault(key, s)
         _check_sibling_titles(s.children, problems, file)
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
-
-
-def parse_items(lines: list[str], start: int, end: int, in_code: list[bool], line_starts: list[int]) -> list[Item]:
-    """Keyed lines of one section body: bullets, bold-key paragraphs and table rows."""
-    items: list[Item] = []
-
-    def add(key: str, value: str, kind: ItemKind, first: int, stop: int) -> None:
-        key = key.strip().strip("*").strip()
-        if key:
-            items.append(Item(key, value.strip(), kind, first, stop, line_starts[first], line_starts[stop]))
-
-    i = start
-    while i < end:
-        line = lines[i]
-        if in_code[i] or not line.strip():
-            i += 1
-            continue
-        if (
-            mdblocks.is_table_row(line)
-            and i + 1 < end
-            and not in_code[i + 1]
-            and mdblocks.TABLE_DELIMITER.match(lines[i + 1])
-        ):
-            j = i + 2
-            while j < end and not in_code[j] and mdblocks.is_table_row(lines[j]):
-                cells = mdblocks.split_table_row(lines[j])
-                add(cells[0], " | ".join(cells[1:]), "table", j, j + 1)
-                j += 1
-            i = j
-            continue
-        bullet = _BULLET.match(line) if line.lstrip(" ")[:1] in _BULLET_STARTS else None
-        if bullet:
-            j = _bullet_end(lines, i, end, _indent(line))
-            content = bullet.group("content")
-            kv = _BOLD_KEY.match(content) if content.startswith("**") else _PLAIN_KEY.match(content)
-            if kv:
-                add(kv.group("key"), kv.group("value") or "", "bullet", i, j)
-            i = j
-            continue
-        bold = _BOLD_KEY.match(line) if line.startswith("**") else None
-        if bold:
-            j = i + 1
-            if bold.group("value"):
-                while (
-                    j < end
-                    and lines[j].strip()
-                    and not in_code[j]
-                    and not _BULLET.match(lines[j])
-                    and not _BOLD_KEY.match(lines[j])
-                    and not mdblocks.is_table_row(lines[j])
-                ):
-                    j += 1
-            else:  # "**In Scope:**" followed by its list: the block up to a blank line
-                while j < end and (lines[j].strip() or in_code[j]):
-                    j += 1
-            add(bold.group("key"), bold.group("value"), "bold", i, j)
-            i = j
-            continue
-        i += 1
-    return items
-
-
-def _bullet_end(lines: list[str], i: int, end: int, indent: int) -> int:
-    """First line after a bullet's continuation (deeper-indented lines, blank lines inside)."""
-    j = i + 1
-    last = j
-    while j < end:
-        line = lines[j]
-        if not line.strip():
-            j += 1
-            continue
-        if _indent(line) > indent:
-            j += 1
-            last = j
-            continue
-        break
-    return last

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QTreeView, QWidget
 from models.session.folder import Session
 from models.session.gc import GlobalContext, vanished_items
 from models.text.problems import Problem
-from ui.item_models import GcTreeModel
+from ui.gc_tree_model import GcTreeModel
 from ui.widgets import ProblemBanner, number_columns, stack
 
 
