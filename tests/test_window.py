@@ -113,6 +113,27 @@ def test_team_memory_roles_reach_the_teammate_table_and_appends_leave_it(
     assert "and more" in _memory_texts(controller)
 
 
+def test_the_teammate_table_follows_the_gc_version_not_every_gc_edit(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Of the GC, the teammate table shows who is behind its version: a bump on disk reaches it;
+    an edit that keeps the version does not gather the teammates again."""
+    controller.open(demo_copy)
+    w = controller.window
+    path = demo_copy / "global-context.md"
+    text = path.read_text(encoding="utf-8")
+    assert w.teammate_model.current == 6
+    gathered: list[object] = []
+    real = w.teammates_pane.show_teammates
+    w.teammates_pane.show_teammates = lambda session: gathered.append(real(session))  # type: ignore[method-assign]
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
+        path.write_text(text.replace("## Risks\n", "## Risks\n- budget: 2 engineers\n"), encoding="utf-8")
+    assert gathered == []
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
+        path.write_text(text.replace("version: GC-v6", "version: GC-v7"), encoding="utf-8")
+    assert gathered == [None] and w.teammate_model.current == 7
+
+
 def test_gc_bump_on_disk_keeps_the_selection(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     controller.open(demo_copy)
     w = controller.window

@@ -56,6 +56,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.session: Session | None = None
         self._memory_mark: object = None  # TEAM-MEMORY's roles as the teammate table last saw them
+        self._teammates_gc_version: int | None = None  # the GC version the teammate table last saw
         self.setWindowTitle("Lead Console")
         self.setDockNestingEnabled(True)
 
@@ -376,8 +377,13 @@ class MainWindow(QMainWindow):
         if "gc" in todo:
             self.sections_pane.show_gc(session, first)
             self._show_section(self.gc_view.currentIndex())
+        # The teammate table reads the plan, the phase folders and TEAM-MEMORY's roles, and of
+        # the GC only its version: an agent's edit of the GC or an append to TEAM-MEMORY leaves
+        # it as it was, and gathering 500 teammates again cost more than the edit.
         roles_changed = self._memory_roles_changed(session)  # kept current whatever else changed
-        if todo & {"gc", "plan", "folders"} or ("memory" in todo and roles_changed):
+        version_changed = session.gc_version != self._teammates_gc_version
+        if todo & {"plan", "folders"} or ("gc" in todo and version_changed) or ("memory" in todo and roles_changed):
+            self._teammates_gc_version = session.gc_version
             self.teammates_pane.show_teammates(session)
         if todo & {"gc", "plan", "memory", "folders"}:  # each teammate's context holds them all
             if first:
