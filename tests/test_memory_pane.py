@@ -267,3 +267,37 @@ def test_a_write_before_the_first_look_is_judged_once_the_look_is_back(
         memory_actions.MemoryJournal.observe = original  # type: ignore[method-assign]
     assert [v.seen.entry.split("\n")[0] for v in shown[-1].vanished] == [line.rstrip("\n")]
     assert threads[0] != threading.current_thread().name  # the look: in the worker
+
+
+def test_a_prune_while_the_first_look_runs_waits_for_it_and_is_no_loss(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, cow_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Lead prunes while the journal's first look is still running in the worker: the
+    edit waits for the look, so the entries it removes on purpose were journaled first and are
+    not reported as lost afterwards."""
+    import time
+
+    from models.memory.journal import MemoryJournal
+
+    real_observe = MemoryJournal.observe
+    looking: list[bool] = []
+
+    def slow_observe(self: MemoryJournal, *args: object, **kwargs: object) -> object:
+        if not looking:  # the first look: slow enough for the prune to come while it runs
+            looking.append(True)
+            time.sleep(0.3)
+        return real_observe(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    w, actions = controller.window, controller.window.memory_actions
+    assert controller.open(cow_copy)
+    qtbot.waitUntil(lambda: not actions.looking, timeout=5000)
+    (demo_copy / ".lead-console" / "memory-journal.jsonl").unlink(missing_ok=True)
+    monkeypatch.setattr(MemoryJournal, "observe", slow_observe)
+    actions._look_delay.setInterval(0)
+    assert controller.open(demo_copy)
+    qtbot.waitUntil(lambda: bool(looking), timeout=3000)  # the look is under way in the worker
+    assert actions.looking
+    with _wait_memory(qtbot, controller):
+        assert actions.prune()
+    qtbot.wait(SETTLED_MS * 4)
+    assert not w.loss_box.isVisibleTo(w)  # pruned on purpose: no warning

@@ -126,6 +126,8 @@ class MemoryActions(QObject):
         if self._look is not None:
             self._look_delay.stop()
             self._start_look(now=True)
+        elif self._looker.busy:
+            self._looker.wait()  # under way: its entries go into the journal before the edit's
         return self.journal
 
     def _start_look(self, now: bool = False) -> None:

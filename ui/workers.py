@@ -75,6 +75,10 @@ class LatestWork(QObject):
         self.generation += 1
         self.waiting = None
 
+    def wait(self, timeout_ms: int = 10_000) -> None:
+        """Wait for the running job to end (its result still arrives through ``finished``)."""
+        self.pool.waitForDone(timeout_ms)
+
     def stop(self, timeout_ms: int = 5000) -> None:
         """Drop everything and wait for the pool: nothing of ours runs after the window closes."""
         self.drop()
