@@ -316,7 +316,8 @@ def _section_entries(body: str, is_meta: bool) -> tuple[tuple[MemoryEntry, ...],
         while j < end and lines[j].strip() and lines[j][0] in " \t":
             j += 1
         text, tag, archived = _first_line(line)
-        rest = [ln.rstrip("\r\n") for ln in lines[i + 1 : j]]
-        entries.append(MemoryEntry("\n".join([text, *rest]), tag, archived, i + 1, j + 1))
+        if j > i + 1:  # continuation lines (most entries have none)
+            text = "\n".join([text, *(ln.rstrip("\r\n") for ln in lines[i + 1 : j])])
+        entries.append(MemoryEntry(text, tag, archived, i + 1, j + 1))
         i = j
     return tuple(entries), tuple(meta.items())
