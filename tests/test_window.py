@@ -152,6 +152,37 @@ def test_gc_bump_on_disk_keeps_the_selection(qtbot: QtBot, controller: Controlle
     assert w.preview_title.text().startswith("§Risks")
 
 
+def test_an_agent_edit_above_keeps_selection_scroll_and_preview(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """A follow-up of an edit inside one section touches that section's rows only: the Lead's
+    selection below it, the tree's scroll position and the preview (moved down a line in the
+    file) stay, and the edited section shows its new count."""
+    controller.open(demo_copy)
+    w = controller.window
+    w.show()
+    w.gc_view.setFixedHeight(140)  # a short tree, so that it scrolls
+    qtbot.waitExposed(w)
+    risks = w.gc_model.find(lambda s: s is not None and s.title == "Risks")
+    w.gc_view.setCurrentIndex(risks)
+    w.gc_view.scrollTo(risks)
+    scroll = w.gc_view.verticalScrollBar().value()
+    assert scroll > 0  # scrolled: the check below means something
+    before_line = risks.data(PAYLOAD_ROLE).line
+    path = demo_copy / "global-context.md"
+    text = path.read_text(encoding="utf-8")
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
+        path.write_text(text.replace("## Scope\n", "## Scope\n- budget: two engineers\n"), encoding="utf-8")
+    assert controller.live.session.gc.follow_up is not None  # type: ignore[union-attr]  # read from the last parse
+    current = w.gc_view.currentIndex()
+    assert current.isValid() and current.data() == "Risks"
+    assert current.data(PAYLOAD_ROLE).line == before_line + 1  # the row shows the moved section
+    assert w.gc_view.verticalScrollBar().value() == scroll
+    assert w.preview_title.text().startswith("§Risks") and f"line {before_line + 2}" in w.preview_title.text()
+    scope = w.gc_model.find(lambda s: s is not None and s.title == "Scope")
+    assert scope.siblingAtColumn(2).data() == str(len(scope.data(PAYLOAD_ROLE).items))
+
+
 def test_half_written_file_warns_and_keeps_the_last_good_view(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
