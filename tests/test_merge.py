@@ -86,3 +86,26 @@ def test_a_conflict_is_decided_in_the_dialog(qtbot: QtBot, controller: Controlle
     assert pane.merge_with_disk()
     assert seen == [["Risks"]]
     assert pane.composer.working_text == theirs  # type: ignore[union-attr]
+
+
+def test_a_gc_with_a_bom_is_not_taken_for_a_draft_and_follows_the_disk(demo_copy: Path) -> None:
+    """A GC saved with a byte order mark is the disk's text until the Lead edits it here: an
+    agent's edit on disk reaches the composer (it used to compare a hash of the draft's text
+    with the file's bytes, which the mark never matched, so the draft never followed)."""
+    from models.publish.composer import Composer
+    from models.session.folder import open_session
+    from models.text.tokens import get_tokenizer
+
+    path = demo_copy / "global-context.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    session = open_session(demo_copy, get_tokenizer("o200k_base"))
+    composer = Composer.open(session)
+    assert not composer.edited_in_app
+    edited = text.replace("## Risks\n", "## Risks\n- budget: two engineers\n")
+    path.write_bytes(b"\xef\xbb\xbf" + edited.encode("utf-8"))
+    assert session.reload({"gc"}) == {"gc"}
+    assert composer.follow_disk()
+    assert composer.working_text == edited
+    composer.working_text = edited + "- a line of the Lead's\n"
+    assert composer.edited_in_app  # and a draft is still told apart
