@@ -297,3 +297,18 @@ def _drop_a_line(text: str, rng: random.Random) -> str:
     if bullets:
         del lines[rng.choice(bullets)]
     return "".join(lines)
+
+
+def test_the_version_a_follow_up_replaces_leaves_the_parse_cache() -> None:
+    """The parse cache serves the composer's texts (the working GC, the session's, the base
+    snapshot); the disk version a follow-up replaced is never asked for again, and on a 10 MB
+    GC would hold 20 MB, so it leaves the cache while the others stay."""
+    tok = get_tokenizer("o200k_base")
+    text = (DEMO / "global-context.md").read_text(encoding="utf-8")
+    _cold_caches()
+    base = parse_gc(text.replace("version: GC-v6", "version: GC-v5"), tok)
+    old = parse_gc(text, tok)
+    new = parse_gc(text.replace("## Risks\n", "## Risks\n- budget: two engineers\n"), tok, previous=old)
+    held = list(gc_module._PARSED.values())
+    assert any(v is new for v in held) and any(v is base for v in held)
+    assert not any(v is old for v in held)

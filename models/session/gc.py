@@ -304,8 +304,9 @@ def parse_gc(
     The last few results are kept by text: planning an update parses the working GC, the
     session's GC and each base snapshot from several places, and a 20,000-line GC costs
     about 0.1 s a parse. A parsed GC is never changed after this returns, so sharing is safe.
-    With ``previous``, the last parse of the same file, an edit inside one section's own text
-    re-reads and re-counts that section only (``models.session.gc_follow``).
+    ``previous`` is the version this text replaces (the last parse of the same file): an edit
+    inside one section's own text re-reads and re-counts that section only
+    (``models.session.gc_follow``), and ``previous`` leaves the cache.
     """
     key = (text, tokenizer.name, file)
     with _PARSED_LOCK:  # the context pane composes in a worker thread
@@ -322,16 +323,16 @@ def parse_gc(
     if found is None:
         found = _parse_gc(text, tokenizer, file)
     with _PARSED_LOCK:
+        if previous is not None:  # replaced by this one: not asked for again, and a 10 MB
+            for old in [k for k, v in _PARSED.items() if v is previous]:  # GC is 20 MB of text
+                del _PARSED[old]
         _PARSED[key] = found
-        # A few parses, and not three copies of a 10 MB GC: past ``_PARSED_CHARS`` only the
-        # newest are kept (a follow-up's previous version is not asked for again).
-        while len(_PARSED) > _PARSED_KEEP or (len(_PARSED) > 1 and sum(len(k[0]) for k in _PARSED) > _PARSED_CHARS):
+        while len(_PARSED) > _PARSED_KEEP:
             _PARSED.popitem(last=False)
     return found
 
 
 _PARSED_KEEP = 3
-_PARSED_CHARS = 4_000_000
 _PARSED_LOCK = threading.Lock()
 _PARSED: OrderedDict[tuple[str, str, str], GlobalContext] = OrderedDict()
 
