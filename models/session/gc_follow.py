@@ -32,12 +32,6 @@ class _Edit:
     shift: int  # characters added (negative when removed)
     moved: int  # lines added
 
-    def char(self, offset: int) -> int:
-        return offset + self.shift if offset >= self.stop else offset
-
-    def line(self, index: int) -> int:
-        return index + self.moved if index >= self.stop_line else index
-
 
 def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer, file: str) -> GlobalContext | None:
     """``text`` parsed from ``previous`` by re-reading one section, or None (read it all)."""
@@ -48,7 +42,7 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
     if edit is None:
         return None
     was = edit.section
-    own = text[was.start : edit.char(edit.stop)]
+    own = text[was.start : edit.stop + edit.shift]
     own_tokens = tokenizer.count(own)
     grew = own_tokens - was.own_tokens
     top = was
@@ -59,8 +53,8 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
     copied: list[Section] = []
     stop, stop_line, shift, moved = edit.stop, edit.stop_line, edit.shift, edit.moved
     for old in flat[first:]:
-        # Written out rather than through _Edit.char and .line: at 20,000 sections a call per
-        # position is most of a follow-up's cost.
+        # Positions at or after the edit's end move; written out rather than through a helper
+        # call per position, which at 20,000 sections was most of a follow-up's cost.
         parent = copies[id(old.parent)] if old.parent is not None else None
         start = old.start
         new = Section(
