@@ -11,16 +11,21 @@ from __future__ import annotations
 import re
 
 import markdown
+from markdown.extensions.fenced_code import FencedCodeExtension
+from markdown.extensions.sane_lists import SaneListExtension
+from markdown.extensions.tables import TableExtension
 
 from models.text import mdblocks
 from models.text.textfile import split_lines
 
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]")
-_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 
 
 def _safe_markdown() -> markdown.Markdown:
-    md = markdown.Markdown(extensions=_EXTENSIONS, output_format="html")
+    # Extension objects, not names: a name makes Python-Markdown list every installed package's
+    # entry points first, 40 ms of the first preview on opening a session.
+    extensions = [FencedCodeExtension(), TableExtension(), SaneListExtension()]
+    md = markdown.Markdown(extensions=extensions, output_format="html")
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
     return md
