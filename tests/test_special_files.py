@@ -53,6 +53,17 @@ def test_a_file_over_the_limit_is_not_read(
     assert capsys.readouterr().err == f"lead-console: {big}: 2,805 bytes, over the 1,024 bytes the app reads\n"
 
 
+def test_a_file_larger_than_its_size_says_is_read_to_its_end_and_bounded() -> None:
+    """The file is read in one call of its size; one that reports no size (as /proc's do, or
+    one growing while read) is read on to its end, and past the limit not at all."""
+    path = Path("/proc/self/status")
+    assert path.stat().st_size == 0
+    raw, _ = textfile.read_bounded(path)
+    assert raw.startswith(b"Name:") and raw.endswith(b"\n") and len(raw) > 100
+    with pytest.raises(textfile.UnreadableFile, match="grew past the 16 bytes the app reads; not read"):
+        textfile.read_bounded(path, limit=16)
+
+
 def test_the_window_opens_a_session_whose_gc_is_a_fifo(qtbot: QtBot, controller: Controller, tmp_path: Path) -> None:
     folder = _session(tmp_path, "fifo")
     start = time.monotonic()

@@ -55,17 +55,19 @@ def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
         cap = f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
         if st.st_size > limit:
             raise UnreadableFile(errno.EFBIG, f"{st.st_size:,} bytes, over the {cap} the app reads", str(path))
+        # The whole file in one read (a byte more than its size shows whether it grew): reading
+        # a 14 MB file in 1 MB pieces and joining them took ten times as long. Past that, the
+        # file is growing (or a special file reports no size) and is read on, up to ``limit``.
         chunks: list[bytes] = []
         size = 0
-        while size <= limit:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                return b"".join(chunks), st.st_mtime_ns
+        chunk = os.read(fd, st.st_size + 1)
+        while chunk:
             chunks.append(chunk)
             size += len(chunk)
-        raise UnreadableFile(
-            errno.EFBIG, f"grew past the {limit // (1024 * 1024)} MB the app reads; not read", str(path)
-        )
+            if size > limit:
+                raise UnreadableFile(errno.EFBIG, f"grew past the {cap} the app reads; not read", str(path))
+            chunk = os.read(fd, 1 << 20)
+        return b"".join(chunks), st.st_mtime_ns
     finally:
         os.close(fd)
 
@@ -144,7 +146,10 @@ def read_text(path: Path, display_name: str | None = None) -> TextFile:
     text, problems = decode(raw, name)
     if len(raw) > LARGE_FILE_BYTES:
         problems.append(Problem("warning", name, f"unusually large ({len(raw) / 1e6:.1f} MB); reading may be slow"))
-    crlf = "\r\n" in text
+    # As in the text (no UTF-8 sequence holds these bytes). A lone byte is found at memory speed
+    # and a pair is not: on a 14 MB file ``"\r\n" in text`` took 12 ms of a 20 ms follow-up.
+    cr = raw.find(b"\r")
+    crlf = cr >= 0 and raw.find(b"\r\n", cr) >= 0
     return TextFile(path, raw, text, Stamp.of_bytes(raw, mtime), problems, crlf)
 
 
