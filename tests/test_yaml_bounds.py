@@ -7,8 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from app.cli.main import main
+from conftest import SHARED
+from models.text import yaml_load
 from models.text.frontmatter import split_front_matter
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
@@ -48,3 +51,37 @@ def test_a_wide_version_value_is_quoted_short(tmp_path: Path, capsys: pytest.Cap
     assert main(["inspect", str(tmp_path), "--json", "--tokenizer", "estimate"]) == 0
     out = capsys.readouterr().out
     assert "is not GC-vN" in out and len(out) < 5_000
+
+
+def _real_yaml_documents() -> list[tuple[str, str]]:
+    """Every YAML file and every front matter in the shared folders, as agents wrote them."""
+    docs = []
+    for path in sorted(SHARED.rglob("*")):
+        if not path.is_file() or path.suffix not in (".yaml", ".yml", ".md"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".md":
+            parts = text.split("\n---", 1) if text.startswith("---\n") else []
+            if len(parts) != 2:
+                continue
+            text = parts[0][4:]
+        docs.append((str(path.relative_to(SHARED)), text))
+    return docs
+
+
+def test_the_loader_reads_every_real_document_as_pure_python_pyyaml_does() -> None:
+    """The app loads with libyaml's parser for speed; PyYAML's own Python parser is the
+    reference: the same value for every document, and an error where it has one."""
+    docs = _real_yaml_documents()
+    assert len(docs) > 100 and yaml_load._LOADER is yaml.CSafeLoader
+    errors = 0
+    for name, text in docs:
+        try:
+            expected = yaml.load(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError:
+            errors += 1
+            with pytest.raises(yaml.YAMLError):
+                yaml_load.safe_load(text)
+            continue
+        assert yaml_load.safe_load(text) == expected, name
+    assert errors >= 5  # the real folders hold broken YAML too (two documents, a stray scalar)
