@@ -9,7 +9,14 @@ import random
 import pytest
 
 from conftest import DEMO, REAL_SESSIONS
-from models.session.team_memory import _BULLET, _first_line, _strip_markers
+from models.session.team_memory import (
+    _BULLET,
+    _count_entries,
+    _first_line,
+    _section_entries,
+    _strip_markers,
+    parse_memory,
+)
 
 REAL_LINES = sorted(
     {
@@ -68,3 +75,45 @@ def test_random_lines_read_as_the_general_reader_reads_them() -> None:
     pieces = ["- ", "* ", "[", "]", "Finding", "ARCHIVED", "a", " ", "\t", "*", "**", "\r", "\u00a0", "x y", "1"]
     lines = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) + "\n" for _ in range(20_000)]
     assert [_first_line(line) for line in lines] == [_reference(line) for line in lines]
+
+
+def _bodies_of_real_files() -> list[str]:
+    bodies = []
+    for path in [*REAL_SESSIONS.rglob("*.md"), *DEMO.rglob("*.md")]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        bodies += [s.body for s in parse_memory(text).sections]
+    return bodies
+
+
+def _read_count(body: str) -> int:
+    """The reference: how many entries the reader makes of ``body``."""
+    return len(_section_entries.__wrapped__(body, False)[0])
+
+
+def test_a_section_counts_its_entries_as_many_as_it_reads() -> None:
+    """The count shown before a section's entries are read (``_count_entries``) is the number
+    the reader makes, on every section of the real files and on random bodies built of the
+    lines that decide it: blank ones (spaces, tabs, CR, a no-break space), ones led by a space
+    or tab, and others."""
+    real = [b for b in _bodies_of_real_files() if _count_entries(b) is not None]
+    assert len(real) > 100
+    assert [_count_entries(b) for b in real] == [_read_count(b) for b in real]
+    rng = random.Random(1818)
+    lines = ["\n", "  \n", "\t\n", "\r\n", "\u00a0\n", " \u00a0 \n", "- a\n", "- [Finding] b\r\n", "  more\n",
+             "\tmore\n", " \u00a0x\n", "\u00a0lead\n", "\rx\n", "plain\n", "- last"]  # fmt: skip
+    bodies = ["".join(rng.choice(lines) for _ in range(rng.randrange(0, 12))) for _ in range(5_000)]
+    assert [_count_entries(b) for b in bodies] == [_read_count(b) for b in bodies]
+
+
+def test_a_body_with_a_fence_or_comment_is_counted_by_reading_it() -> None:
+    for body in ("- a\n```\n- b\n```\n", "- a\n<!-- - b -->\n", "~~~\n- x\n"):
+        assert _count_entries(body) is None
+        section = parse_memory(f"# TEAM-MEMORY\n## r\n{body}").sections[0]
+        assert section.entry_count == len(section.entries)
+
+
+def test_unknown_tags_are_found_without_reading_when_every_bracket_is_known() -> None:
+    text = "# TEAM-MEMORY\n## r\n- [Finding] a [Decision] in text\n- [ARCHIVED] [pattern] b\n## s\n- [Odd] c [x]\n"
+    known, odd = parse_memory(text).sections
+    assert known.unknown_tags() == frozenset() and known._entries is None
+    assert odd.unknown_tags() == frozenset({"Odd"}) and odd._entries is not None

@@ -224,10 +224,10 @@ class MemoryModel(NodeTreeModel):
         super().__init__(parent)
         self.memory: TeamMemory | None = None
         self.query = MemoryQuery()
-        # The entry rows of each section by its entries (held, so that their id stays theirs),
-        # for the query they were built for: a follow-up re-parses one section, and the others'
-        # rows are handed over as the same specs, which the sync then skips.
-        self._rows: dict[int, tuple[tuple[MemoryEntry, ...], Sequence[Spec]]] = {}
+        # The entry rows of each section by its body (held, so that its id stays its own), for
+        # the query they were built for: a follow-up re-parses one section, the others share
+        # their bodies, and their rows are handed over as the same specs, which the sync skips.
+        self._rows: dict[int, tuple[str, Sequence[Spec]]] = {}
 
     def set_memory(self, memory: TeamMemory | None) -> None:
         self.memory = memory
@@ -249,12 +249,12 @@ class MemoryModel(NodeTreeModel):
             return
         specs = []
         active = self.query.active
-        rows: dict[int, tuple[tuple[MemoryEntry, ...], Sequence[Spec]]] = {}
+        rows: dict[int, tuple[str, Sequence[Spec]]] = {}
         for section in self.memory.sections:
-            entries = section.entries
-            known = self._rows.get(id(entries))
-            children = known[1] if known is not None and known[0] is entries else self._entry_rows(entries)
-            rows[id(entries)] = (entries, children)
+            body = section.body
+            known = self._rows.get(id(body))
+            children = known[1] if known is not None and known[0] is body else self._entry_rows(section)
+            rows[id(body)] = (body, children)
             if children or not active:
                 specs.append((section.header, section, children))
         self._rows = rows
@@ -263,16 +263,18 @@ class MemoryModel(NodeTreeModel):
         self.defer_children = sum(len(c) for _, _, c in specs) > DEFER_ENTRIES
         self.sync(keyed(specs))
 
-    def _entry_rows(self, entries: tuple[MemoryEntry, ...]) -> Sequence[Spec]:
+    def _entry_rows(self, section: MemorySection) -> Sequence[Spec]:
+        """The section's entry rows; without a query, made (and the entries read) when the
+        section is expanded, its count known before."""
         query = self.query
         if query.active:
-            return keyed([(e.text, e, ()) for e in entries if query.matches(e)])
-        return LazySpecs(lambda: keyed([(e.text, e, ()) for e in entries]), len(entries))
+            return keyed([(e.text, e, ()) for e in section.entries if query.matches(e)])
+        return LazySpecs(lambda: keyed([(e.text, e, ()) for e in section.entries]), section.entry_count)
 
     def signature(self, payload: Any) -> tuple[object, ...]:
         """Header, count and marker for sections; text, tag and archived flag for entries."""
         if isinstance(payload, MemorySection):
-            return (payload.header, len(payload.entries), payload.replaced)
+            return (payload.header, payload.entry_count, payload.replaced)
         return (payload.text, payload.tag, payload.archived)
 
     def display(self, payload: Any, column: int, role: int) -> Any:
@@ -280,7 +282,7 @@ class MemoryModel(NodeTreeModel):
         if isinstance(payload, MemorySection):
             if role == DISPLAY:
                 if column == 0:
-                    return f"{payload.header}  ({len(payload.entries)})"
+                    return f"{payload.header}  ({payload.entry_count})"
                 return ""
             if role == FONT:
                 font = QFont()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +28,14 @@ _MARKER = re.compile(r"^\s*(?:\*\*)?\[(?P<name>[A-Za-z][\w -]{0,30})\](?:\*\*)?\
 _SIMPLE_ENTRY = re.compile(
     r"[-*+][ \t]+(?:\[(?P<name>[A-Za-z][\w -]{0,30})\][ \t]*)?(?P<rest>[^\s\[*][^\r\n]*)\r?\n?\Z"
 )
+# Every bracket a tag could be read from (``_MARKER``'s and ``_SIMPLE_ENTRY``'s name).
+_BRACKET = re.compile(r"\[([A-Za-z][\w -]{0,30})\]")
+_KNOWN_NAMES = frozenset([*_CANONICAL_TAGS, "archived"])
+# Lines that start an entry (see ``_section_entries``): one not blank and not led by a space or
+# tab, and one led by a space or tab that follows a blank line (``_count_entries``).
+_LED_BY_OTHER = re.compile(r"\n(?=\S|[^ \t\n][^\S\n]*\S)")
+_LED_AFTER_BLANK = re.compile(r"\n[^\S\n]*\n(?=[ \t][^\S\n]*\S)")
+_READING = threading.Lock()
 _META_ITEM = re.compile(r"^[-*+][ \t]+(?:\*\*)?(?P<key>[^:*]+?)(?::\*\*|\*\*:|:)[ \t]*(?P<value>.*?)\r?\n?$")
 
 
@@ -55,7 +64,13 @@ class MemoryEntry:
 
 @dataclass(eq=False)
 class MemorySection:
-    """A ``## <role-id>`` section (or Meta / Lead)."""
+    """A ``## <role-id>`` section (or Meta / Lead).
+
+    Its entries are read from ``body`` when first asked for: opening a 20,000-line file then
+    costs its headings, and what the window shows first (each section's count, the tags on
+    offer) is found without building 20,000 entries; the journal's look, off the GUI thread,
+    builds them later.
+    """
 
     header: str
     role: str
@@ -63,21 +78,50 @@ class MemorySection:
     replaced: bool
     line: int
     end_line: int
-    entries: tuple[MemoryEntry, ...] = ()
-    meta: dict[str, str] = field(default_factory=dict)
-    _unknown: frozenset[str] | None = field(default=None, repr=False)
-    # The text under the heading, as the entries were read from it: the journal reads each
-    # entry's own lines from it (the parse's memo holds the same string, not a copy).
+    # The text under the heading, as the entries are read from it (the parse's memo holds the
+    # same string, not a copy): a section a follow-up only moved shares it, and so its entries.
     body: str = field(default="", repr=False)
+    meta: dict[str, str] = field(default_factory=dict)
+    _entries: tuple[MemoryEntry, ...] | None = field(default=None, repr=False)
+    _unknown: frozenset[str] | None = field(default=None, repr=False)
+    _count: int | None = field(default=None, repr=False)
+
+    @property
+    def entries(self) -> tuple[MemoryEntry, ...]:
+        """The entries, read once (the GUI and the journal's worker may both ask first)."""
+        entries = self._entries
+        if entries is None:
+            with _READING:
+                if self._entries is None:
+                    self._entries = _section_entries(self.body, self.kind == "meta")[0]
+                entries = self._entries
+        return entries
+
+    @property
+    def entry_count(self) -> int:
+        """How many entries there are, counted without reading them when the body allows."""
+        if self._entries is not None:
+            return len(self._entries)
+        if self._count is None:
+            self._count = _count_entries(self.body)
+            if self._count is None:
+                return len(self.entries)
+        return self._count
 
     def tag_counts(self) -> dict[str, int]:
         return dict(Counter(e.tag for e in self.entries if e.tag))
 
     def unknown_tags(self) -> frozenset[str]:
         """Tags outside ADR-001's list (a filter offers them too); kept, since a follow-up
-        hands a moved section's entries on and asks again."""
+        hands a moved section's entries on and asks again. Without a bracket outside the list
+        there is none, and the entries need not be read to say so."""
         if self._unknown is None:
-            self._unknown = frozenset(e.tag for e in self.entries if e.tag and e.tag not in TAGS)
+            if self._entries is None and all(
+                name.strip().lower() in _KNOWN_NAMES for name in _BRACKET.findall(self.body)
+            ):
+                self._unknown = frozenset()
+            else:
+                self._unknown = frozenset(e.tag for e in self.entries if e.tag and e.tag not in TAGS)
         return self._unknown
 
     def span_of(self, entry: MemoryEntry) -> tuple[int, int]:
@@ -209,9 +253,8 @@ def _parse_all(text: str, file: str) -> TeamMemory:
     if sections:
         sections[-1].end_line = len(lines)
     for section in sections:
-        section.body = body = text[starts[section.line + 1] : starts[section.end_line]]
-        section.entries, meta = _section_entries(body, section.kind == "meta")
-        section.meta = dict(meta)
+        section.body = text[starts[section.line + 1] : starts[section.end_line]]
+        _read_meta(section)
     problems = list(scan.problems) + _whole_file_problems(text, title, sections, file)
     offsets = [starts[s.line] for s in sections]
     return TeamMemory(text, title, sections, len(lines), problems, offsets, not scan.problems)
@@ -257,8 +300,7 @@ def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemo
     was = previous.sections[k]
     section = MemorySection(was.header, was.role, was.kind, was.replaced, was.line, was.line + len(lines))
     section.body = "".join(lines[1:])
-    section.entries, meta = _section_entries(section.body, was.kind == "meta")
-    section.meta = dict(meta)
+    _read_meta(section)
     moved = len(lines) - (was.end_line - was.line)
     after = [s if not moved else _moved(s, moved) for s in previous.sections[k + 1 :]]
     sections = [*previous.sections[:k], section, *after]
@@ -268,8 +310,8 @@ def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemo
 
 
 def _moved(section: MemorySection, lines: int) -> MemorySection:
-    """``section`` ``lines`` further down the file: the same entries (they count their lines
-    from the heading), a new section object, since the previous parse still holds the old one."""
+    """``section`` ``lines`` further down the file: the same body and entries (they count their
+    lines from the heading), a new section object, since the previous parse still holds the old one."""
     return MemorySection(
         section.header,
         section.role,
@@ -277,11 +319,33 @@ def _moved(section: MemorySection, lines: int) -> MemorySection:
         section.replaced,
         section.line + lines,
         section.end_line + lines,
-        section.entries,
-        section.meta,
-        section._unknown,
         section.body,
+        section.meta,
+        section._entries,
+        section._unknown,
+        section._count,
     )
+
+
+def _read_meta(section: MemorySection) -> None:
+    """The Meta section's ``- Key: value`` lines (its entries come with them); other sections'
+    entries wait until asked for."""
+    if section.kind == "meta":
+        section._entries, meta = _section_entries(section.body, True)
+        section.meta = dict(meta)
+
+
+def _count_entries(body: str) -> int | None:
+    """How many entries ``_section_entries`` reads from ``body``, found by two searches at C
+    speed, or None where a fence or comment could hide lines (then the entries are read).
+
+    A line starts an entry unless it is blank or it continues the one above: led by a space
+    or tab, under a line that is not blank. Two blank lines put in front make the first line
+    count as any other (tests/test_memory_lines.py holds this to the entries read)."""
+    if "```" in body or "~~~" in body or "<!--" in body:
+        return None
+    framed = "\n\n" + body
+    return len(_LED_BY_OTHER.findall(framed)) + len(_LED_AFTER_BLANK.findall(framed))
 
 
 @functools.lru_cache(maxsize=4096)
