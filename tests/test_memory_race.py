@@ -76,7 +76,7 @@ def test_app_writers_racing_agents_lose_no_line_and_report_every_loss(
     path.write_text(START, encoding="utf-8")
     original = [line for line in START.splitlines() if line.strip()]
     journal = MemoryJournal(tmp_path)
-    journal.observe(START, parse_memory(START))
+    journal.observe(parse_memory(START))
 
     stop = threading.Event()
     agents_lock = threading.Lock()
@@ -118,7 +118,7 @@ def test_app_writers_racing_agents_lose_no_line_and_report_every_loss(
         r == "TEAM-MEMORY.md kept changing; gave up after 20 attempts" or "never became whole" in r for r in refused
     ), refused
     # 2. Every entry the app wrote that is not in the file now was reported, and only once.
-    reported = [v.seen.entry for v in MemoryJournal(tmp_path).vanished(final, parse_memory(final))]
+    reported = [v.seen.entry for v in MemoryJournal(tmp_path).vanished(parse_memory(final))]
     missing_app = [t for t in app_entries if t not in final]
     assert all(any(t in entry for entry in reported) for t in missing_app), (missing_app, reported)
     # 3. Nothing is reported that is in the file.
@@ -189,7 +189,7 @@ def test_an_agent_write_left_unfinished_in_the_replaced_file_is_kept_never_adopt
     monkeypatch.setattr(settle, "SETTLE_S", 0.001)
     path = tmp_path / "TEAM-MEMORY.md"
     path.write_text(START, encoding="utf-8")
-    MemoryJournal(tmp_path).observe(START, parse_memory(START))
+    MemoryJournal(tmp_path).observe(parse_memory(START))
     half = START[: START.index("## implementer-1")] + "- [Finding] the agent's own new line\n"
     real = edits.atomic_write
     raced: list[int] = []

@@ -82,13 +82,13 @@ def test_a_vanished_entry_is_reported_once_with_who_wrote_it(tmp_path: Path) -> 
     stale = SMALL.replace("- [Decision] two\n", "")  # an agent's Write from an old copy
     path.write_text(stale, encoding="utf-8")
     journal = MemoryJournal(tmp_path)
-    vanished = journal.observe(stale, parse_memory(stale))
+    vanished = journal.observe(parse_memory(stale))
     assert sorted((v.seen.entry, v.seen.by) for v in vanished) == [
         ("- [Decision] 2026-11-23T00:00Z ours", APP),
         ("- [Decision] two", "the file"),
     ]
-    assert journal.observe(stale, parse_memory(stale)) == []
-    assert MemoryJournal(tmp_path).observe(stale, parse_memory(stale)) == []  # another process too
+    assert journal.observe(parse_memory(stale)) == []
+    assert MemoryJournal(tmp_path).observe(parse_memory(stale)) == []  # another process too
     # Restored in place: "two" after "one", ours at the end where it was.
     restore(path, journal_loss(vanished))
     lead = [
@@ -102,14 +102,14 @@ def test_a_journal_with_torn_lines_is_read_past_them(tmp_path: Path) -> None:
     the middle (another process appended after it) or at the end, costs that line only."""
     path = tmp_path / "TEAM-MEMORY.md"
     path.write_text(SMALL, encoding="utf-8")
-    MemoryJournal(tmp_path).observe(SMALL, parse_memory(SMALL))
+    MemoryJournal(tmp_path).observe(parse_memory(SMALL))
     journal_file = tmp_path / ".lead-console" / "memory-journal.jsonl"
     lines = journal_file.read_bytes().splitlines(keepends=True)
     assert len(lines) == 5  # four entries seen and the section list
     torn = lines[0] + lines[1][:20] + b"\n" + b"".join(lines[2:]) + lines[1][:10]
     journal_file.write_bytes(torn)
     stale = SMALL.replace("- [Decision] two\n", "").replace("- [Decision] one\n", "")
-    vanished = MemoryJournal(tmp_path).observe(stale, parse_memory(stale))
+    vanished = MemoryJournal(tmp_path).observe(parse_memory(stale))
     # "one" (line 0) is still known and reported; "two" (the torn line) is not known any more.
     assert [v.seen.entry for v in vanished] == ["- [Decision] one"]
 

@@ -116,7 +116,7 @@ class MemoryActions(QObject):
         self._look_delay.stop()
         if text is not None and self.journal is not None:
             journal = self.journal
-            self._look = lambda: (path, journal.observe(text, memory or parse_memory(text)))
+            self._look = lambda: (path, journal.observe(memory or parse_memory(text)))
             self._look_delay.start()
 
     def _ready_journal(self) -> MemoryJournal | None:
@@ -352,7 +352,7 @@ class MemoryActions(QObject):
         if journal is None:
             return []
         try:
-            return journal.observe(text, memory if memory is not None else parse_memory(text))
+            return journal.observe(memory if memory is not None else parse_memory(text))
         except OSError as exc:
             self.failed.emit(f"the TEAM-MEMORY journal could not be written: {exc.strerror or exc}")
             return []

@@ -42,7 +42,7 @@ def cmd_memory_check(args: argparse.Namespace) -> int:
     folder = resolve_session(args.folder, args.session)
     memory_file = read_file(str(folder / "TEAM-MEMORY.md"))
     memory = parse_memory(memory_file.text)
-    vanished = MemoryJournal(folder).vanished(memory_file.text, memory)  # reads only
+    vanished = MemoryJournal(folder).vanished(memory)  # reads only
     data = memory_check_data(memory, memory_file.problems, vanished)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))

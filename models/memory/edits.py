@@ -265,7 +265,7 @@ def _attempt(
                 orphan = read.orphaned()
             except UnfinishedOrphan:
                 # Our edit stands on the whole file we read: journal it, then say what happened.
-                journal.observe(new, parse_memory(new), _entry_ids(new) - _entry_ids(base), report=False)
+                journal.observe(parse_memory(new), _entry_ids(new) - _entry_ids(base), report=False)
                 raise
             if orphan is None:
                 return EditResult(new, merged, attempt, base, _journal_edit(journal, base, new, path.name))
@@ -279,7 +279,7 @@ def _journal_edit(journal: MemoryJournal, base: str, new: str, name: str) -> str
     on disk already: a journal that cannot be written is said, never reported as a failed edit."""
     before, after = _entry_ids(base), _entry_ids(new)
     try:
-        journal.observe(new, parse_memory(new), after - before, report=False)
+        journal.observe(parse_memory(new), after - before, report=False)
         journal.forget(before - after)  # pruned or deleted by this edit, on purpose
     except OSError as exc:
         return (

@@ -174,9 +174,7 @@ class MemoryJournal:
 
     # -- what callers ask -------------------------------------------------------------------------
 
-    def observe(
-        self, text: str, memory: TeamMemory, written_by_app: Iterable[str] = (), report: bool = True
-    ) -> list[Vanished]:
+    def observe(self, memory: TeamMemory, written_by_app: Iterable[str] = (), report: bool = True) -> list[Vanished]:
         """Take in the file as it is now: journal its new entries (``written_by_app`` holds the
         identities this process just wrote), and return the entries that vanished since they
         were journaled, each once across every app process. A writer that shows nothing to the
@@ -223,7 +221,7 @@ class MemoryJournal:
             self._append(itertools.chain(lost, seen_records(), changed))
         return vanished
 
-    def vanished(self, text: str, memory: TeamMemory) -> list[Vanished]:
+    def vanished(self, memory: TeamMemory) -> list[Vanished]:
         """Every journaled entry the file no longer holds, reported before or not; reads only
         (``memory check`` writes nothing)."""
         try:

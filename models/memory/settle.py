@@ -192,6 +192,6 @@ def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledR
     if journal is not None and problem.startswith("sections"):
         with contextlib.suppress(OSError, ValueError):
             text = decode(read_bounded(target)[0].removeprefix(BOM), path.name)[0]
-            journal.observe(text, parse_memory(text), report=False)  # the new shape: the next edit goes ahead
+            journal.observe(parse_memory(text), report=False)  # the new shape: the next edit goes ahead
     waited = SETTLE_TRIES * SETTLE_S
     raise HalfWritten(f"{path.name} looks half-written ({problem}) after {waited:.1f} s; nothing was written")

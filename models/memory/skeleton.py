@@ -56,7 +56,7 @@ def create_with_entry(
         return add_entry(path, role, tag, text, timestamp), False
     except OSError as exc:
         raise MemoryEditError(f"TEAM-MEMORY.md could not be created: {exc.strerror or exc}") from None
-    MemoryJournal(session.folder).observe(new, parse_memory(new), report=False)
+    MemoryJournal(session.folder).observe(parse_memory(new), report=False)
     return EditResult(new, [], 1, ""), True
 
 
