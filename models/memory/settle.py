@@ -25,7 +25,7 @@ from models.memory.journal import MemoryJournal
 from models.session.team_memory import TeamMemory, parse_memory
 from models.text import textfile
 from models.text.frontmatter import split_front_matter
-from models.text.textfile import BOM, Stamp, decode, read_bounded
+from models.text.textfile import BOM, Stamp, decode, is_blank, read_bounded
 
 SETTLE_S = 0.02  # the bytes must hold still this long
 SETTLE_TRIES = 15  # then the file is called half-written (about 0.6 s)
@@ -129,7 +129,7 @@ def _read_still(fd: int) -> tuple[bytes, tuple[int, int]]:
 
 def incomplete(text: str, memory: TeamMemory, journal: MemoryJournal | None) -> str | None:
     """Why ``text`` looks like a file caught mid-write, or None when it looks whole."""
-    if not text.strip():
+    if is_blank(text):
         return "it is empty"
     front, problems = split_front_matter(text, "TEAM-MEMORY.md")
     if front.present and any("never ends" in p.message for p in problems):

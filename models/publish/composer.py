@@ -21,7 +21,7 @@ from models.publish.publishing import PublishPlan, prepare_publish
 from models.session.folder import GC_FILE, Session
 from models.session.gc import parse_gc
 from models.text import mdblocks
-from models.text.textfile import Stamp, read_utf8, split_lines
+from models.text.textfile import Stamp, is_blank, read_utf8, split_lines
 from models.text.tokens import EstimateTokenizer
 
 _STRUCTURE = EstimateTokenizer()
@@ -122,7 +122,7 @@ class Composer:
     def has_update(self) -> bool:
         """Something to publish: the working GC is not the last published one (or none was)."""
         if self.base_text is None:
-            return bool(self.working_text.strip())
+            return not is_blank(self.working_text)
         return self.dirty or set_version(self.working_text, 0) != set_version(self.base_text, 0)
 
     def items(self) -> tuple[DeltaItem, ...]:

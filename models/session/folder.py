@@ -28,7 +28,7 @@ from models.session.plan import LastDelta, Plan, parse_plan
 from models.session.roles import role_key, role_type
 from models.session.team_memory import TeamMemory, parse_memory
 from models.text.problems import Problem, has_errors
-from models.text.textfile import Stamp, TextFile, read_text
+from models.text.textfile import Stamp, TextFile, is_blank, read_text
 from models.text.tokens import Tokenizer
 
 GC_FILE = "global-context.md"
@@ -214,7 +214,7 @@ class Session:
         if self.stamps.get(name) is not None and loaded.stamp.same_content(self.stamps[name]):
             return False
         problems = list(loaded.problems) + outside_link(self.folder, name)
-        if not loaded.text.strip() and not problems:
+        if is_blank(loaded.text) and not problems:
             problems.append(Problem("error", name, "is empty (perhaps being written right now)"))
         value = parse(loaded) if loaded.text else None
         if value is not None:

@@ -14,7 +14,7 @@ from typing import Literal
 from models.text import mdblocks
 from models.text.common import common_prefix, common_suffix
 from models.text.problems import Problem
-from models.text.textfile import line_starts, split_lines
+from models.text.textfile import is_blank, line_starts, split_lines
 
 TAGS = ("Finding", "Pattern", "Decision", "Warning", "Dependency", "Conflict", "Question")
 _CANONICAL_TAGS = {t.lower(): t for t in TAGS}
@@ -263,7 +263,7 @@ def _parse_all(text: str, file: str) -> TeamMemory:
 def _whole_file_problems(text: str, title: str | None, sections: list[MemorySection], file: str) -> list[Problem]:
     """What the file as a whole lacks: its title, one active section per role."""
     problems = []
-    if title is None and text.strip():
+    if title is None and not is_blank(text):
         problems.append(Problem("warning", file, "no '# TEAM-MEMORY — <feature>' title", 1))
     seen: Counter[str] = Counter(s.role for s in sections if not s.replaced)
     for role, count in seen.items():

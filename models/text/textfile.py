@@ -166,6 +166,12 @@ def read_utf8(path: Path, limit: int | None = None) -> str:
         ) from None
 
 
+def is_blank(text: str) -> bool:
+    """Empty or whitespace only, found at the first character that is not: ``text.strip()``
+    copies the whole text first, 30 MB for a 14 MB file, on every follow-up."""
+    return not text or text.isspace()
+
+
 def split_lines(text: str) -> list[str]:
     """Split on ``\\n`` only, keeping line ends, so that ``"".join(lines) == text``.
 
