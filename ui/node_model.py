@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 PAYLOAD_ROLE = Qt.ItemDataRole.UserRole + 1
+_ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
 def plain_tooltip(text: str) -> str:
@@ -172,9 +173,12 @@ class NodeTreeModel(QAbstractItemModel):
 
     def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
         """Cheaper than rowCount for views that only draw expanders; rows not fetched yet count."""
-        if parent.isValid() and parent.column() != 0:
+        if not parent.isValid():
+            node = self._root
+        elif parent.column() != 0:
             return False
-        node = self.node(parent)
+        else:
+            node = parent.internalPointer()
         return bool(node.children) or bool(node.pending)
 
     def canFetchMore(self, parent: AnyIndex) -> bool:
@@ -220,10 +224,11 @@ class NodeTreeModel(QAbstractItemModel):
         return None
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
-        """Read-only rows that can be selected."""
+        """Read-only rows that can be selected (the flags combined once: a view asks for every
+        row, and combining two enum members in Python took 40 ms of opening 20,000 sections)."""
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _ROW_FLAGS
 
     # -- helpers -------------------------------------------------------------------------
 
