@@ -21,7 +21,11 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|\r?\n?$)(.*?)\r?\n?$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*?)\r?\n?$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
-_CANDIDATE = re.compile(r"^ {0,3}[#`~<]", re.M)  # a line that may open a block
+# A line that may open a block: at the offset given, or after the next line end. A search that
+# starts with a literal line end skips ahead at memory speed, where ``^`` under re.M is tried at
+# every character (ten times slower on a 14 MB TEAM-MEMORY).
+_CANDIDATE_HERE = re.compile(r" {0,3}[#`~<]")
+_CANDIDATE_NEXT = re.compile(r"\n {0,3}[#`~<]")
 TABLE_DELIMITER = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*\r?\n?$")
 
 
@@ -71,11 +75,16 @@ def scan(
         joined = "".join(lines), list(itertools.accumulate(map(len, lines), initial=0))
     text, starts = joined
     at = starts[0]  # the text offset from which lines are still to be read
+    end_of_text = starts[-1]
     while True:
-        found = _CANDIDATE.search(text, at, starts[-1])
-        if found is None:
-            break
-        i = bisect.bisect_right(starts, found.start()) - 1
+        if _CANDIDATE_HERE.match(text, at, end_of_text):
+            found = at
+        else:
+            following = _CANDIDATE_NEXT.search(text, at, end_of_text)
+            if following is None:
+                break
+            found = following.start() + 1
+        i = bisect.bisect_right(starts, found) - 1
         line = lines[i]
         at = starts[i + 1]
         opened = _FENCE_OPEN.match(line)
