@@ -20,7 +20,7 @@ MAX_DEPTH = 64
 # libyaml's parser with PyYAML's safe constructor: the same values, a tenth of the time (a
 # session's front matter and gate records took 30 ms of opening it). PyYAML's wheels ship it;
 # a build without it falls back to the pure-Python loader.
-_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # not a SafeLoader subclass: its own parser
 
 
 class YamlTooLarge(yaml.YAMLError):
