@@ -218,8 +218,21 @@ Shape = Counter[tuple[tuple[str, ...], str]]
 
 
 def _shape(gc: GlobalContext, skip: set[tuple[str, ...]]) -> Shape:
-    """(title path, own text) of every section whose path is not in ``skip``."""
-    return Counter((s.path, s.own_text) for s in gc.walk() if s.path not in skip)
+    """(title path, own text) of every section whose path is not in ``skip``; each path is
+    its parent's plus a title (``Section.path`` climbs to the top for every section)."""
+    shape: Shape = Counter()
+    level: list[tuple[tuple[str, ...], list[Section]]] = [((), gc.sections)]
+    while level:
+        below: list[tuple[tuple[str, ...], list[Section]]] = []
+        for prefix, sections in level:
+            for section in sections:
+                path = (*prefix, section.title)
+                if path not in skip:
+                    shape[(path, section.own_text)] += 1
+                if section.children:
+                    below.append((path, section.children))
+        level = below
+    return shape
 
 
 def check_result(old_text: str, new_text: str, delta: Delta) -> None:
