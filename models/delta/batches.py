@@ -29,6 +29,7 @@ from models.delta.items import (
     item_text,
     split_item,
     structure,
+    structure_after,
 )
 from models.session.gc import Section
 from models.session.refs import norm, split_ref
@@ -115,6 +116,9 @@ def _apply_item_run(text: str, items: list[DeltaItem]) -> str:
         section, ops = groups[start]
         own = apply_to_section(text[section.start : section.own_end], ops)
         text = text[: section.start] + own + text[section.own_end :]
+        # The next item needs this text's structure: each splice changed one section, so it is
+        # read from the last one rather than in full (which was half of a diff's time).
+        gc = structure_after(text, gc)
     return text
 
 

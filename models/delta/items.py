@@ -28,16 +28,29 @@ FIRST_ITEM = "first"
 _STRUCTURE = EstimateTokenizer()  # applying needs structure, not token counts
 
 
-@functools.lru_cache(maxsize=16)
 def structure(text: str) -> GlobalContext:
     """A GC parsed for its structure only; memoised because a diff, its proof and the apply
     that follows parse the same texts again (the result is never modified).
 
-    Read from the last text parsed here when it differs inside one section: applying a delta
-    item by item re-parses the GC after each, and each item changes one section."""
-    parsed = parse_gc(text, _STRUCTURE, previous=_LAST[0])
+    Read from the last text asked for here when it differs inside one section: applying a
+    delta item by item re-parses the GC after each, and each item changes one section. The
+    last text asked for, not the last parsed: the one an item applies to is often memoised."""
+    parsed = _structure(text)
     _LAST[0] = parsed
     return parsed
+
+
+@functools.lru_cache(maxsize=16)
+def _structure(text: str) -> GlobalContext:
+    return parse_gc(text, _STRUCTURE, previous=_LAST[0])
+
+
+def structure_after(text: str, previous: GlobalContext) -> GlobalContext:
+    """``structure(text)`` for a text made from ``previous``'s by changing one section: read
+    from it (``models.session.gc_follow``), whatever was parsed in between (a section's own
+    text, parsed on its own to apply items to it)."""
+    _LAST[0] = previous
+    return structure(text)
 
 
 # The last structure parsed (any thread's: a parse from it is checked against the text, so a
