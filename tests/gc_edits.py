@@ -3,6 +3,7 @@ reading): what a Lead or an agent does to a GC between two versions."""
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterator
 
@@ -133,3 +134,15 @@ def two_edits(text: str) -> Iterator[tuple[str, str]]:
     for name, new in edits(first[1]):
         if "section" in name or "heading" in name:
             yield f"{first[0]} + {name}", new
+
+
+_PIECES = ("x", "\n", "- [Finding] new entry\n", "\n## new-role\n", "```\n", "<!-- ", "-->", "  more\n", "# T\n")
+
+
+def random_edit(text: str, rng: random.Random) -> str:
+    """One change in one place, as an agent's write makes it: text put in, taken out or both,
+    with pieces that can open a section, a fence or a comment."""
+    at = rng.randrange(len(text) + 1)
+    cut = rng.choice((0, 0, 1, rng.randrange(1, 200)))
+    put = "".join(rng.choice(_PIECES) for _ in range(rng.choice((0, 1, 1, 2))))
+    return text[:at] + put + text[at + cut :]

@@ -15,6 +15,7 @@ import models.session.gc as gc_module
 import models.session.gc_items as gc_items
 import models.session.team_memory as memory_module
 from conftest import DEMO, REAL_SESSIONS
+from gc_edits import random_edit
 from models.session.gc import GlobalContext, parse_gc, vanished_items
 from models.session.refs import norm
 from models.session.team_memory import TeamMemory, parse_memory
@@ -144,18 +145,6 @@ def test_a_team_memory_reparsed_after_each_edit_equals_a_cold_parse(path: Path) 
         assert warm == _memory_facts(parse_memory(new_text)), name
 
 
-_PIECES = ("x", "\n", "- [Finding] new entry\n", "\n## new-role\n", "```\n", "<!-- ", "-->", "  more\n", "# T\n")
-
-
-def _random_edit(text: str, rng: random.Random) -> str:
-    """One change in one place, as an agent's write makes it: text put in, taken out or both,
-    with pieces that can open a section, a fence or a comment."""
-    at = rng.randrange(len(text) + 1)
-    cut = rng.choice((0, 0, 1, rng.randrange(1, 200)))
-    put = "".join(rng.choice(_PIECES) for _ in range(rng.choice((0, 1, 1, 2))))
-    return text[:at] + put + text[at + cut :]
-
-
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
 @pytest.mark.parametrize("path", GCS, ids=lambda p: p.parent.name)
 def test_a_gc_read_again_from_its_last_parse_equals_a_cold_parse(path: Path, newline: str) -> None:
@@ -167,7 +156,7 @@ def test_a_gc_read_again_from_its_last_parse_equals_a_cold_parse(path: Path, new
     rng = random.Random(path.parent.name + newline)
     versions = [*(edit(text) for _, edit in _edits(text, rng)), text]
     for _ in range(40):
-        versions.append(_random_edit(versions[-1], rng))
+        versions.append(random_edit(versions[-1], rng))
     previous = parse_gc(text, tok)
     for version in versions:
         warm = parse_gc(version, tok, previous=previous)
@@ -191,7 +180,7 @@ def test_a_team_memory_read_again_from_its_last_parse_equals_a_cold_parse(path: 
     named = [edit(text) for _, edit in _edits(text, rng)]
     versions = [*named, text]
     for _ in range(40):
-        versions.append(_random_edit(versions[-1], rng))
+        versions.append(random_edit(versions[-1], rng))
     previous = parse_memory(text)
     for version in versions:
         warm = parse_memory(version, previous=previous)
@@ -282,7 +271,7 @@ def test_the_loss_check_after_each_edit_matches_its_definition(path: Path) -> No
     before, old = text, parse_memory(text)
     found = 0
     for _ in range(40):
-        after = _random_edit(before, rng) if rng.random() < 0.7 else _drop_a_line(before, rng)
+        after = random_edit(before, rng) if rng.random() < 0.7 else _drop_a_line(before, rng)
         new = parse_memory(after, previous=old)
         loss = detect_loss(before, after, old=old, new=new)
         assert loss.lost_entries == _reference_loss(before, after)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -9,13 +10,15 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from conftest import COW, DEMO
+import models.session.gc as gc_module
+from conftest import COW, DEMO, REAL_SESSIONS
+from gc_edits import random_edit
 from models.session.folder import open_session
 from models.session.gc import parse_gc
 from models.session.team_memory import MemoryQuery, parse_memory
 from models.text.tokens import get_tokenizer
 from ui.gc_tree_model import GcTreeModel
-from ui.item_models import GateModel, MemoryModel, TeammateModel
+from ui.item_models import SORT_ROLE, TOOLTIP, GateModel, MemoryModel, TeammateModel
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
 
 TOK = get_tokenizer("o200k_base")
@@ -274,6 +277,54 @@ def test_gc_follow_ups_show_what_a_fresh_model_shows(qtbot: QtBot, qtmodeltester
         assert _tree(live) == _tree(fresh)
         if edited != edits[2]:  # a new heading near the top moves rows: only a follow-up is narrow
             assert signalled and set(signalled) <= {len(gc.sections) - 1, -1}
+
+
+def _gc_rows(model: GcTreeModel, parent: QModelIndex | None = None) -> list[object]:
+    """Every row, depth first: what it shows in each column (text, sort key, tooltip) and the
+    place in the file of the section it hands to the preview and the editor."""
+    parent = parent or QModelIndex()
+    out: list[object] = []
+    for r in range(model.rowCount(parent)):
+        index = model.index(r, 0, parent)
+        shown = [model.index(r, c, parent).data(role) for c in range(3) for role in (0, SORT_ROLE, TOOLTIP)]
+        s = index.data(PAYLOAD_ROLE)
+        out.append((shown, (s.ref, s.line, s.end_line, s.start, s.own_end, s.end, s.tokens), _gc_rows(model, index)))
+    return out
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted([*REAL_SESSIONS.glob("*/global-context.md"), DEMO / "global-context.md"]),
+    ids=lambda p: p.parent.name,
+)
+def test_gc_rows_along_a_chain_of_edits_show_what_a_fresh_model_shows(path: Path, qtmodeltester: ModelTester) -> None:
+    """Rows keep their section's place in the file order, and a follow-up hands the model the
+    new version's sections without touching the rows: along thirty random edits of each real
+    GC (most of them an item added), each read from the one before, every row shows, and hands on, what a model built
+    afresh from a cold parse of that version does."""
+    text = path.read_text(encoding="utf-8")
+    rng = random.Random(path.parent.name)
+    live = GcTreeModel()
+    gc = parse_gc(text, TOK)
+    live.set_gc(gc)
+    followed = 0
+    for step in range(30):
+        lines = text.splitlines(keepends=True)
+        bullets = [n for n, line in enumerate(lines) if line.startswith("- ") and line.endswith("\n")]
+        if step % 3 and bullets:  # an item added under another, as an agent adds one
+            at = rng.choice(bullets) + 1
+            text = "".join([*lines[:at], f"- note-{step}: added in step {step}\n", *lines[at:]])
+        else:
+            text = random_edit(text, rng)
+        gc = parse_gc(text, TOK, previous=gc)
+        followed += gc.follow_up is not None
+        live.set_gc(gc)
+        gc_module._PARSED.clear()
+        fresh = GcTreeModel()
+        fresh.set_gc(parse_gc(text, TOK))
+        assert _gc_rows(live) == _gc_rows(fresh), text[:80]
+    assert followed >= 10  # most edits stay inside one section: the path under test
+    qtmodeltester.check(live, force_py=True)
 
 
 def _big_memory(sections: int, per: int) -> str:

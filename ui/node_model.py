@@ -139,6 +139,11 @@ class NodeTreeModel(QAbstractItemModel):
         """What of ``payload`` the row shows; a row is repainted only when this changes."""
         raise NotImplementedError
 
+    def resolve(self, payload: Any) -> Any:
+        """The model object a row's payload stands for (``PAYLOAD_ROLE``, ``payload``): the
+        payload itself, unless a subclass keeps its rows' objects elsewhere."""
+        return payload
+
     # -- Qt overrides ----------------------------------------------------------------------
 
     def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
@@ -207,7 +212,7 @@ class NodeTreeModel(QAbstractItemModel):
             return None
         node: Node = index.internalPointer()
         if role == PAYLOAD_ROLE:
-            return node.payload
+            return self.resolve(node.payload)
         value = self.display(node.payload, index.column(), role)
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(value, str) and value:
             return plain_tooltip(value)
@@ -236,7 +241,7 @@ class NodeTreeModel(QAbstractItemModel):
         return index.internalPointer() if index.isValid() else self._root
 
     def payload(self, index: AnyIndex) -> Any:
-        return self.node(index).payload if index.isValid() else None
+        return self.resolve(self.node(index).payload) if index.isValid() else None
 
     def find(self, predicate: Any, parent: QModelIndex | None = None) -> QModelIndex:
         """First index (depth first) whose payload satisfies ``predicate``."""

@@ -127,9 +127,8 @@ class FollowUp:
 
     previous: Callable[[], GlobalContext | None]  # weakly: a chain of versions must not stay alive
     items_before: list[tuple[str, str]]  # (§ref, key) of the edited section's items in ``previous``
-    edited: Section  # the edited section, here
-    first_copied: int  # top-level sections before this one are ``previous``'s own objects;
-    # the rest are copies in the same tree shape (no heading changed)
+    edited: Section  # the edited section, here; the tree has ``previous``'s shape (no heading
+    # changed), with ``previous``'s own objects above the edited section's top-level one
 
 
 @dataclass(eq=False)

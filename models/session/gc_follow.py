@@ -99,7 +99,7 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
         True,
         flat[:first] + copied,
     )
-    gc.follow_up = FollowUp(weakref.ref(previous), [(was.ref, it.key) for it in was.items], edited, at)
+    gc.follow_up = FollowUp(weakref.ref(previous), [(was.ref, it.key) for it in was.items], edited)
     return gc
 
 
