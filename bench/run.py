@@ -31,25 +31,28 @@ from models.text.tokens import ExactTokenizer
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _median_run(args: list[str], runs: int = 5) -> float:
-    """Median wall time of a fresh process (what a script calling the CLI pays each time)."""
+def _paired_medians(measured: list[str], floor: list[str], runs: int = 7) -> tuple[float, float]:
+    """Median wall times of fresh processes (what a script calling the CLI pays each time) of
+    ``measured`` and of its ``floor``, run in turns: on a shared machine the load drifts, and
+    five runs of one then five of the other had put a busy minute on one side of the ratio."""
     import subprocess
 
-    times = []
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(args, check=True, capture_output=True, cwd=ROOT)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for args, into in ((floor, times[1]), (measured, times[0])):
+            start = time.perf_counter()
+            subprocess.run(args, check=True, capture_output=True, cwd=ROOT)
+            into.append(time.perf_counter() - start)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def _cli_rows() -> list[Row]:
     """``--help`` against Python itself; ``inspect`` of a real session against Python, the
     vocabulary and reading and counting the session's files."""
     session = ROOT.parent / "shared" / "sessions" / "cow-pipeline-redesign"
-    python = _median_run([sys.executable, "-c", "pass"])
-    helped = _median_run([sys.executable, "-m", "app", "--help"])
-    rows = [ratio_row("lead-console --help", "a fresh process, median of 5", helped, python, 3)]
+    helped, python = _paired_medians([sys.executable, "-m", "app", "--help"], [sys.executable, "-c", "pass"])
+    turns = "median of 7, in turns with its floor"
+    rows = [ratio_row("lead-console --help", f"a fresh process, {turns}", helped, python, 3)]
     if session.is_dir():
         floor_script = (
             "import sys; from pathlib import Path; from models.text.tokens import get_tokenizer; "
@@ -57,9 +60,10 @@ def _cli_rows() -> list[Row]:
             "[t.count(p.read_text(encoding='utf-8', errors='replace')) for p in Path(sys.argv[1]).rglob('*') "
             "if p.is_file() and p.suffix in ('.md', '.yaml', '.yml')]"
         )
-        floor = _median_run([sys.executable, "-c", floor_script, str(session)])
-        inspected = _median_run([sys.executable, "-m", "app", "inspect", str(session)])
-        rows.append(ratio_row("lead-console inspect", f"{session.name}, median of 5", inspected, floor, 1.5))
+        inspected, floor = _paired_medians(
+            [sys.executable, "-m", "app", "inspect", str(session)], [sys.executable, "-c", floor_script, str(session)]
+        )
+        rows.append(ratio_row("lead-console inspect", f"{session.name}, {turns}", inspected, floor, 1.5))
     return rows
 
 
