@@ -206,6 +206,46 @@ def test_an_append_to_one_section_keeps_every_other_sections_entries() -> None:
         assert now.entries is was.entries and now.line == was.line + 1
 
 
+@pytest.mark.parametrize("path", GCS, ids=lambda p: p.parent.name)
+def test_an_item_put_in_just_before_a_gc_heading_reads_one_section(path: Path) -> None:
+    """An agent appends an item at the end of a section whose text runs straight into the next
+    heading (or after its blank line): the new bytes start where that heading starts, and they
+    belong to the section above it. For every heading of every real GC, the follow-up path is
+    taken and gives what a cold parse gives."""
+    tok = get_tokenizer("o200k_base")
+    text = path.read_text(encoding="utf-8")
+    old = parse_gc(text, tok)
+    starts = [s.start for s in old.flat()[1:]]
+    assert starts  # every real GC has more than one section
+    for at in starts:
+        new_text = text[:at] + f"- appended-{at}: by an agent\n" + text[at:]
+        warm = parse_gc(new_text, tok, previous=old)
+        assert warm.follow_up is not None, text[at : at + 60]
+        warm_facts = _gc_facts(warm)
+        _cold_caches()
+        assert warm_facts == _gc_facts(parse_gc(new_text, tok)), text[at : at + 60]
+        old = parse_gc(text, tok)
+
+
+@pytest.mark.parametrize("path", MEMORIES, ids=lambda p: p.parent.name)
+def test_an_entry_put_in_just_before_a_memory_heading_reads_one_section(path: Path) -> None:
+    """The same for TEAM-MEMORY: an entry appended at the very end of a section belongs to it;
+    the sections below keep their text objects (what only the one-section read does), and the
+    result is what a cold parse gives."""
+    text = path.read_text(encoding="utf-8")
+    old = parse_memory(text)
+    assert len(old.sections) > 1  # every real TEAM-MEMORY has sections one after another
+    for k in range(1, len(old.sections)):
+        at = old.offsets[k]
+        new_text = text[:at] + "- [Finding] appended by an agent\n" + text[at:]
+        warm = parse_memory(new_text, previous=old)
+        assert warm.sections[k].body is old.sections[k].body, old.sections[k].header
+        warm_facts = _memory_facts(warm)
+        _cold_caches()
+        assert warm_facts == _memory_facts(parse_memory(new_text)), old.sections[k].header
+        old = parse_memory(text)
+
+
 def test_the_edits_change_what_they_say() -> None:
     """The edit helpers above really edit (an unchanged text would prove nothing)."""
     text = (DEMO / "global-context.md").read_text(encoding="utf-8")

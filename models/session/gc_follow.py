@@ -141,6 +141,8 @@ def _locate(previous: GlobalContext, flat: list[Section], text: str, file: str) 
     k = bisect.bisect_right([s.start for s in flat], same_start) - 1 if flat[0].start <= same_start else -1
     if k < 0:
         return None  # the front matter, the title or what stands before the first heading
+    if k > 0 and flat[k].start == same_start and flat[k - 1].own_end == same_start:
+        k -= 1  # put in just before a heading: the end of the section above it (an item appended)
     was = flat[k]
     heading_end = old.find("\n", was.start) + 1
     if heading_end == 0 or same_start < heading_end:

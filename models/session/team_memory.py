@@ -283,6 +283,8 @@ def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemo
     same_start = common_prefix(old, text)
     same_end = common_suffix(old, text, min(len(old), len(text)) - same_start)
     k = bisect.bisect_right(offsets, same_start) - 1
+    if k > 0 and offsets[k] == same_start:
+        k -= 1  # put in just before a heading: the end of the section above it (an entry appended)
     heading_end = old.find("\n", offsets[k]) + 1 if k >= 0 else 0
     if heading_end == 0 or same_start < heading_end:
         return None  # before the first section, or in a heading line
