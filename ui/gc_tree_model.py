@@ -101,8 +101,9 @@ class GcTreeModel(NodeTreeModel):
     def resolve(self, payload: Any) -> Any:
         """The section a row stands for, in the GC shown now.
 
-        None only while a sync is under way: rows it has not reached yet still hold their
-        places in the last GC, and a view that asks for them in between gets no data."""
+        While a sync is under way, rows it has not reached yet still hold their places in the
+        last GC: one asked for in between stands for the section now at that place, or for
+        None past the end (no data). Views paint after the sync, which sets every place."""
         return self._flat[payload] if payload < len(self._flat) else None
 
     def signature(self, payload: Any) -> tuple[object, ...]:
