@@ -196,16 +196,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(quit_action)
 
         view_menu = self.menuBar().addMenu("&View")
-        docks = (
-            self.sections_dock,
-            self.teammates_dock,
-            self.memory_dock,
-            self.gates_dock,
-            self.inbox_dock,
-            self.context_dock,
-            self.planning_dock,
-        )
-        for number, dock in enumerate(docks, start=1):
+        for number, dock in enumerate(self._docks(), start=1):
             action = dock.toggleViewAction()
             action.setShortcut(QKeySequence(f"Alt+{number}"))
             view_menu.addAction(action)
@@ -268,6 +259,7 @@ class MainWindow(QMainWindow):
         act()
 
     def _docks(self) -> list[QDockWidget]:
+        """Every dock, in the order of their Alt+number keys."""
         return [
             self.sections_dock,
             self.teammates_dock,
@@ -279,15 +271,7 @@ class MainWindow(QMainWindow):
         ]
 
     def _default_layout(self) -> None:
-        for dock in (
-            self.sections_dock,
-            self.teammates_dock,
-            self.memory_dock,
-            self.gates_dock,
-            self.inbox_dock,
-            self.context_dock,
-            self.planning_dock,
-        ):
+        for dock in self._docks():
             dock.show()
             dock.setFloating(False)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.sections_dock)
