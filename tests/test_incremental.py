@@ -10,49 +10,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from gc_facts import cold_caches, gc_facts, memory_facts
 
 import models.session.gc as gc_module
-import models.session.gc_items as gc_items
-import models.session.team_memory as memory_module
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import random_edit
-from models.session.gc import GlobalContext, parse_gc, vanished_items
+from models.session.gc import parse_gc, vanished_items
 from models.session.refs import norm
-from models.session.team_memory import TeamMemory, parse_memory
+from models.session.team_memory import parse_memory
 from models.text.tokens import get_tokenizer
 
 GCS = sorted(p for p in [*REAL_SESSIONS.glob("*/global-context.md"), DEMO / "global-context.md"])
 MEMORIES = sorted(p for p in [*REAL_SESSIONS.glob("*/TEAM-MEMORY.md"), DEMO / "TEAM-MEMORY.md"])
-
-
-def _cold_caches() -> None:
-    """Forget every memo, so that the next parse reads the whole text afresh."""
-    gc_module._PARSED.clear()
-    gc_items.section_body.cache_clear()
-    gc_items.section_keys.cache_clear()
-    memory_module._section_entries.cache_clear()
-
-
-def _gc_facts(gc: GlobalContext) -> list[object]:
-    """Everything a view or a command reads from a parsed GC, as plain values."""
-    facts: list[object] = [gc.version, gc.title, gc.tokens, [str(p) for p in gc.problems]]
-    for s in gc.walk():
-        items = [(i.key, i.value, i.kind, i.line, i.end_line, i.start, i.end) for i in s.items]
-        facts.append(
-            (s.ref, s.level, s.line, s.start, s.end, s.own_end, s.tokens, s.own_tokens, items, s.duplicate_keys)
-        )
-        facts.append((s.end_line, s.own_end_line, s.own_text == gc.text[s.start : s.own_end]))
-        facts.append(all(c.parent is s for c in s.children))
-    facts.append((gc.line_starts, gc.section_count, [s.title for s in gc.flat()] == [s.title for s in gc.walk()]))
-    return facts
-
-
-def _memory_facts(memory: TeamMemory) -> list[object]:
-    facts: list[object] = [memory.title, memory.line_count, [str(p) for p in memory.problems]]
-    for s in memory.sections:
-        entries = [(e.text, e.tag, e.archived, s.span_of(e)) for e in s.entries]
-        facts.append((s.header, s.role, s.kind, s.replaced, s.line, s.end_line, entries, sorted(s.meta.items())))
-    return facts
 
 
 def _edits(text: str, rng: random.Random) -> list[tuple[str, Callable[[str], str]]]:
@@ -115,16 +84,16 @@ def test_a_gc_reparsed_after_each_edit_equals_a_cold_parse(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     rng = random.Random(path.name)
     for name, edit in _edits(text, rng):
-        _cold_caches()
+        cold_caches()
         old = parse_gc(text, tok)
-        _gc_facts(old)  # every section's items read, as the window had before the edit
+        gc_facts(old)  # every section's items read, as the window had before the edit
         new_text = edit(text)
         warm = parse_gc(new_text, tok)
-        warm_facts = _gc_facts(warm)
+        warm_facts = gc_facts(warm)
         warm_gone = vanished_items(old, warm)
-        _cold_caches()
+        cold_caches()
         cold = parse_gc(new_text, tok)
-        assert warm_facts == _gc_facts(cold), name
+        assert warm_facts == gc_facts(cold), name
         # The loss check looks only at sections whose text changed; the definition is "every
         # keyed item of the old version that the new one holds nowhere":
         everywhere = {norm(i.key) for s in cold.walk() for i in s.items}
@@ -137,12 +106,12 @@ def test_a_team_memory_reparsed_after_each_edit_equals_a_cold_parse(path: Path) 
     text = path.read_text(encoding="utf-8")
     rng = random.Random(path.name)
     for name, edit in _edits(text, rng):
-        _cold_caches()
+        cold_caches()
         parse_memory(text)
         new_text = edit(text)
-        warm = _memory_facts(parse_memory(new_text))
-        _cold_caches()
-        assert warm == _memory_facts(parse_memory(new_text)), name
+        warm = memory_facts(parse_memory(new_text))
+        cold_caches()
+        assert warm == memory_facts(parse_memory(new_text)), name
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
@@ -161,9 +130,9 @@ def test_a_gc_read_again_from_its_last_parse_equals_a_cold_parse(path: Path, new
     for version in versions:
         warm = parse_gc(version, tok, previous=previous)
         warm_gone = vanished_items(previous, warm)
-        _cold_caches()
+        cold_caches()
         cold = parse_gc(version, tok)
-        assert _gc_facts(warm) == _gc_facts(cold), version[:80]
+        assert gc_facts(warm) == gc_facts(cold), version[:80]
         everywhere = {norm(i.key) for s in cold.walk() for i in s.items}
         assert warm_gone == [(s.ref, i.key) for s in previous.walk() for i in s.items if norm(i.key) not in everywhere]
         previous = warm
@@ -184,8 +153,8 @@ def test_a_team_memory_read_again_from_its_last_parse_equals_a_cold_parse(path: 
     previous = parse_memory(text)
     for version in versions:
         warm = parse_memory(version, previous=previous)
-        _cold_caches()
-        assert _memory_facts(warm) == _memory_facts(parse_memory(version)), version[:80]
+        cold_caches()
+        assert memory_facts(warm) == memory_facts(parse_memory(version)), version[:80]
         previous = warm
 
 
@@ -221,9 +190,9 @@ def test_an_item_put_in_just_before_a_gc_heading_reads_one_section(path: Path) -
         new_text = text[:at] + f"- appended-{at}: by an agent\n" + text[at:]
         warm = parse_gc(new_text, tok, previous=old)
         assert warm.follow_up is not None, text[at : at + 60]
-        warm_facts = _gc_facts(warm)
-        _cold_caches()
-        assert warm_facts == _gc_facts(parse_gc(new_text, tok)), text[at : at + 60]
+        warm_facts = gc_facts(warm)
+        cold_caches()
+        assert warm_facts == gc_facts(parse_gc(new_text, tok)), text[at : at + 60]
         old = parse_gc(text, tok)
 
 
@@ -240,9 +209,9 @@ def test_an_entry_put_in_just_before_a_memory_heading_reads_one_section(path: Pa
         new_text = text[:at] + "- [Finding] appended by an agent\n" + text[at:]
         warm = parse_memory(new_text, previous=old)
         assert warm.sections[k].body is old.sections[k].body, old.sections[k].header
-        warm_facts = _memory_facts(warm)
-        _cold_caches()
-        assert warm_facts == _memory_facts(parse_memory(new_text)), old.sections[k].header
+        warm_facts = memory_facts(warm)
+        cold_caches()
+        assert warm_facts == memory_facts(parse_memory(new_text)), old.sections[k].header
         old = parse_memory(text)
 
 
@@ -334,7 +303,7 @@ def test_the_version_a_follow_up_replaces_leaves_the_parse_cache() -> None:
     GC would hold 20 MB, so it leaves the cache while the others stay."""
     tok = get_tokenizer("o200k_base")
     text = (DEMO / "global-context.md").read_text(encoding="utf-8")
-    _cold_caches()
+    cold_caches()
     base = parse_gc(text.replace("version: GC-v6", "version: GC-v5"), tok)
     old = parse_gc(text, tok)
     new = parse_gc(text.replace("## Risks\n", "## Risks\n- budget: two engineers\n"), tok, previous=old)

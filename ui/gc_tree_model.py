@@ -9,6 +9,8 @@ its moved copy had cost 40 ms of an edit of a 20,000-section GC.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject
@@ -18,7 +20,7 @@ from ui.item_models import ALIGN, DISPLAY, RIGHT, SORT_ROLE, TOOLTIP
 from ui.node_model import Node, NodeTreeModel, Spec, keyed
 
 
-def _section_specs(sections: list[Section], place: dict[int, int]) -> list[Spec]:
+def _section_specs(sections: Sequence[Section], place: dict[int, int]) -> list[Spec]:
     return keyed([(s.title, place[id(s)], _section_specs(s.children, place)) for s in sections])
 
 
@@ -31,7 +33,7 @@ class GcTreeModel(NodeTreeModel):
         super().__init__(parent)
         self.total_tokens = 0
         # The shown GC's sections in file order; a row's payload is its section's place here.
-        self._flat: list[Section] = []
+        self._flat: Sequence[Section] = []
         # Subsection rows of each top-level section, with its place (held, so that its id stays
         # its own): a follow-up keeps the sections above an edit as they were, and the sync
         # skips them.
@@ -52,7 +54,7 @@ class GcTreeModel(NodeTreeModel):
             follow_up is not None
             and shown is not None
             and follow_up.previous() is shown
-            and self._follow(gc, follow_up.edited)
+            and self._follow(gc, follow_up.edited, follow_up.top)
         ):
             return
         self._flat = gc.flat()
@@ -67,28 +69,29 @@ class GcTreeModel(NodeTreeModel):
         self._subrows = subrows
         self.sync(keyed([(s.title, place[id(s)], subrows[id(s)][2]) for s in gc.sections]))
 
-    def _follow(self, gc: GlobalContext, edited: Section) -> bool:
+    def _follow(self, gc: GlobalContext, edited: Section, top: int) -> bool:
         """Show ``gc``, a follow-up of the shown GC, if its rows are those of the shown one:
-        the edited section and its parents get their new numbers, the other rows show their
-        moved copies through their places. False (nothing changed) when a row does not match,
-        which a follow-up never gives (no heading changed); the caller then syncs.
+        the edited section (under top-level section ``top``) and its parents get their new
+        numbers, the other rows show their moved copies through their places. False (nothing
+        changed) when a row does not match, which a follow-up never gives (no heading
+        changed); the caller then syncs.
         """
         flat = gc.flat()
         if len(flat) != len(self._flat) or len(self._root.children) != len(gc.sections):
             return False
-        path: list[Section] = []
+        chain: list[Section] = []
         node: Section | None = edited
         while node is not None:
-            path.append(node)
+            chain.insert(0, node)  # top-level section first
             node = node.parent
+        numbers = [top, *(parent.children.index(child) for parent, child in itertools.pairwise(chain))]
         rows: list[Node] = []
-        siblings, under = gc.sections, self._root.children
-        for section in reversed(path):  # top-level section first
-            number = siblings.index(section)  # by identity (sections compare so)
+        under = self._root.children
+        for section, number in zip(chain, numbers, strict=True):
             if number >= len(under) or flat[under[number].payload] is not section:
                 return False
             rows.append(under[number])
-            siblings, under = section.children, under[number].children
+            under = under[number].children
         self._flat = flat
         last = len(self.headers) - 1
         for row in rows:

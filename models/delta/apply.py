@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from models.delta.items import (
     AT_START,
@@ -167,7 +168,7 @@ def _insert_point(gc: GlobalContext, item: DeltaItem, text: str) -> int:
     return gc.sections[0].start if gc.sections else len(text)
 
 
-def _refuse_duplicate(siblings: list[Section], title: str, item: DeltaItem) -> None:
+def _refuse_duplicate(siblings: Sequence[Section], title: str, item: DeltaItem) -> None:
     """A section is not added twice by a hand-written reference. A GC may hold two sections with
     one title, and the app's own (quoted) reference says which one it means, so it may add one."""
     segments = split_ref(item.ref)
@@ -221,9 +222,9 @@ def _shape(gc: GlobalContext, skip: set[tuple[str, ...]]) -> Shape:
     """(title path, own text) of every section whose path is not in ``skip``; each path is
     its parent's plus a title (``Section.path`` climbs to the top for every section)."""
     shape: Shape = Counter()
-    level: list[tuple[tuple[str, ...], list[Section]]] = [((), gc.sections)]
+    level: list[tuple[tuple[str, ...], Sequence[Section]]] = [((), gc.sections)]
     while level:
-        below: list[tuple[tuple[str, ...], list[Section]]] = []
+        below: list[tuple[tuple[str, ...], Sequence[Section]]] = []
         for prefix, sections in level:
             for section in sections:
                 path = (*prefix, section.title)

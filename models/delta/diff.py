@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -121,7 +122,7 @@ class _Differ:
         self.new = new
         self.items: list[DeltaItem] = []
 
-    def children(self, olds: list[Section], news: list[Section], parent: Section | None) -> None:
+    def children(self, olds: Sequence[Section], news: Sequence[Section], parent: Section | None) -> None:
         def key(gc: GlobalContext, s: Section) -> tuple[int, str]:
             return (s.level, _heading(gc, s))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from models.session.gc_items import Item, section_body, section_keys
@@ -129,6 +129,7 @@ class FollowUp:
     items_before: list[tuple[str, str]]  # (§ref, key) of the edited section's items in ``previous``
     edited: Section  # the edited section, here; the tree has ``previous``'s shape (no heading
     # changed), with ``previous``'s own objects above the edited section's top-level one
+    top: int  # the index of that top-level section among ``sections``
 
 
 @dataclass(eq=False)
@@ -139,7 +140,9 @@ class GlobalContext:
     front: FrontMatter
     version: int | None
     title: str | None
-    sections: list[Section]
+    # A list, or for a follow-up a ``models.session.gc_tail.TopList`` that copies the sections an
+    # edit moved when first asked for.
+    sections: Sequence[Section]
     _line_starts: list[int] | None
     tokens: int
     tokenizer: str
@@ -147,8 +150,9 @@ class GlobalContext:
     # Whether the block scan found nothing wrong, and every section in file order: what a
     # follow-up needs to re-read only the section an edit lies in (models.session.gc_follow).
     scan_clean: bool = field(default=False, repr=False)
-    _flat: list[Section] | None = field(default=None, repr=False)
+    _flat: Sequence[Section] | None = field(default=None, repr=False)
     follow_up: FollowUp | None = field(default=None, repr=False)  # set by models.session.gc_follow
+    _places: list[int] | None = field(default=None, repr=False)
     _top_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
     _nested_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
 
@@ -156,11 +160,19 @@ class GlobalContext:
         for section in self.sections:
             yield from section.walk()
 
-    def flat(self) -> list[Section]:
+    def flat(self) -> Sequence[Section]:
         """Every section in file order (parents before their subsections)."""
         if self._flat is None:
             self._flat = list(self.walk())
         return self._flat
+
+    def places(self) -> list[int]:
+        """Where each top-level section's tree starts in ``flat()``, and the number of all
+        sections at the end; the follow-ups of this parse have the same."""
+        if self._places is None:
+            flat = self.flat()
+            self._places = [n for n, s in enumerate(flat) if s.parent is None] + [len(flat)]
+        return self._places
 
     @property
     def line_starts(self) -> list[int]:
@@ -236,7 +248,7 @@ def vanished_items(old: GlobalContext, new: GlobalContext) -> list[tuple[str, st
     return [(s.ref, it.key) for s in changed for it in s.items if not any(norm(it.key) in held for held in keys)]
 
 
-def _title_index(sections: list[Section]) -> dict[str, list[Section]]:
+def _title_index(sections: Sequence[Section]) -> dict[str, list[Section]]:
     index: dict[str, list[Section]] = {}
     for section in sections:
         index.setdefault(norm(section.title), []).append(section)
@@ -408,7 +420,7 @@ def _count_tokens(sections: list[Section], text: str, tokenizer: Tokenizer) -> N
         section.tokens = section.own_tokens + sum(c.tokens for c in section.children)
 
 
-def _check_sibling_titles(sections: list[Section], problems: list[Problem], file: str) -> None:
+def _check_sibling_titles(sections: Sequence[Section], problems: list[Problem], file: str) -> None:
     seen: dict[str, Section] = {}
     for s in sections:
         key = norm(s.title)

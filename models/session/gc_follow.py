@@ -3,7 +3,8 @@
 An agent edits the GC a line at a time: a value changed, an item added under a heading. The
 bytes before and after the edit are those of the last parse, so the sections before it are
 the very objects of that parse, the edited section is read and counted again, and the rest
-are copies that moved by the lines and characters the edit added. Anything the shortcut
+are the same sections moved by the lines and characters the edit added (copied when first
+asked for: ``models.session.gc_tail``). Anything the shortcut
 cannot be sure of (a heading touched, a fence or comment that could run past the section, the
 front matter, a problem in the last scan) gives None, and the caller reads the whole file.
 """
@@ -15,6 +16,7 @@ import dataclasses
 import weakref
 
 from models.session.gc import FollowUp, GlobalContext, Section
+from models.session.gc_tail import FlatList, TopList
 from models.text import mdblocks
 from models.text.common import common_prefix, common_suffix
 from models.text.problems import Problem
@@ -27,6 +29,7 @@ class _Edit:
     """Where the edit lies, and how far it moves what follows it."""
 
     section: Section  # the section of the last parse whose own text changed
+    top: int  # the index of its top-level section
     stop: int  # where its own text ended in the old text: offsets from here on move
     stop_line: int  # the same as a line index
     shift: int  # characters added (negative when removed)
@@ -37,23 +40,20 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
     """``text`` parsed from ``previous`` by re-reading one section, or None (read it all)."""
     if not previous.scan_clean or previous.tokenizer != tokenizer.name:
         return None
-    flat = previous.flat()
-    edit = _locate(previous, flat, text, file)
+    tops = TopList.of(previous)
+    edit = _locate(previous, tops, text, file)
     if edit is None:
         return None
     was = edit.section
     own = text[was.start : edit.stop + edit.shift]
     own_tokens = tokenizer.count(own)
     grew = own_tokens - was.own_tokens
-    top = was
-    while top.parent is not None:
-        top = top.parent
-    first = flat.index(top)  # the tree from here on is copied: parents point at their copies
-    after = first + sum(1 for _ in top.walk())  # the first section past ``top``'s tree
+    # The edited section's tree is copied now (some of it lies before the edit, some after);
+    # the trees below it move as a whole and are copied when first asked for (gc_tail).
     copies: dict[int, Section] = {}
     copied: list[Section] = []
     stop, stop_line, shift, moved = edit.stop, edit.stop_line, edit.shift, edit.moved
-    for old in flat[first:after]:  # the edited section's own tree: some of it lies before the edit
+    for old in tops.tree(edit.top):
         parent = copies[id(old.parent)] if old.parent is not None else None
         start = old.start
         new = Section(
@@ -78,40 +78,13 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
             parent.children.append(new)
         copies[id(old)] = new
         copied.append(new)
-    for old in flat[after:]:
-        # Wholly below the edit: every place moves. Written out in one constructor call rather
-        # than through a helper per place, which at 20,000 sections was most of a follow-up.
-        parent = copies[id(old.parent)] if old.parent is not None else None
-        new = Section(
-            old.title,
-            old.level,
-            old.line + moved,
-            old.start + shift,
-            parent,
-            [],
-            old.end_line + moved,
-            old.own_end_line + moved,
-            old.end + shift,
-            old.own_end + shift,
-            old.tokens,
-            old.own_tokens,
-            old.segment,
-            None,
-            old._own,
-        )
-        if parent is not None:
-            parent.children.append(new)
-        copies[id(old)] = new
-        copied.append(new)
     edited = copies[id(was)]
     edited.own_tokens, edited._own, edited._items = own_tokens, own, None
     node: Section | None = edited
     while node is not None:
         node.tokens += grew
         node = node.parent
-    tops = previous.sections
-    at = tops.index(top)
-    new_tops = [*tops[:at], *(s for s in copied if s.parent is None)]
+    new_tops = tops.moved(edit.top, copied, shift, moved)
     problems = [_moved_problem(p, edit) for p in previous.problems]
     gc = GlobalContext(
         text,
@@ -124,26 +97,33 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
         previous.tokenizer,
         problems,
         True,
-        flat[:first] + copied,
+        FlatList(new_tops),
+        _places=new_tops.places,
     )
-    gc.follow_up = FollowUp(weakref.ref(previous), [(was.ref, it.key) for it in was.items], edited)
+    gc.follow_up = FollowUp(weakref.ref(previous), [(was.ref, it.key) for it in was.items], edited, edit.top)
     return gc
 
 
-def _locate(previous: GlobalContext, flat: list[Section], text: str, file: str) -> _Edit | None:
+def _locate(previous: GlobalContext, tops: TopList, text: str, file: str) -> _Edit | None:
     """The edit, when it lies in one section's own text below its heading line and leaves
     that text a single section on its own."""
     old = previous.text
-    if not flat:
+    if not tops:
         return None
     same_start = common_prefix(old, text)
     same_end = common_suffix(old, text, min(len(old), len(text)) - same_start)
-    k = bisect.bisect_right([s.start for s in flat], same_start) - 1 if flat[0].start <= same_start else -1
-    if k < 0:
+    j = tops.top_at(same_start)
+    if j < 0:
         return None  # the front matter, the title or what stands before the first heading
-    if k > 0 and flat[k].start == same_start and flat[k - 1].own_end == same_start:
-        k -= 1  # put in just before a heading: the end of the section above it (an item appended)
-    was = flat[k]
+    tree = tops.tree(j)
+    k = bisect.bisect_right(tree, same_start, key=_start) - 1
+    if tree[k].start == same_start:  # put in just before a heading: the end of the section
+        if k > 0 and tree[k - 1].own_end == same_start:  # above it (an item appended)
+            k -= 1
+        elif k == 0 and j > 0 and tops.tree(j - 1)[-1].own_end == same_start:
+            j, tree = j - 1, tops.tree(j - 1)
+            k = len(tree) - 1
+    was = tree[k]
     heading_end = old.find("\n", was.start) + 1
     if heading_end == 0 or same_start < heading_end:
         return None  # the heading line itself
@@ -151,14 +131,19 @@ def _locate(previous: GlobalContext, flat: list[Section], text: str, file: str) 
     if len(old) - same_end > stop:
         return None  # the edit runs into the next heading
     shift = len(text) - len(old)
-    if k + 1 < len(flat) and text[stop + shift - 1] != "\n":
+    last = j == len(tops) - 1 and k == len(tree) - 1
+    if not last and text[stop + shift - 1] != "\n":
         return None  # the next heading would no longer start a line
     lines = split_lines(text[was.start : stop + shift])
     scan = mdblocks.scan(lines, file)
     if scan.problems or len(scan.headings) != 1 or scan.in_code[-1]:
         return None
     moved = len(lines) - (was.own_end_line - was.line)
-    return _Edit(was, stop, was.own_end_line, shift, moved)
+    return _Edit(was, j, stop, was.own_end_line, shift, moved)
+
+
+def _start(section: Section) -> int:
+    return section.start
 
 
 def _moved_problem(problem: Problem, edit: _Edit) -> Problem:

@@ -1,0 +1,244 @@
+"""The sections of a GC follow-up: those an edit moved are copied when first asked for.
+
+A follow-up (``models.session.gc_follow``) has the shape of the parse it came from: the same
+headings in the same order. Above the edit, its sections are that parse's own objects. Below
+it, they are the same sections again, moved by the characters and lines the edit added.
+Copying all of those took most of a follow-up of a 20,000-section GC, while a view shows a few
+dozen rows and the loss check reads the edited section only.
+
+So a follow-up keeps its top-level sections as runs of an earlier parse's sections, each run
+with how far it moved, and copies a top-level section's tree the first time anything asks for
+it. The copy is kept: asking again gives the same object, as a list would.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import overload
+
+from models.session.gc import GlobalContext, Section
+
+# A follow-up that left more runs than this copies every section once and starts over from one
+# run: edits all over a file would otherwise make every look-up walk a long list of runs.
+MAX_RUNS = 48
+
+# Trees are copied under this lock: the context pane composes in a worker thread, and two
+# copies of one section would break identity (a row's section, a parent's children).
+_LOCK = threading.Lock()
+
+
+@dataclass(eq=False, slots=True)
+class _Run:
+    """The top-level sections ``source[lo:hi]`` of an earlier parse, ``chars`` and ``lines``
+    further down than that parse had them."""
+
+    source: list[Section]
+    lo: int
+    hi: int
+    chars: int
+    lines: int
+    # Each tree as made here, by source index, its sections in file order. Shared with the runs
+    # of later follow-ups that did not move these sections again: they are the same objects.
+    trees: dict[int, list[Section]]
+
+    @property
+    def moved(self) -> bool:
+        return bool(self.chars or self.lines)
+
+    def tree(self, i: int) -> list[Section]:
+        found = self.trees.get(i)
+        if found is None:
+            with _LOCK:
+                found = self.trees.get(i)
+                if found is None:
+                    top = self.source[i]
+                    found = _moved_tree(top, self.chars, self.lines) if self.moved else list(top.walk())
+                    self.trees[i] = found
+        return found
+
+
+def _moved_tree(top: Section, chars: int, lines: int) -> list[Section]:
+    """A copy of ``top``'s tree, every place moved; the items are read again on first use
+    (they hold places too)."""
+    made: list[Section] = []
+    copies: dict[int, Section] = {}
+    for old in top.walk():
+        parent = copies[id(old.parent)] if old is not top and old.parent is not None else None
+        new = Section(
+            old.title,
+            old.level,
+            old.line + lines,
+            old.start + chars,
+            parent,
+            [],
+            old.end_line + lines,
+            old.own_end_line + lines,
+            old.end + chars,
+            old.own_end + chars,
+            old.tokens,
+            old.own_tokens,
+            old.segment,
+            None,
+            old._own,
+        )
+        if parent is not None:
+            parent.children.append(new)
+        copies[id(old)] = new
+        made.append(new)
+    return made
+
+
+def _start(section: Section) -> int:
+    return section.start
+
+
+class TopList(Sequence[Section]):
+    """The top-level sections of a GC as runs of earlier parses' sections; a tree is copied
+    when something first asks for it or for one of its sections."""
+
+    __slots__ = ("_firsts", "_runs", "places")
+
+    def __init__(self, runs: list[_Run], places: list[int]) -> None:
+        self._runs = runs
+        firsts = [0]
+        for run in runs:
+            firsts.append(firsts[-1] + run.hi - run.lo)
+        self._firsts = firsts  # the index of each run's first section, and the count at the end
+        self.places = places  # where each tree starts in file order, and the count of all sections
+
+    @classmethod
+    def of(cls, gc: GlobalContext) -> TopList:
+        """``gc``'s top-level sections as runs (a follow-up's already are)."""
+        if isinstance(gc.sections, TopList):
+            return gc.sections
+        return cls([_Run(list(gc.sections), 0, len(gc.sections), 0, 0, {})], gc.places())
+
+    def __len__(self) -> int:
+        return self._firsts[-1]
+
+    def _find(self, j: int) -> tuple[_Run, int]:
+        """The run holding top-level section ``j``, and the section's index in its source."""
+        r = bisect.bisect_right(self._firsts, j) - 1
+        run = self._runs[r]
+        return run, run.lo + j - self._firsts[r]
+
+    @overload
+    def __getitem__(self, key: int) -> Section: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> list[Section]: ...
+
+    def __getitem__(self, key: int | slice) -> Section | list[Section]:
+        if isinstance(key, slice):
+            return [self.tree(j)[0] for j in range(*key.indices(len(self)))]
+        return self.tree(_checked(key, len(self)))[0]
+
+    def __iter__(self) -> Iterator[Section]:
+        for run in self._runs:
+            for i in range(run.lo, run.hi):
+                yield run.tree(i)[0]
+
+    def tree(self, j: int) -> list[Section]:
+        """Top-level section ``j`` and its subsections, in file order."""
+        run, i = self._find(j)
+        return run.tree(i)
+
+    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
+        """Where ``value`` stands, by identity, copying nothing: a section someone holds was
+        either never moved or has been copied already."""
+        stop = len(self) if stop is None else stop
+        for r, run in enumerate(self._runs):
+            if run.moved:
+                found = next((i for i, tree in run.trees.items() if tree[0] is value), None)
+            else:
+                found = next((i for i in range(run.lo, run.hi) if run.source[i] is value), None)
+            if found is not None and start <= self._firsts[r] + found - run.lo < stop:
+                return self._firsts[r] + found - run.lo
+        raise ValueError("not a top-level section here")
+
+    def top_at(self, offset: int) -> int:
+        """The last top-level section that starts at or before ``offset`` (-1 if none), found
+        from the sources' places without copying anything."""
+        firsts = [run.source[run.lo].start + run.chars for run in self._runs]
+        r = bisect.bisect_right(firsts, offset) - 1
+        if r < 0:
+            return -1
+        run = self._runs[r]
+        i = bisect.bisect_right(run.source, offset - run.chars, run.lo, run.hi, key=_start) - 1
+        return self._firsts[r] + i - run.lo
+
+    def moved(self, at: int, tree: list[Section], chars: int, lines: int) -> TopList:
+        """These sections after an edit inside top-level section ``at``: ``tree`` (its new copy,
+        in file order) in its place, and every section below it ``chars`` and ``lines`` further
+        down. Nothing is copied here."""
+        runs: list[_Run] = []
+        for first, run in zip(self._firsts, self._runs, strict=False):
+            last = first + run.hi - run.lo
+            if first < at:  # above the edit: as it was, with the copies made so far
+                _append(runs, _Run(run.source, run.lo, run.lo + min(last, at) - first, run.chars, run.lines, run.trees))
+            if first <= at < last:
+                runs.append(_Run([tree[0]], 0, 1, 0, 0, {0: tree}))
+            if last > at + 1:
+                lo = run.lo + max(at + 1 - first, 0)
+                _append(runs, _Run(run.source, lo, run.hi, run.chars + chars, run.lines + lines, {}))
+        if len(runs) > MAX_RUNS:
+            tops = list(TopList(runs, self.places))
+            runs = [_Run(tops, 0, len(tops), 0, 0, {})]
+        return TopList(runs, self.places)
+
+
+def _append(runs: list[_Run], run: _Run) -> None:
+    """Add ``run``, joined to the last one when it simply continues it."""
+    last = runs[-1] if runs else None
+    if (
+        last is not None
+        and last.source is run.source
+        and last.hi == run.lo
+        and (last.chars, last.lines) == (run.chars, run.lines)
+        and (last.trees is run.trees or not run.moved)
+    ):
+        last.hi = run.hi
+        if last.trees is not run.trees:
+            last.trees.update(run.trees)
+        return
+    runs.append(run)
+
+
+def _checked(key: int, size: int) -> int:
+    j = key + size if key < 0 else key
+    if not 0 <= j < size:
+        raise IndexError("section index out of range")
+    return j
+
+
+class FlatList(Sequence[Section]):
+    """Every section of a follow-up in file order, over its ``TopList``."""
+
+    __slots__ = ("_tops",)
+
+    def __init__(self, tops: TopList) -> None:
+        self._tops = tops
+
+    def __len__(self) -> int:
+        return self._tops.places[-1]
+
+    @overload
+    def __getitem__(self, key: int) -> Section: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> list[Section]: ...
+
+    def __getitem__(self, key: int | slice) -> Section | list[Section]:
+        if isinstance(key, slice):
+            return [self[i] for i in range(*key.indices(len(self)))]
+        i = _checked(key, len(self))
+        places = self._tops.places
+        j = bisect.bisect_right(places, i) - 1
+        return self._tops.tree(j)[i - places[j]]
+
+    def __iter__(self) -> Iterator[Section]:
+        for j in range(len(self._tops)):
+            yield from self._tops.tree(j)

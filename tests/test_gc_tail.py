@@ -1,0 +1,127 @@
+"""Issue 18: a GC follow-up copies the sections its edit moved only when something asks for
+them (``models.session.gc_tail``). Whatever is asked, in whatever order, and however long the
+chain of follow-ups, every version must read as a cold parse of its text reads."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from gc_facts import cold_caches, gc_facts
+
+import models.session.gc_tail as gc_tail
+from conftest import DEMO, REAL_SESSIONS
+from gc_edits import random_edit
+from models.session.gc import GlobalContext, Section, parse_gc
+from models.text.tokens import get_tokenizer
+
+GCS = sorted(p for p in [*REAL_SESSIONS.glob("*/global-context.md"), DEMO / "global-context.md"])
+TOK = get_tokenizer("o200k_base")
+
+
+def _many_tops(count: int = 300) -> str:
+    """A GC of many top-level sections, each with a subsection (as the benchmark's is)."""
+    parts = ["---\nversion: GC-v3\n---\n# Many areas\n\n"]
+    for i in range(count):
+        parts.append(f"## Area {i}\n- key-{i}: value {i}\n\n### Detail {i}\n- note-{i}: text — {i}\n\n")
+    return "".join(parts)
+
+
+def _add_item(text: str, rng: random.Random, n: int) -> str:
+    """An item put in after a random bullet line: an agent's usual edit of a GC, found by
+    text alone (the app's parser must not choose the edits it is tested with)."""
+    bullets = [m.end() for m in re.finditer(r"^- [^\n]*\n", text, re.M)]
+    at = rng.choice(bullets)
+    return text[:at] + f"- added-{n}: by an agent\n" + text[at:]
+
+
+def _look_somewhere(gc: GlobalContext, rng: random.Random) -> None:
+    """Ask for a few sections the way views do (a row, a top-level section), copying some
+    trees and not others."""
+    for _ in range(rng.randrange(4)):
+        if gc.flat():
+            _ = gc.flat()[rng.randrange(len(gc.flat()))].start
+        if gc.sections:
+            _ = gc.sections[rng.randrange(len(gc.sections))].children
+
+
+def _chain(text: str, rng: random.Random, steps: int, targeted: bool) -> tuple[list[tuple[str, GlobalContext]], int]:
+    """``steps`` edits (items put in; and unless ``targeted``, one in five a random edit), each
+    parsed from the version before, looking at a few sections in between; returns every
+    (text, version) and how many were follow-ups."""
+    previous = parse_gc(text, TOK)
+    versions, followed = [(text, previous)], 0
+    for n in range(steps):
+        text = _add_item(text, rng, n) if targeted or rng.random() < 0.8 else random_edit(text, rng)
+        previous = parse_gc(text, TOK, previous=previous)
+        followed += previous.follow_up is not None
+        versions.append((text, previous))
+        if rng.random() < 0.5:
+            _look_somewhere(previous, rng)
+    return versions, followed
+
+
+@pytest.mark.parametrize("path", GCS, ids=lambda p: p.parent.name)
+def test_every_version_of_a_chain_of_real_gc_edits_reads_as_a_cold_parse(path: Path) -> None:
+    """Sixty edits of a real GC, each read from the one before, with sections asked for
+    here and there; then every version is read in a random order, the old ones after the new
+    ones copied the trees they share. Each gives what a cold parse of its text gives."""
+    rng = random.Random("tail" + path.parent.name)
+    versions, followed = _chain(path.read_text(encoding="utf-8"), rng, 60, targeted=False)
+    assert followed >= 10  # the chain took the follow-up path (a full parse each time would prove nothing)
+    rng.shuffle(versions)
+    for text, version in versions:
+        warm = gc_facts(version)
+        cold_caches()
+        assert warm == gc_facts(parse_gc(text, TOK)), text[:80]
+
+
+@pytest.mark.parametrize("max_runs", [3, gc_tail.MAX_RUNS])
+def test_a_long_chain_of_edits_all_over_a_gc_reads_as_a_cold_parse(
+    max_runs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sixty items put in at random places of a GC of 120 areas: each follow-up leaves
+    more runs of moved sections, and past ``MAX_RUNS`` the follow-up copies them all and starts
+    over from one run. Both ways, every version reads as a cold parse does."""
+    monkeypatch.setattr(gc_tail, "MAX_RUNS", max_runs)
+    rng = random.Random(max_runs)
+    versions, followed = _chain(_many_tops(120), rng, 60, targeted=True)
+    assert followed == 60
+    assert max(len(v.sections._runs) for _, v in versions[1:]) == max_runs  # type: ignore[attr-defined]
+    rng.shuffle(versions)
+    for text, version in versions:
+        warm = gc_facts(version)
+        cold_caches()
+        assert warm == gc_facts(parse_gc(text, TOK)), text[:80]
+
+
+def test_a_follow_up_copies_a_moved_tree_once_and_only_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An item put in under the first area of 300: the areas above the edit are the last
+    parse's objects, and none below is copied until asked for; asking twice gives the same
+    copy, and reading the whole GC copies each moved tree once."""
+    made: list[Section] = []
+    real = gc_tail._moved_tree
+
+    def counting(top: Section, chars: int, lines: int) -> list[Section]:
+        made.append(top)
+        return real(top, chars, lines)
+
+    monkeypatch.setattr(gc_tail, "_moved_tree", counting)
+    text = _many_tops()
+    old = parse_gc(text, TOK)
+    at = text.index("\n", text.index("- key-1: ")) + 1
+    new = parse_gc(text[:at] + "- added: by an agent\n" + text[at:], TOK, previous=old)
+    assert new.follow_up is not None and new.follow_up.top == 1
+    assert made == []  # nothing below the edit was copied
+    assert new.sections[0] is old.sections[0]  # above the edit: the very objects
+    last = new.flat()[-1]
+    assert (last.title, last.line - old.flat()[-1].line) == ("Detail 299", 1)
+    assert made == [old.sections[-1]]  # one tree copied: the one asked for
+    assert new.flat()[-1] is last and new.sections[-1].children[0] is last
+    assert len(made) == 1
+    walked = list(new.walk())
+    assert len(made) == 298  # every area below the edited one, once
+    assert [s.title for s in walked] == [s.title for s in old.walk()]
+    assert list(new.walk()) == walked and len(made) == 298
