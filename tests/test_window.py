@@ -64,6 +64,27 @@ def test_selecting_a_section_previews_it(controller: Controller, demo_copy: Path
     assert "D-8" in w.preview.toPlainText() and "Risks" not in w.preview.toPlainText()
 
 
+def test_a_long_gc_previews_its_first_lines_and_says_how_many_it_has(controller: Controller, demo_copy: Path) -> None:
+    """Past 20,000 characters the preview stops at a line end and says how many lines the
+    whole GC body, or the selected section, holds: counted here from the file's lines."""
+    gc_file = demo_copy / "global-context.md"
+    gc_file.write_text(
+        gc_file.read_text(encoding="utf-8") + "\n## Long Notes\n" + "".join(f"- note-{i}: kept\n" for i in range(1500)),
+        encoding="utf-8",
+    )
+    lines = gc_file.read_text(encoding="utf-8").splitlines()
+    body = lines.index("---", 1) + 1  # the line after the front matter's closing fence
+    controller.open(demo_copy)
+    w = controller.window
+    shown = w.preview.toPlainText()
+    assert f" of {len(lines) - body:,} lines; select a section to see it whole." in shown
+    assert "Global Context — Payments Ledger v2" in shown and "note-1499" not in shown
+    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Long Notes"))
+    assert f" of {len(lines) - lines.index('## Long Notes'):,} lines;" in w.preview.toPlainText()
+    assert "- note-0: kept" not in w.preview.toPlainText()  # rendered as a list item
+    assert "note-0: kept" in w.preview.toPlainText() and "note-1499" not in w.preview.toPlainText()
+
+
 def test_agent_edit_of_team_memory_shows_up_live(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     controller.open(demo_copy)
     path = demo_copy / "TEAM-MEMORY.md"

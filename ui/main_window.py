@@ -404,10 +404,12 @@ class MainWindow(QMainWindow):
         self.sectionSelected.emit(section.ref[1:] if section is not None else "")
         if section is None:
             self.preview_title.setText(f"{gc.title or 'Global context'} — {label(gc.version)} · {gc.tokens:,} tokens")
-            self.preview.show_markdown(gc.text[gc.front.body_start :])
+            body = gc.front.body_start  # the body's lines: to the last section's end (past the last line)
+            lines = gc.sections[-1].end_line - gc.text.count("\n", 0, body) if gc.sections else None
+            self.preview.show_markdown(gc.text, body, lines=lines)
             return
         self.preview_title.setText(f"{section.ref} · {section.tokens:,} tokens · line {section.line + 1}")
-        self.preview.show_markdown(gc.text[section.start : section.end])
+        self.preview.show_markdown(gc.text, section.start, section.end, section.end_line - section.line)
 
     def _update_status(self) -> None:
         session = self.session

@@ -69,16 +69,21 @@ class MarkdownView(QTextBrowser):
             "code, pre { background: #f4f4f4; }"
         )
 
-    def show_markdown(self, text: str) -> None:
-        """Render ``text`` unless it is already shown; very long text is cut at a line end."""
-        shown = text
-        if len(text) > PREVIEW_LIMIT:
-            cut = text.rfind("\n", 0, PREVIEW_LIMIT) + 1 or PREVIEW_LIMIT
-            total = text.count("\n") + 1
-            shown = text[:cut] + (
-                f"\n\n---\n*Preview shows the first {text.count(chr(10), 0, cut):,} of {total:,} lines;"
+    def show_markdown(self, text: str, start: int = 0, end: int | None = None, lines: int | None = None) -> None:
+        """Render ``text[start:end]`` unless it is already shown; very long text is cut at a
+        line end. A range, not a slice: the preview of a whole 10 MB GC copied all of it, and
+        counted its lines, to show 20,000 characters; ``lines``, when the caller knows how
+        many the range holds, spares the count."""
+        end = len(text) if end is None else end
+        if end - start > PREVIEW_LIMIT:
+            cut = text.rfind("\n", start, start + PREVIEW_LIMIT) + 1 or start + PREVIEW_LIMIT
+            total = text.count("\n", start, end) + (text[end - 1] != "\n") if lines is None else lines
+            shown = text[start:cut] + (
+                f"\n\n---\n*Preview shows the first {text.count(chr(10), start, cut):,} of {total:,} lines;"
                 " select a section to see it whole.*\n"
             )
+        else:
+            shown = text[start:end]
         if shown == self._shown:
             return  # an edit elsewhere in the file: keep the rendering and the scroll position
         self._shown = shown
