@@ -1,5 +1,6 @@
-"""Where two texts start and stop differing (models.text.common): the follow-ups' first step.
-The reference is ``os.path.commonprefix``, on the texts and on their reversals."""
+"""Where two texts start differing, and whether they agree after given places
+(models.text.common): the follow-ups' first step. The references are ``os.path.commonprefix``
+and a comparison of the two tails character by character."""
 
 from __future__ import annotations
 
@@ -8,16 +9,16 @@ import random
 
 import pytest
 
-from models.text.common import common_prefix, common_suffix
+from models.text.common import common_prefix, same_after
 
 
 def _prefix(a: str, b: str) -> int:
     return len(os.path.commonprefix([a, b]))  # noqa: RUF071 -- character by character is the point
 
 
-def _suffix(a: str, b: str, limit: int | None = None) -> int:
-    n = _prefix(a[::-1], b[::-1])
-    return n if limit is None else min(n, limit)
+def _same_after(a: str, i: int, b: str, j: int) -> bool:
+    tail_a, tail_b = list(a)[i:], list(b)[j:]
+    return len(tail_a) == len(tail_b) and all(x == y for x, y in zip(tail_a, tail_b, strict=True))
 
 
 def _edited(rng: random.Random, text: str) -> str:
@@ -37,12 +38,16 @@ def _edited(rng: random.Random, text: str) -> str:
 @pytest.mark.parametrize("size", [0, 1, 2, 7, 4095, 4096, 4097, 50_000])
 def test_random_edits_of_every_size(size: int) -> None:
     rng = random.Random(size)
+    outcomes = set()
     for _ in range(300 if size < 10_000 else 30):
         a = "".join(rng.choice("ab—\n") for _ in range(size))
         b = _edited(rng, a)
         assert common_prefix(a, b) == _prefix(a, b)
-        limit = rng.choice([None, 0, 3, size // 2])
-        assert common_suffix(a, b, limit) == _suffix(a, b, limit)
+        i = rng.randint(0, len(a))
+        j = max(0, min(len(b), i + len(b) - len(a) + rng.choice([0, 0, -1, 1])))
+        outcomes.add(same_after(a, i, b, j))
+        assert same_after(a, i, b, j) == _same_after(a, i, b, j)
+    assert outcomes == {True, False} or size < 2  # both answers were checked
 
 
 def test_one_change_in_a_large_text_is_found_at_its_place() -> None:
@@ -50,4 +55,4 @@ def test_one_change_in_a_large_text_is_found_at_its_place() -> None:
     at = 6_543_210
     edited = base[:at] + "X" + base[at:]
     assert common_prefix(base, edited) == at == _prefix(base, edited)
-    assert common_suffix(base, edited, len(base) - at) == len(base) - at
+    assert same_after(base, at, edited, at + 1) and not same_after(base, at - 1, edited, at)

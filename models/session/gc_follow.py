@@ -18,7 +18,7 @@ import weakref
 from models.session.gc import FollowUp, GlobalContext, Section
 from models.session.gc_tail import FlatList, TopList
 from models.text import mdblocks
-from models.text.common import common_prefix, common_suffix
+from models.text.common import common_prefix, same_after
 from models.text.problems import Problem
 from models.text.textfile import split_lines
 from models.text.tokens import Tokenizer
@@ -111,7 +111,6 @@ def _locate(previous: GlobalContext, tops: TopList, text: str, file: str) -> _Ed
     if not tops:
         return None
     same_start = common_prefix(old, text)
-    same_end = common_suffix(old, text, min(len(old), len(text)) - same_start)
     j = tops.top_at(same_start)
     if j < 0:
         return None  # the front matter, the title or what stands before the first heading
@@ -128,9 +127,9 @@ def _locate(previous: GlobalContext, tops: TopList, text: str, file: str) -> _Ed
     if heading_end == 0 or same_start < heading_end:
         return None  # the heading line itself
     stop = was.own_end
-    if len(old) - same_end > stop:
-        return None  # the edit runs into the next heading
     shift = len(text) - len(old)
+    if stop + shift < same_start or not same_after(old, stop, text, stop + shift):
+        return None  # the edit runs into the next heading
     last = j == len(tops) - 1 and k == len(tree) - 1
     if not last and text[stop + shift - 1] != "\n":
         return None  # the next heading would no longer start a line

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from models.text import mdblocks
-from models.text.common import common_prefix, common_suffix
+from models.text.common import common_prefix, same_after
 from models.text.problems import Problem
 from models.text.textfile import is_blank, line_starts, split_lines
 
@@ -281,7 +281,6 @@ def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemo
     if not previous.scan_clean or not offsets or len(offsets) != len(previous.sections):
         return None
     same_start = common_prefix(old, text)
-    same_end = common_suffix(old, text, min(len(old), len(text)) - same_start)
     k = bisect.bisect_right(offsets, same_start) - 1
     if k > 0 and offsets[k] == same_start:
         k -= 1  # put in just before a heading: the end of the section above it (an entry appended)
@@ -289,10 +288,10 @@ def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemo
     if heading_end == 0 or same_start < heading_end:
         return None  # before the first section, or in a heading line
     old_stop = offsets[k + 1] if k + 1 < len(offsets) else len(old)
-    if len(old) - same_end > old_stop:
-        return None  # the change runs into the next section
     shift = len(text) - len(old)
     new_stop = old_stop + shift
+    if new_stop < same_start or not same_after(old, old_stop, text, new_stop):
+        return None  # the change runs into the next section
     if k + 1 < len(offsets) and text[new_stop - 1] != "\n":
         return None  # the next heading would no longer start a line
     lines = split_lines(text[offsets[k] : new_stop])
