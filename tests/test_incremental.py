@@ -307,6 +307,6 @@ def test_the_version_a_follow_up_replaces_leaves_the_parse_cache() -> None:
     base = parse_gc(text.replace("version: GC-v6", "version: GC-v5"), tok)
     old = parse_gc(text, tok)
     new = parse_gc(text.replace("## Risks\n", "## Risks\n- budget: two engineers\n"), tok, previous=old)
-    held = list(gc_module._PARSED.values())
+    held = [entry[-1] for entry in gc_module._PARSED]
     assert any(v is new for v in held) and any(v is base for v in held)
     assert not any(v is old for v in held)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -319,11 +318,9 @@ def parse_gc(
     inside one section's own text re-reads and re-counts that section only
     (``models.session.gc_follow``), and ``previous`` leaves the cache.
     """
-    key = (text, tokenizer.name, file)
     with _PARSED_LOCK:  # the context pane composes in a worker thread
-        found = _PARSED.get(key)
+        found = _cached(text, tokenizer.name, file)
         if found is not None:
-            _PARSED.move_to_end(key)
             return found
     found = None
     if previous is not None:
@@ -335,17 +332,26 @@ def parse_gc(
         found = _parse_gc(text, tokenizer, file)
     with _PARSED_LOCK:
         if previous is not None:  # replaced by this one: not asked for again, and a 10 MB
-            for old in [k for k, v in _PARSED.items() if v is previous]:  # GC is 20 MB of text
-                del _PARSED[old]
-        _PARSED[key] = found
-        while len(_PARSED) > _PARSED_KEEP:
-            _PARSED.popitem(last=False)
+            _PARSED[:] = [e for e in _PARSED if e[3] is not previous]  # GC is 20 MB of text
+        _PARSED.append((text, tokenizer.name, file, found))
+        del _PARSED[:-_PARSED_KEEP]
     return found
+
+
+def _cached(text: str, tokenizer: str, file: str) -> GlobalContext | None:
+    """The kept parse of ``text``, made the most recent. Looked for by comparing, not by
+    hashing: a new text (every follow-up's) would be hashed whole for a key, 4 ms for a 10 MB
+    GC, where a comparison stops at its length or its first difference."""
+    for n, entry in enumerate(_PARSED):
+        if entry[1] == tokenizer and entry[2] == file and (entry[0] is text or entry[0] == text):
+            _PARSED.append(_PARSED.pop(n))
+            return entry[3]
+    return None
 
 
 _PARSED_KEEP = 3
 _PARSED_LOCK = threading.Lock()
-_PARSED: OrderedDict[tuple[str, str, str], GlobalContext] = OrderedDict()
+_PARSED: list[tuple[str, str, str, GlobalContext]] = []  # (text, tokenizer, file, parse), oldest first
 
 
 def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
