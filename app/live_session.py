@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.watcher import FolderWatcher
 from models.session.folder import Part, Session, open_session, part_of
@@ -21,6 +21,12 @@ class LiveSession(QObject):
         self.session: Session = open_session(folder, tokenizer)
         self._watcher = FolderWatcher(self.session.folder, parent=self)
         self._watcher.pathsChanged.connect(self._on_paths)
+        # The files a reload read are fingerprinted (for the checks before our writes) in the
+        # next turn of the event loop, after the change is painted: 6 ms on a 10 MB file.
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(0)
+        self._settle.timeout.connect(self.session.settle_stamps)
 
     def _on_paths(self, paths: list[str]) -> None:
         parts: set[Part] = set()
@@ -37,6 +43,7 @@ class LiveSession(QObject):
         changed = self.session.reload(parts) if parts is not None else self.session.reload()
         if changed:
             self.changed.emit(changed)
+        self._settle.start()
 
     def set_tokenizer(self, tokenizer: Tokenizer) -> None:
         """Recount with another tokenizer: only the GC carries token counts."""

@@ -135,3 +135,26 @@ def test_large_write_is_complete(tmp_path: Path) -> None:
 )
 def test_temp_files_of_any_writer_are_recognised(name: str, temp: bool) -> None:
     assert is_temp_file(name) is temp
+
+
+def test_a_stamp_fingerprinted_later_equals_one_fingerprinted_at_once(tmp_path: Path) -> None:
+    """The same bytes give the same stamp either way; a later one keeps the bytes only until
+    its fingerprint is asked for, and threads asking together all get that fingerprint."""
+    import hashlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    from models.text.textfile import Stamp
+
+    data = "- item: value — owner\n".encode() * 50_000
+    now = Stamp.of_bytes(data, 7)
+    assert now.sha256 == hashlib.sha256(data).hexdigest()
+    later = Stamp.of_bytes(data, 7, later=True)
+    assert later._raw is data and later._sha256 is None
+    assert later == now and later._raw is None  # compared: fingerprinted, bytes let go
+    racing = [Stamp.of_bytes(data, 7, later=True) for _ in range(20)]
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda s: s.sha256, [s for s in racing for _ in range(4)]))
+    assert set(found) == {now.sha256}
+    assert not Stamp.of_bytes(data + b"x", 7, later=True).same_content(now)
+    with pytest.raises(ValueError, match="fingerprint"):
+        Stamp(1, 0)

@@ -220,3 +220,35 @@ def test_find_sessions_in_projects_and_session_folders(demo_copy: Path) -> None:
     }
     assert find_sessions(project / ".agent") == [demo_copy.resolve()]
     assert find_sessions(demo_copy / "phase-1") == []
+
+
+def test_a_follow_up_read_is_fingerprinted_after_it_is_shown_and_still_guards_writes(demo_copy: Path) -> None:
+    """A file read again by a follow-up is compared by its text and shown first; its stamp's
+    fingerprint waits for ``settle_stamps`` (the window calls it once the change is painted).
+    Before and after that, a write with the session's stamp succeeds on the file as read and
+    is refused once someone else changed it."""
+    import hashlib
+
+    from models.text.atomic import FileChangedError, atomic_write
+
+    gc_file = demo_copy / "global-context.md"
+    session = open_session(demo_copy, TOK)
+    text = gc_file.read_text(encoding="utf-8")
+    edited = text.replace("version: GC-v6", "version: GC-v8")  # the same size: a digit changed
+    assert len(edited) == len(text) and edited != text
+    gc_file.write_text(edited, encoding="utf-8")
+    assert session.reload(["gc"]) == {"gc"} and session.gc_version == 8
+    stamp = session.stamps["global-context.md"]
+    assert stamp is not None and stamp._sha256 is None  # not fingerprinted on the way to the view
+    session.settle_stamps()
+    assert stamp._sha256 == hashlib.sha256(edited.encode("utf-8")).hexdigest() and stamp._raw is None
+    gc_file.write_bytes(gc_file.read_bytes())  # rewritten with the same bytes: nothing to show
+    assert session.reload(["gc"]) == set()
+    later = session.stamps["global-context.md"]
+    assert later is not None and later is not stamp and later._sha256 is None  # the new read's stamp, unsettled
+    atomic_write(gc_file, text.encode("utf-8"), later)  # fingerprinted when the write asks
+    assert session.reload(["gc"]) == {"gc"}
+    gc_file.write_text(edited, encoding="utf-8")  # someone else's write in between
+    with pytest.raises(FileChangedError):
+        atomic_write(gc_file, b"ours\n", session.stamps["global-context.md"])
+    assert gc_file.read_text(encoding="utf-8") == edited

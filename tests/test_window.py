@@ -173,6 +173,30 @@ def test_gc_bump_on_disk_keeps_the_selection(qtbot: QtBot, controller: Controlle
     assert w.preview_title.text().startswith("§Risks")
 
 
+def test_a_followed_file_is_fingerprinted_after_the_view_shows_it(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """The fingerprint our writes check against is worked out once the view shows the change,
+    not before (6 ms of a 10 MB GC's follow-up): unsettled when the view updates, the file's
+    SHA-256 right after."""
+    import hashlib
+
+    from models.text.textfile import Stamp
+
+    controller.open(demo_copy)
+    path = demo_copy / "global-context.md"
+    text = path.read_text(encoding="utf-8").replace("version: GC-v6", "version: GC-v7")
+    session = controller.live.session  # type: ignore[union-attr]
+    at_view: list[Stamp | None] = []
+    controller.window.viewUpdated.connect(lambda _: at_view.append(session.stamps["global-context.md"]))
+    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
+        path.write_text(text, encoding="utf-8")
+    stamp = session.stamps["global-context.md"]
+    assert stamp is at_view[-1] and stamp is not None and stamp._sha256 is None
+    qtbot.waitUntil(lambda: stamp._sha256 is not None, timeout=2000)
+    assert stamp.sha256 == hashlib.sha256(text.encode("utf-8")).hexdigest() and stamp._raw is None
+
+
 def test_an_agent_edit_above_keeps_selection_scroll_and_preview(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:

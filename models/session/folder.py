@@ -200,7 +200,8 @@ class Session:
     def _reload_file(self, name: str, attr: Part, parse: _Parser) -> bool:
         path = self.folder / name
         try:
-            loaded = read_text(path)
+            # A file read before is followed: fingerprinted after the view shows it (settle_stamps).
+            loaded = read_text(path, fingerprint_later=self.stamps.get(name) is not None)
         except FileNotFoundError:
             missing = [Problem("warning", name, "not found in this session")]
             changed = getattr(self, attr) is not None or self.problems.get(attr) != missing
@@ -211,7 +212,8 @@ class Session:
         except OSError as exc:
             self.problems[attr] = [Problem("error", name, f"cannot be read: {exc.strerror}")]
             return True
-        if self.stamps.get(name) is not None and loaded.stamp.same_content(self.stamps[name]):
+        if self._unchanged(name, attr, loaded):
+            self.stamps[name] = loaded.stamp  # the same text: these bytes are what a write must find
             return False
         problems = list(loaded.problems) + outside_link(self.folder, name)
         if is_blank(loaded.text) and not problems:
@@ -228,6 +230,26 @@ class Session:
         self.stamps[name] = loaded.stamp
         self.problems[attr] = problems
         return True
+
+    def _unchanged(self, name: str, attr: Part, loaded: TextFile) -> bool:
+        """Whether ``loaded`` holds what is shown: the same size and the same text, compared
+        up to the first difference, when the shown version's text is at hand and the bytes
+        decoded cleanly; else the same fingerprint. An edit that keeps the size (a digit
+        changed) need not be fingerprinted before it is shown."""
+        old = self.stamps.get(name)
+        if old is None or old.size != loaded.stamp.size:
+            return False
+        shown = getattr(getattr(self, attr), "text", None)
+        if isinstance(shown, str) and loaded.exact:
+            return shown == loaded.text
+        return loaded.stamp.same_content(old)
+
+    def settle_stamps(self) -> None:
+        """Fingerprint the files a follow-up read (and let their bytes go): called once the
+        view shows them."""
+        for stamp in self.stamps.values():
+            if stamp is not None:
+                stamp.settle()
 
     def _reload_gates(self) -> bool:
         gates: list[GateRecord] = []
