@@ -129,8 +129,17 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     # pass, the memory journal's first look) is done: sharing the interpreter with it, they
     # would measure that work, which runs once per open, not their own.
     controller.settle(timeout_s=120)
-    memory_times = [wait_for_update(controller, "memory", append_memory(n)) for n in range(5)]
-    gc_times = [wait_for_update(controller, "gc", edit_gc(n)) for n in range(5)]
+
+    def measured(part: str, action: Callable[[], None]) -> float:
+        # Each write finds the app quiet, as an agent's write finds the Lead's: what the last
+        # update started after its view (the Inbox pass, fingerprinting the file read) would
+        # otherwise run inside the next measurement, on the same interpreter.
+        took = wait_for_update(controller, part, action)
+        controller.settle(timeout_s=30)
+        return took
+
+    memory_times = [measured("memory", append_memory(n)) for n in range(5)]
+    gc_times = [measured("gc", edit_gc(n)) for n in range(5)]
     figures = SessionFigures(
         gc_lines=gc_path.read_text(encoding="utf-8").count("\n"),
         sections=session.gc.section_count,
