@@ -3,8 +3,8 @@ or TEAM-MEMORY, as plain values, and a way to make the next parse a cold one."""
 
 from __future__ import annotations
 
-import models.session.gc as gc_module
 import models.session.gc_items as gc_items
+import models.session.gc_parse as gc_module
 import models.session.team_memory as memory_module
 from models.session.gc import GlobalContext
 from models.session.team_memory import TeamMemory

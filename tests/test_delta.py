@@ -15,7 +15,7 @@ from models.delta.diff import diff_gc
 from models.delta.items import ApplyError, Delta, DeltaItem, Impact
 from models.delta.message import CHANGED_FORMS, oneline_exact, render_message, render_oneline
 from models.delta.message_parse import parse_message
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.text.tokens import EstimateTokenizer
 
 HISTORY = sorted((DEMO / "gc-history").glob("GC-v*.md"), key=lambda p: int(p.stem[4:]))

@@ -19,7 +19,7 @@ from models.delta.diff import diff_gc
 from models.delta.items import Delta, DeltaItem
 from models.delta.message import oneline_exact, render_message, render_oneline
 from models.delta.message_parse import parse_message
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.text.tokens import EstimateTokenizer, get_tokenizer
 
 REAL_GCS = sorted(REAL_SESSIONS.glob("*/global-context.md")) + sorted((DEMO / "gc-history").glob("GC-v*.md"))

@@ -8,7 +8,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from conftest import CH006, COW, DEMO, SHARED
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.text.textfile import decode
 from models.text.tokens import EstimateTokenizer, get_tokenizer
 

@@ -14,7 +14,8 @@ from gc_facts import cold_caches, gc_facts
 import models.session.gc_tail as gc_tail
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import random_edit
-from models.session.gc import GlobalContext, Section, parse_gc
+from models.session.gc import GlobalContext, Section
+from models.session.gc_parse import parse_gc
 from models.text.tokens import get_tokenizer
 
 GCS = sorted(p for p in [*REAL_SESSIONS.glob("*/global-context.md"), DEMO / "global-context.md"])

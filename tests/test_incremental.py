@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from gc_facts import cold_caches, gc_facts, memory_facts
 
-import models.session.gc as gc_module
+import models.session.gc_parse as gc_module
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import random_edit
-from models.session.gc import parse_gc, vanished_items
+from models.session.gc import vanished_items
+from models.session.gc_parse import parse_gc
 from models.session.refs import norm
 from models.session.team_memory import parse_memory
 from models.text.tokens import get_tokenizer

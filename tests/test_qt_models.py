@@ -10,11 +10,11 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-import models.session.gc as gc_module
+import models.session.gc_parse as gc_module
 from conftest import COW, DEMO, REAL_SESSIONS
 from gc_edits import random_edit
 from models.session.folder import open_session
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.session.team_memory import MemoryQuery, parse_memory
 from models.text.tokens import get_tokenizer
 from ui.gc_tree_model import GcTreeModel

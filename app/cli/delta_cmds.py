@@ -23,7 +23,7 @@ from models.review.inbox import read_inbox
 from models.review.ledger import handled_keys
 from models.review.pending import pending_statuses
 from models.review.validation import review
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.text.atomic import MISSING, FileChangedError, atomic_write
 from models.text.textfile import stamp_of
 from models.text.tokens import get_tokenizer

@@ -28,7 +28,7 @@ from models.delta.apply import apply_delta
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, Impact
 from models.session.folder import Session
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.session.versions import label
 from models.text.textfile import read_utf8
 from models.text.tokens import EstimateTokenizer, Tokenizer

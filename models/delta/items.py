@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from models.session.gc import GlobalContext, parse_gc
+from models.session.gc import GlobalContext
 from models.session.gc_items import Item
+from models.session.gc_parse import parse_gc
 from models.session.refs import top_segment
 from models.text.tokens import EstimateTokenizer
 

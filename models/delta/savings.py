@@ -15,7 +15,7 @@ from models.delta.decisions import render_full, touched_share
 from models.delta.diff import diff_gc
 from models.delta.items import Impact
 from models.delta.message import render_message
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.text.tokens import EstimateTokenizer, Tokenizer
 
 _PHASE_STATUS = r"- Phase \d+(?:-\d+)?: "  # the keyed status lines of ## Phase Pipeline Status

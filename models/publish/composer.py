@@ -19,7 +19,7 @@ from models.delta.message import render_message
 from models.publish.merge import Conflict, merge_drafts
 from models.publish.publishing import PublishPlan, prepare_publish
 from models.session.folder import GC_FILE, Session
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.text import mdblocks
 from models.text.textfile import Stamp, is_blank, read_utf8, split_lines
 from models.text.tokens import EstimateTokenizer

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.session.gc import parse_gc
+from models.session.gc_parse import parse_gc
 from models.text.tokens import EstimateTokenizer
 
 _STRUCTURE = EstimateTokenizer()

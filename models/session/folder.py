@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Literal
 
 from models.session.gates import GateRecord, parse_gate, phase_number, plan_gates
-from models.session.gc import GlobalContext, parse_gc
+from models.session.gc import GlobalContext
+from models.session.gc_parse import parse_gc
 from models.session.lifecycle import (
     RECEIVING,
     State,

@@ -7,19 +7,15 @@ section (or one item) and leave every other byte of the file as it was.
 from __future__ import annotations
 
 import bisect
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from models.session.gc_items import Item, section_body, section_keys
-from models.session.refs import Segment, norm, segments, split_ref
-from models.session.versions import parse_version
-from models.text import mdblocks
-from models.text.frontmatter import FrontMatter, split_front_matter
-from models.text.problems import Problem, shown
+from models.session.refs import Segment, norm, split_ref
+from models.text.frontmatter import FrontMatter
+from models.text.problems import Problem
 from models.text.textfile import line_starts as starts_of
 from models.text.textfile import split_lines
-from models.text.tokens import Tokenizer
 
 
 @dataclass(eq=False, slots=True)  # slots: a follow-up of a 20,000-section GC makes thousands
@@ -298,146 +294,3 @@ def _resolve_segments(index: dict[str, list[Section]], segments: list[Segment]) 
     exact = next((it for it in section.items if it.key == key.text), None) if key.exact else None
     item = exact or section.find_item(key.text)
     return Resolved(section, item) if item is not None else None
-
-
-def _assign_segments(siblings: list[Section]) -> None:
-    for s, written in zip(siblings, segments([s.title for s in siblings]), strict=True):
-        s.segment = written
-        _assign_segments(s.children)
-
-
-def parse_gc(
-    text: str, tokenizer: Tokenizer, file: str = "global-context.md", previous: GlobalContext | None = None
-) -> GlobalContext:
-    """Parse a GC; problems are collected, never raised.
-
-    The last few results are kept by text: planning an update parses the working GC, the
-    session's GC and each base snapshot from several places, and a 20,000-line GC costs
-    about 0.1 s a parse. A parsed GC is never changed after this returns, so sharing is safe.
-    ``previous`` is the version this text replaces (the last parse of the same file): an edit
-    inside one section's own text re-reads and re-counts that section only
-    (``models.session.gc_follow``), and ``previous`` leaves the cache.
-    """
-    with _PARSED_LOCK:  # the context pane composes in a worker thread
-        found = _cached(text, tokenizer.name, file)
-        if found is not None:
-            return found
-    found = None
-    if previous is not None:
-        # Imported here: the follow-up builds on this module's sections and parse helpers.
-        from models.session.gc_follow import reparse_one_section
-
-        found = reparse_one_section(previous, text, tokenizer, file)
-    if found is None:
-        found = _parse_gc(text, tokenizer, file)
-    with _PARSED_LOCK:
-        if previous is not None:  # replaced by this one: not asked for again, and a 10 MB
-            _PARSED[:] = [e for e in _PARSED if e[3] is not previous]  # GC is 20 MB of text
-        _PARSED.append((text, tokenizer.name, file, found))
-        del _PARSED[:-_PARSED_KEEP]
-    return found
-
-
-def _cached(text: str, tokenizer: str, file: str) -> GlobalContext | None:
-    """The kept parse of ``text``, made the most recent. Looked for by comparing, not by
-    hashing: a new text (every follow-up's) would be hashed whole for a key, 4 ms for a 10 MB
-    GC, where a comparison stops at its length or its first difference."""
-    for n, entry in enumerate(_PARSED):
-        if entry[1] == tokenizer and entry[2] == file and (entry[0] is text or entry[0] == text):
-            _PARSED.append(_PARSED.pop(n))
-            return entry[3]
-    return None
-
-
-_PARSED_KEEP = 3
-_PARSED_LOCK = threading.Lock()
-_PARSED: list[tuple[str, str, str, GlobalContext]] = []  # (text, tokenizer, file, parse), oldest first
-
-
-def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
-    front, problems = split_front_matter(text, file)
-    lines = split_lines(text)
-    line_starts = starts_of(lines)
-    body_line = bisect.bisect_left(line_starts, front.body_start)
-    scan = mdblocks.scan(lines[body_line:], file, body_line + 1, (text, line_starts[body_line:]))
-    problems += scan.problems
-
-    version = parse_version(front.data.get("version"))
-    if front.data.get("version") is not None and version is None:
-        problems.append(Problem("warning", file, f"version {shown(front.data['version'])} is not GC-vN"))
-
-    headings = [mdblocks.Heading(h.line + body_line, h.level, h.text) for h in scan.headings]
-    title: str | None = None
-    if headings and headings[0].level == 1:
-        title = headings[0].text
-        headings = headings[1:]
-
-    n = len(lines)
-    sections: list[Section] = []
-    stack: list[Section] = []
-    for h in headings:
-        while stack and stack[-1].level >= h.level:
-            _close(stack.pop(), h.line, line_starts)
-        section = Section(h.text, h.level, h.line, line_starts[h.line])
-        if stack:
-            section.parent = stack[-1]
-            stack[-1].children.append(section)
-        else:
-            sections.append(section)
-        stack.append(section)
-    while stack:
-        _close(stack.pop(), n, line_starts)
-
-    first_start = sections[0].start if sections else len(text)
-    for top in sections:
-        _finish(top, line_starts)
-    _count_tokens(sections, text, tokenizer)
-    total = tokenizer.count(text[:first_start]) + sum(s.tokens for s in sections)
-    _assign_segments(sections)
-    _check_sibling_titles(sections, problems, file)
-    clean = not scan.problems
-    return GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems, clean)
-
-
-def _close(section: Section, end_line: int, line_starts: list[int]) -> None:
-    section.end_line = end_line
-    section.end = line_starts[end_line]
-
-
-def _finish(section: Section, line_starts: list[int]) -> None:
-    """Fill own ranges of a section and its subsections (the own texts are cut while counting
-    their tokens; items follow on first use)."""
-    section.own_end_line = section.children[0].line if section.children else section.end_line
-    section.own_end = line_starts[section.own_end_line]
-    for child in section.children:
-        _finish(child, line_starts)
-
-
-def _count_tokens(sections: list[Section], text: str, tokenizer: Tokenizer) -> None:
-    """Own tokens of every section in one batch, then subtree totals bottom-up."""
-    flat = [s for top in sections for s in top.walk()]
-    owns = [text[s.start : s.own_end] for s in flat]
-    for section, own in zip(flat, owns, strict=True):
-        section._own = own  # one string for the count cache's key and the section's own text
-    counts = tokenizer.count_many(owns)
-    for section, n in zip(flat, counts, strict=True):
-        section.own_tokens = n
-    for section in reversed(flat):  # children come after their parent in walk order
-        section.tokens = section.own_tokens + sum(c.tokens for c in section.children)
-
-
-def _check_sibling_titles(sections: Sequence[Section], problems: list[Problem], file: str) -> None:
-    seen: dict[str, Section] = {}
-    for s in sections:
-        key = norm(s.title)
-        if key in seen:
-            problems.append(
-                Problem(
-                    "warning",
-                    file,
-                    f"two sections are both called {s.title!r}; a reference written by hand reaches the first only",
-                    s.line + 1,
-                )
-            )
-        seen.setdefault(key, s)
-        _check_sibling_titles(s.children, problems, file)
