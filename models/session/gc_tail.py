@@ -146,19 +146,6 @@ class TopList(Sequence[Section]):
         run, i = self._find(j)
         return run.tree(i)
 
-    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
-        """Where ``value`` stands, by identity, copying nothing: a section someone holds was
-        either never moved or has been copied already."""
-        stop = len(self) if stop is None else stop
-        for r, run in enumerate(self._runs):
-            if run.moved:
-                found = next((i for i, tree in run.trees.items() if tree[0] is value), None)
-            else:
-                found = next((i for i in range(run.lo, run.hi) if run.source[i] is value), None)
-            if found is not None and start <= self._firsts[r] + found - run.lo < stop:
-                return self._firsts[r] + found - run.lo
-        raise ValueError("not a top-level section here")
-
     def top_at(self, offset: int) -> int:
         """The last top-level section that starts at or before ``offset`` (-1 if none), found
         from the sources' places without copying anything."""
