@@ -147,3 +147,24 @@ def test_neither_a_parse_nor_a_follow_up_hashes_the_whole_text() -> None:
     warm = gc_facts(new)
     cold_caches()
     assert warm == gc_facts(parse_gc(str(edited), TOK))
+
+
+def test_a_follow_ups_section_lists_index_and_slice_as_lists_do() -> None:
+    """``sections`` and ``flat()`` of a follow-up answer indexes, negative ones and slices as
+    the lists of a cold parse do (compared by title and place), and refuse one past the end."""
+    text = _many_tops(12)
+    old = parse_gc(text, TOK)
+    new_text = _add_item(text, random.Random(5), 0)
+    new = parse_gc(new_text, TOK, previous=old)
+    assert new.follow_up is not None
+    cold_caches()
+    cold = parse_gc(new_text, TOK)
+    for warm_list, cold_list in ((new.sections, cold.sections), (new.flat(), cold.flat())):
+        assert len(warm_list) == len(cold_list)
+        for key in (0, 5, -1, -len(cold_list)):
+            assert (warm_list[key].title, warm_list[key].start) == (cold_list[key].title, cold_list[key].start)
+        for cut in (slice(2, 7), slice(None, None, 3), slice(-4, None), slice(9, 2)):
+            assert [(s.title, s.start) for s in warm_list[cut]] == [(s.title, s.start) for s in cold_list[cut]]
+        for past in (len(cold_list), -len(cold_list) - 1):
+            with pytest.raises(IndexError):
+                warm_list[past]

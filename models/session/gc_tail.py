@@ -95,7 +95,31 @@ def _start(section: Section) -> int:
     return section.start
 
 
-class TopList(Sequence[Section]):
+class _Sections(Sequence[Section]):
+    """A read-only list of sections whose items are found (and copied) one at a time."""
+
+    __slots__ = ()
+
+    def _at(self, i: int) -> Section:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, key: int) -> Section: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> list[Section]: ...
+
+    def __getitem__(self, key: int | slice) -> Section | list[Section]:
+        size = len(self)
+        if isinstance(key, slice):
+            return [self._at(i) for i in range(*key.indices(size))]
+        i = key + size if key < 0 else key
+        if not 0 <= i < size:
+            raise IndexError("section index out of range")
+        return self._at(i)
+
+
+class TopList(_Sections):
     """The top-level sections of a GC as runs of earlier parses' sections; a tree is copied
     when something first asks for it or for one of its sections."""
 
@@ -125,16 +149,8 @@ class TopList(Sequence[Section]):
         run = self._runs[r]
         return run, run.lo + j - self._firsts[r]
 
-    @overload
-    def __getitem__(self, key: int) -> Section: ...
-
-    @overload
-    def __getitem__(self, key: slice) -> list[Section]: ...
-
-    def __getitem__(self, key: int | slice) -> Section | list[Section]:
-        if isinstance(key, slice):
-            return [self.tree(j)[0] for j in range(*key.indices(len(self)))]
-        return self.tree(_checked(key, len(self)))[0]
+    def _at(self, i: int) -> Section:
+        return self.tree(i)[0]
 
     def __iter__(self) -> Iterator[Section]:
         for run in self._runs:
@@ -194,14 +210,7 @@ def _append(runs: list[_Run], run: _Run) -> None:
     runs.append(run)
 
 
-def _checked(key: int, size: int) -> int:
-    j = key + size if key < 0 else key
-    if not 0 <= j < size:
-        raise IndexError("section index out of range")
-    return j
-
-
-class FlatList(Sequence[Section]):
+class FlatList(_Sections):
     """Every section of a follow-up in file order, over its ``TopList``."""
 
     __slots__ = ("_tops",)
@@ -212,16 +221,7 @@ class FlatList(Sequence[Section]):
     def __len__(self) -> int:
         return self._tops.places[-1]
 
-    @overload
-    def __getitem__(self, key: int) -> Section: ...
-
-    @overload
-    def __getitem__(self, key: slice) -> list[Section]: ...
-
-    def __getitem__(self, key: int | slice) -> Section | list[Section]:
-        if isinstance(key, slice):
-            return [self[i] for i in range(*key.indices(len(self)))]
-        i = _checked(key, len(self))
+    def _at(self, i: int) -> Section:
         places = self._tops.places
         j = bisect.bisect_right(places, i) - 1
         return self._tops.tree(j)[i - places[j]]
