@@ -96,12 +96,25 @@ def _start(section: Section) -> int:
 
 
 class _Sections(Sequence[Section]):
-    """A read-only list of sections whose items are found (and copied) one at a time."""
+    """A read-only list of sections whose items are found (and copied) one at a time, until
+    something walks them all: then all are copied, once, into a plain list, which later walks
+    (a diff walks the top-level list several times) and look-ups use."""
 
-    __slots__ = ()
+    __slots__ = ("_all",)
+
+    def __init__(self) -> None:
+        self._all: list[Section] | None = None
 
     def _at(self, i: int) -> Section:
         raise NotImplementedError
+
+    def _every(self) -> list[Section]:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Section]:
+        if self._all is None:
+            self._all = self._every()
+        return iter(self._all)
 
     @overload
     def __getitem__(self, key: int) -> Section: ...
@@ -112,11 +125,11 @@ class _Sections(Sequence[Section]):
     def __getitem__(self, key: int | slice) -> Section | list[Section]:
         size = len(self)
         if isinstance(key, slice):
-            return [self._at(i) for i in range(*key.indices(size))]
+            return [self[i] for i in range(*key.indices(size))]
         i = key + size if key < 0 else key
         if not 0 <= i < size:
             raise IndexError("section index out of range")
-        return self._at(i)
+        return self._at(i) if self._all is None else self._all[i]
 
 
 class TopList(_Sections):
@@ -126,6 +139,7 @@ class TopList(_Sections):
     __slots__ = ("_firsts", "_runs", "places")
 
     def __init__(self, runs: list[_Run], places: list[int]) -> None:
+        super().__init__()
         self._runs = runs
         firsts = [0]
         for run in runs:
@@ -152,10 +166,8 @@ class TopList(_Sections):
     def _at(self, i: int) -> Section:
         return self.tree(i)[0]
 
-    def __iter__(self) -> Iterator[Section]:
-        for run in self._runs:
-            for i in range(run.lo, run.hi):
-                yield run.tree(i)[0]
+    def _every(self) -> list[Section]:
+        return [run.tree(i)[0] for run in self._runs for i in range(run.lo, run.hi)]
 
     def tree(self, j: int) -> list[Section]:
         """Top-level section ``j`` and its subsections, in file order."""
@@ -216,6 +228,7 @@ class FlatList(_Sections):
     __slots__ = ("_tops",)
 
     def __init__(self, tops: TopList) -> None:
+        super().__init__()
         self._tops = tops
 
     def __len__(self) -> int:
@@ -226,6 +239,5 @@ class FlatList(_Sections):
         j = bisect.bisect_right(places, i) - 1
         return self._tops.tree(j)[i - places[j]]
 
-    def __iter__(self) -> Iterator[Section]:
-        for j in range(len(self._tops)):
-            yield from self._tops.tree(j)
+    def _every(self) -> list[Section]:
+        return [s for j in range(len(self._tops)) for s in self._tops.tree(j)]
