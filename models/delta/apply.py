@@ -139,7 +139,7 @@ def _apply_section_op(text: str, gc: GlobalContext, item: DeltaItem, nl: str) ->
         return text[: section.start] + text[section.end :]
     if item.op == "REPLACED":
         section = _section(gc, item.ref, item)
-        heading_end = gc.line_starts[section.line + 1]
+        heading_end = gc.heading_end(section)
         return text[:heading_end] + _native(item.content or "", nl) + text[section.own_end :]
     if item.op == "ADDED":
         if item.content is None:

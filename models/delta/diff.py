@@ -60,11 +60,11 @@ def _own_text(gc: GlobalContext, section: Section) -> str:
 
 def _body(gc: GlobalContext, section: Section) -> str:
     """The section's own text after its heading line (what REPLACED carries)."""
-    return lf(gc.text[gc.line_starts[section.line + 1] : section.own_end])
+    return lf(gc.text[gc.heading_end(section) : section.own_end])
 
 
 def _heading(gc: GlobalContext, section: Section) -> str:
-    return lf(gc.text[section.start : gc.line_starts[section.line + 1]])
+    return lf(gc.text[section.start : gc.heading_end(section)])
 
 
 def _preamble(gc: GlobalContext) -> str:

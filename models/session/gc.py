@@ -191,6 +191,13 @@ class GlobalContext:
     def section_count(self) -> int:
         return len(self.flat())
 
+    def heading_end(self, section: Section) -> int:
+        """Where ``section``'s heading line ends (its body starts), found from the heading
+        alone: the line starts of a GC read by a follow-up are worked out only when asked for,
+        by splitting the whole text."""
+        end = self.text.find("\n", section.start)
+        return len(self.text) if end < 0 else end + 1
+
     def line_of(self, offset: int) -> int:
         """0-based line index of a character offset."""
         return bisect.bisect_right(self.line_starts, offset) - 1
