@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from models.delta.apply import set_version
+from models.publish.composer import Composer
 from models.text.frontmatter import split_front_matter
 from ui.composer.pane import ComposerPane
 from ui.node_model import PAYLOAD_ROLE
@@ -422,3 +423,32 @@ def test_undoing_every_edit_takes_what_an_agent_wrote_meanwhile(
     assert pane.composer is not None and pane.composer.working_text == theirs
     assert "changed on disk" not in pane.banner.text()
     assert pane.publish_button.isEnabled()  # the agent's change is an update to publish
+
+
+def test_an_agents_gc_edit_replans_without_reading_the_whole_gc_again(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: an agent's edit inside one section re-plans from the last parses (the working
+    GC's version read from its front matter, each text the diff compares read from the one
+    it was made from): no full parse of the GC after the first edit. The message has the
+    agent's item, and the plan and delta are those a fresh composer makes."""
+    import models.session.gc_parse as gc_parse
+
+    pane = _pane(controller)  # the window is not shown: the pane re-plans as when in front
+    full: list[str] = []
+    real = gc_parse._parse_gc
+    monkeypatch.setattr(gc_parse, "_parse_gc", lambda text, *a: full.append(text[:40]) or real(text, *a))
+    gc_file = demo_copy / "global-context.md"
+    for n in range(3):
+        full.clear()
+        text = gc_file.read_text(encoding="utf-8")
+        with qtbot.waitSignal(pane.changed, timeout=5000):
+            gc_file.write_text(
+                text.replace(Q2_END, f"{Q2_END}- **Q-{9 + n}**: asked by an agent\n", 1), encoding="utf-8"
+            )
+    assert full == []
+    assert "- **Q-11**: asked by an agent" in pane.message.toPlainText()
+    assert pane.composer is not None and pane.plan is not None and controller.live is not None
+    fresh = Composer.open(controller.live.session)
+    assert [(d.role, d.mode) for d in fresh.plan().decisions] == [(d.role, d.mode) for d in pane.plan.decisions]
+    assert fresh.delta() == pane.composer.delta()

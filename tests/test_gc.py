@@ -258,3 +258,38 @@ def test_parses_are_shared_by_text_and_tokenizer() -> None:
     exact = parse_gc(text, get_tokenizer("o200k_base"))
     assert exact is not first and exact.tokenizer == "o200k_base" and exact.tokens != first.tokens
     assert parse_gc(text + "\n", EstimateTokenizer()) is not first
+
+
+VERSIONS = {
+    "---\nversion: GC-v12\n---\n# T\n## A\n": 12,
+    "---\nversion: 7\n---\n## A\n": 7,
+    "---\nversion: [1, 2]\n---\n## A\n": None,
+    "---\nfeature: x\n---\n## A\n": None,
+    "## A\nversion: GC-v3\n": None,
+    "---\nversion: GC-v4\nnot: [closed\n---\n## A\n": None,
+}
+
+
+@pytest.mark.parametrize("text", [*VERSIONS, *(p.read_text(encoding="utf-8") for p in REAL_GCS)])
+def test_the_front_matter_version_is_the_parsed_version(text: str) -> None:
+    """``front_version`` reads what a parse's ``version`` says, without the sections: the
+    numbers a person reads in the front matter above, and every real GC's own."""
+    from models.session.gc_parse import front_version
+
+    assert front_version(text) == parse_gc(text, TOK).version
+    if text in VERSIONS:
+        assert front_version(text) == VERSIONS[text]
+
+
+@pytest.mark.parametrize("path", REAL_GCS, ids=lambda p: p.parent.name)
+def test_a_heading_ends_where_its_next_line_starts(path: Path) -> None:
+    """``heading_end`` finds the end of a section's heading line from the heading alone; it is
+    where the line after the heading starts, also for a heading on the last line of a file
+    without a final line break."""
+    text = path.read_text(encoding="utf-8")
+    for version in (text, text.rstrip("\n") + "\n## Last heading"):
+        gc = parse_gc(version, TOK)
+        lines = version.splitlines(keepends=True)
+        starts = [sum(len(line) for line in lines[:n]) for n in range(len(lines) + 1)]
+        assert [gc.heading_end(s) for s in gc.flat()] == [starts[s.line + 1] for s in gc.flat()]
+    assert gc.heading_end(gc.flat()[-1]) == len(version)

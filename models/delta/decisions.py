@@ -26,17 +26,16 @@ from typing import Literal
 
 from models.delta.apply import apply_delta
 from models.delta.diff import DiffResult, diff_gc
-from models.delta.items import ApplyError, Delta, Impact
+from models.delta.items import ApplyError, Delta, Impact, structure
 from models.session.folder import Session
-from models.session.gc_parse import parse_gc
+from models.session.gc_parse import front_version
 from models.session.versions import label
 from models.text.textfile import read_utf8
-from models.text.tokens import EstimateTokenizer, Tokenizer
+from models.text.tokens import Tokenizer
 
 HISTORY_DIR = "gc-history"
 Mode = Literal["delta", "full", "frozen", "current", "inactive"]
 FULL_REQUEST_STATUSES = {"NEED_CLARIFICATION", "FULL_REQUESTED"}
-_STRUCTURE = EstimateTokenizer()
 
 
 @dataclass(frozen=True)
@@ -114,7 +113,7 @@ def touched_share(delta: Delta, old_text: str, new_text: str) -> tuple[int, int]
     Sections of both versions count, so that a rewrite that removes most sections is a
     restructure too, not a touch of "13 of 1".
     """
-    old, new = parse_gc(old_text, _STRUCTURE), parse_gc(new_text, _STRUCTURE)
+    old, new = structure(old_text), structure(new_text)  # the diff has read both
     touched: set[str] = set()
     for item in delta.items:
         found = new.resolve(item.ref) or old.resolve(item.ref)
@@ -209,8 +208,8 @@ def plan_update(
     gc = session.gc
     previous_text = gc.text if (new_text is not None and gc is not None) else None
     text = new_text if new_text is not None else (gc.text if gc is not None else "")
-    new_gc = parse_gc(text, tokenizer)
-    current = new_gc.version if new_gc.version is not None else session.gc_version
+    own = front_version(text)  # from the front matter: parsing the GC for it took most of a plan
+    current = own if own is not None else session.gc_version
     if new_text is not None and gc is not None and current is not None and current == gc.version:
         current += 1  # an edited GC that was not bumped yet: publishing will bump it
     full_tokens = tokenizer.count(render_full(text, current))

@@ -14,17 +14,14 @@ from dataclasses import dataclass, field
 from models.delta.apply import apply_delta, set_version
 from models.delta.decisions import UpdatePlan, plan_update, render_full, snapshot_path, snapshot_versions
 from models.delta.diff import DiffResult, diff_gc
-from models.delta.items import ApplyError, Delta, DeltaItem, Impact
+from models.delta.items import ApplyError, Delta, DeltaItem, Impact, structure
 from models.delta.message import render_message
 from models.publish.merge import Conflict, merge_drafts
 from models.publish.publishing import PublishPlan, prepare_publish
 from models.session.folder import GC_FILE, Session
-from models.session.gc_parse import parse_gc
+from models.session.gc_parse import front_version
 from models.text import mdblocks
 from models.text.textfile import Stamp, is_blank, read_utf8, split_lines
-from models.text.tokens import EstimateTokenizer
-
-_STRUCTURE = EstimateTokenizer()
 
 
 class SectionEditError(ValueError):
@@ -98,7 +95,7 @@ class Composer:
     @property
     def new_version(self) -> int | None:
         """What publishing will call the working GC: base + 1, or the working GC's own if higher."""
-        own = parse_gc(self.working_text, _STRUCTURE).version
+        own = front_version(self.working_text)
         if self.base_version is None:
             return own
         return max(own or 0, self.base_version + 1)
@@ -203,7 +200,7 @@ class Composer:
 
     def as_replaced(self, ref: str) -> tuple[DeltaItem, ...]:
         """The items with every item of section ``ref`` turned into one REPLACED of it."""
-        new = parse_gc(self.new_text, _STRUCTURE)
+        new = structure(self.new_text)
         found = new.resolve(ref)
         if found is None:
             return self.items()
@@ -220,7 +217,7 @@ class Composer:
         return tuple(out)
 
     def section_text(self, ref: str) -> str | None:
-        found = parse_gc(self.working_text, _STRUCTURE).resolve(ref)
+        found = structure(self.working_text).resolve(ref)
         if found is None:
             return None
         s = found.section
@@ -234,7 +231,7 @@ class Composer:
         joined to the next heading), and a heading as high as the section's own, which would
         split off a new neighbour, is refused (``SectionEditError``); deeper ones are new
         subsections."""
-        found = parse_gc(self.working_text, _STRUCTURE).resolve(ref)
+        found = structure(self.working_text).resolve(ref)
         if found is None:
             raise KeyError(ref)
         s = found.section

@@ -31,7 +31,10 @@ def _assign_segments(siblings: list[Section]) -> None:
 
 
 def parse_gc(
-    text: str, tokenizer: Tokenizer, file: str = "global-context.md", previous: GlobalContext | None = None
+    text: str,
+    tokenizer: Tokenizer,
+    file: str = "global-context.md",
+    previous: GlobalContext | None = None,
 ) -> GlobalContext:
     """Parse a GC; problems are collected, never raised.
 
@@ -40,15 +43,24 @@ def parse_gc(
     about 0.1 s a parse. A parsed GC is never changed after this returns, so sharing is safe.
     ``previous`` is the version this text replaces (the last parse of the same file): an edit
     inside one section's own text re-reads and re-counts that section only
-    (``models.session.gc_follow``), and ``previous`` leaves the cache.
+    (``models.session.gc_follow``), and ``previous`` leaves the cache. The kept parses of the
+    same file are tried after it (they stay in the cache): the composer's diff asks for the
+    base text and then the new one, which an agent's edit made from the last new one.
     """
     with _PARSED_LOCK:  # the context pane composes in a worker thread
         found = _cached(text, tokenizer.name, file)
         if found is not None:
             return found
+        kept = [e[3] for e in reversed(_PARSED) if e[1] == tokenizer.name and e[2] == file]
     found = None
-    if previous is not None:
-        found = reparse_one_section(previous, text, tokenizer, file)
+    tried: list[GlobalContext] = []
+    for source in [*([previous] if previous is not None else []), *kept]:
+        if any(source is t for t in tried):
+            continue
+        tried.append(source)
+        found = reparse_one_section(source, text, tokenizer, file)
+        if found is not None:
+            break
     if found is None:
         found = _parse_gc(text, tokenizer, file)
     with _PARSED_LOCK:
@@ -73,6 +85,14 @@ def _cached(text: str, tokenizer: str, file: str) -> GlobalContext | None:
 _PARSED_KEEP = 3
 _PARSED_LOCK = threading.Lock()
 _PARSED: list[tuple[str, str, str, GlobalContext]] = []  # (text, tokenizer, file, parse), oldest first
+
+
+def front_version(text: str, file: str = "global-context.md") -> int | None:
+    """The version ``parse_gc(text).version`` gives, read from the front matter alone: the
+    composer asks for the working GC's on every change, and parsing its sections for that
+    took most of a refresh (half a second for a 200,000-line GC)."""
+    front, _ = split_front_matter(text, file)
+    return parse_version(front.data.get("version"))
 
 
 def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
