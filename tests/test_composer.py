@@ -452,3 +452,20 @@ def test_an_agents_gc_edit_replans_without_reading_the_whole_gc_again(
     fresh = Composer.open(controller.live.session)
     assert [(d.role, d.mode) for d in fresh.plan().decisions] == [(d.role, d.mode) for d in pane.plan.decisions]
     assert fresh.delta() == pane.composer.delta()
+
+
+def test_a_very_long_message_is_shown_cut_and_copied_whole() -> None:
+    """The Message tab shows at most ``MESSAGE_SHOWN`` characters, cut at a line end, and says
+    how many lines are left out (counted here from the message's own lines); a short message
+    is shown as it is."""
+    from ui.composer.header import MESSAGE_SHOWN, shown_message
+
+    short = "[CONTEXT-UPDATE] GC-v6 → GC-v7\n\n## Delta\n- (no change)\n"
+    assert shown_message(short) == short
+    lines = [f"- item-{n}: a line of the full GC — {n}\n" for n in range(20_000)]
+    message = "".join(lines)
+    assert len(message) > MESSAGE_SHOWN
+    shown = shown_message(message)
+    kept = shown.splitlines(keepends=True)[:-1]
+    assert kept == lines[: len(kept)] and len("".join(kept)) <= MESSAGE_SHOWN
+    assert shown.splitlines()[-1] == f"… {len(lines) - len(kept):,} more lines: Copy message copies the whole message"

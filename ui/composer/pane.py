@@ -34,7 +34,7 @@ from models.delta.savings import scenario_rows
 from models.publish.composer import Composer, SectionEditError
 from models.publish.merge import Conflict
 from models.text.problems import Problem
-from ui.composer.header import describe
+from ui.composer.header import describe, shown_message
 from ui.composer.item_dialog import ItemDialog
 from ui.composer.merge_dialog import MergeDialog
 from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
@@ -127,6 +127,7 @@ class ComposerPane(PublishActions, QWidget):
 
         self.message = QPlainTextEdit()
         self.message.setReadOnly(True)
+        self._message_shown: str | None = None
         self.message.setFont(QFont("Monospace"))
         self.decisions_model = DecisionsModel(self)
         self.decisions_view = table_view(self.decisions_model)
@@ -253,7 +254,10 @@ class ComposerPane(PublishActions, QWidget):
         # With no snapshot there is no one delta for all (the Teammates tab and Copy message give
         # each teammate's): the tab shows the full GC those without a base get.
         message = render_message(delta) if c.base_version is not None else render_full(c.new_text, c.new_version)
-        self.message.setPlainText(message)
+        shown = shown_message(message)
+        if shown != self._message_shown:  # an unchanged message keeps its scroll position
+            self._message_shown = shown
+            self.message.setPlainText(shown)
         impact = c.impact or c.default_impact()
         if not self.affected.hasFocus():
             self.affected.setText(", ".join(impact.affected))
