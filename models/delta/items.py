@@ -8,8 +8,9 @@ writes them into a GC; ``models.delta.diff`` finds them.
 
 from __future__ import annotations
 
-import functools
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -36,14 +37,27 @@ def structure(text: str) -> GlobalContext:
     Read from the last text asked for here when it differs inside one section: applying a
     delta item by item re-parses the GC after each, and each item changes one section. The
     last text asked for, not the last parsed: the one an item applies to is often memoised."""
-    parsed = _structure(text)
+    with _MEMO_LOCK:  # the context pane composes in a worker thread
+        parsed = _MEMO.get(text)
+        if parsed is not None:
+            _MEMO.move_to_end(text)
+    if parsed is None:
+        parsed = parse_gc(text, _STRUCTURE, previous=_LAST[0])
+        with _MEMO_LOCK:
+            _MEMO[text] = parsed
+            held = sum(map(len, _MEMO))
+            while len(_MEMO) > _MEMO_MOST or (len(_MEMO) > _MEMO_LEAST and held > _MEMO_CHARS):
+                held -= len(_MEMO.popitem(last=False)[0])
     _LAST[0] = parsed
     return parsed
 
 
-@functools.lru_cache(maxsize=16)
-def _structure(text: str) -> GlobalContext:
-    return parse_gc(text, _STRUCTURE, previous=_LAST[0])
+# The memo keeps the last sixteen texts, or the last four when they hold more than this many
+# characters: each re-plan of the composer makes new ones, and sixteen versions of a 10 MB GC
+# held 320 MB for nothing.
+_MEMO_MOST, _MEMO_LEAST, _MEMO_CHARS = 16, 4, 8_000_000
+_MEMO_LOCK = threading.Lock()
+_MEMO: OrderedDict[str, GlobalContext] = OrderedDict()
 
 
 def structure_after(text: str, previous: GlobalContext) -> GlobalContext:
