@@ -46,8 +46,10 @@ class SessionFigures:
     memory_follow: float  # median of 5
     memory_floor: float
     gc_follow: float  # median of 5
+    composer_follow: float  # median of 5, the composer in front
     gc_floor: float
-    peak_mb: float
+    peak_mb: float  # after the open and the follow-ups
+    composer_peak_mb: float  # after the re-plans too
 
 
 def read_and_count(paths: list[Path]) -> float:
@@ -61,24 +63,28 @@ def read_and_count(paths: list[Path]) -> float:
     return time.perf_counter() - start
 
 
-def wait_for_update(controller: Controller, part: str, action: Callable[[], None], timeout_ms: int = 60_000) -> float:
+def wait_for_update(
+    controller: Controller, part: str, action: Callable[[], None], composer: bool = False, timeout_ms: int = 60_000
+) -> float:
     """Run ``action`` (an outside write) and return seconds from the moment the file is on
-    disk until the window shows ``part``: the writing is the agent's, and on the ten-times
-    session it alone takes longer than the follow-up."""
+    disk until the window shows ``part`` (with ``composer``, until the composer in front has
+    re-planned the update too): the writing is the agent's, and on the ten-times session it
+    alone takes longer than the follow-up."""
     loop = QEventLoop()
     done: list[float] = []
 
-    def seen(parts: set[str]) -> None:
-        if part in parts and not done:
+    def seen(parts: set[str] | None = None) -> None:
+        if (parts is None or part in parts) and not done:
             done.append(time.perf_counter())
             loop.quit()
 
-    controller.window.viewUpdated.connect(seen)
+    signal = controller.window.composer.changed if composer else controller.window.viewUpdated
+    signal.connect(seen)
     QTimer.singleShot(timeout_ms, loop.quit)
     action()
     start = time.perf_counter()  # the view is updated from the event loop, entered below
     loop.exec()
-    controller.window.viewUpdated.disconnect(seen)
+    signal.disconnect(seen)
     if not done:
         raise RuntimeError(f"the view did not update {part} within {timeout_ms} ms")
     return done[0] - start
@@ -130,16 +136,21 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     # would measure that work, which runs once per open, not their own.
     controller.settle(timeout_s=120)
 
-    def measured(part: str, action: Callable[[], None]) -> float:
+    def measured(part: str, action: Callable[[], None], composer: bool = False) -> float:
         # Each write finds the app quiet, as an agent's write finds the Lead's: what the last
         # update started after its view (the Inbox pass, fingerprinting the file read) would
         # otherwise run inside the next measurement, on the same interpreter.
-        took = wait_for_update(controller, part, action)
+        took = wait_for_update(controller, part, action, composer)
         controller.settle(timeout_s=30)
         return took
 
     memory_times = [measured("memory", append_memory(n)) for n in range(5)]
     gc_times = [measured("gc", edit_gc(n)) for n in range(5)]
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # The same edits with the composer in front, which re-plans every teammate's update.
+    controller.window.central_tabs.setCurrentWidget(controller.window.composer)
+    controller.settle(timeout_s=60)
+    composer_times = [measured("gc", edit_gc(n + 5), composer=True) for n in range(5)]
     figures = SessionFigures(
         gc_lines=gc_path.read_text(encoding="utf-8").count("\n"),
         sections=session.gc.section_count,
@@ -151,8 +162,10 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
         memory_follow=statistics.median(memory_times),
         memory_floor=QUICK_MS / 1000 + read_and_count([mem_path]),
         gc_follow=statistics.median(gc_times),
+        composer_follow=statistics.median(composer_times),
         gc_floor=DEBOUNCE_MS / 1000 + read_and_count([gc_path]),
-        peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        peak_mb=peak_mb,
+        composer_peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     )
     controller.close()
     controller.window.close()
