@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -103,13 +104,14 @@ def test_a_follow_up_copies_a_moved_tree_once_and_only_when_asked_for(monkeypatc
     parse's objects, and none below is copied until asked for; asking twice gives the same
     copy, and reading the whole GC copies each moved tree once."""
     made: list[Section] = []
-    real = gc_tail._moved_tree
+    real = gc_tail.moved_tree
 
-    def counting(top: Section, chars: int, lines: int) -> list[Section]:
-        made.append(top)
-        return real(top, chars, lines)
+    def counting(tree: Iterable[Section], chars: int, lines: int) -> list[Section]:
+        sections = list(tree)
+        made.append(sections[0])
+        return real(sections, chars, lines)
 
-    monkeypatch.setattr(gc_tail, "_moved_tree", counting)
+    monkeypatch.setattr(gc_tail, "moved_tree", counting)
     text = _many_tops()
     old = parse_gc(text, TOK)
     at = text.index("\n", text.index("- key-1: ")) + 1

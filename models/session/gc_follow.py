@@ -16,7 +16,7 @@ import dataclasses
 import weakref
 
 from models.session.gc import FollowUp, GlobalContext, Section
-from models.session.gc_tail import FlatList, TopList
+from models.session.gc_tail import FlatList, TopList, moved_tree
 from models.text import mdblocks
 from models.text.common import common_prefix, same_after
 from models.text.problems import Problem
@@ -50,41 +50,15 @@ def reparse_one_section(previous: GlobalContext, text: str, tokenizer: Tokenizer
     grew = own_tokens - was.own_tokens
     # The edited section's tree is copied now (some of it lies before the edit, some after);
     # the trees below it move as a whole and are copied when first asked for (gc_tail).
-    copies: dict[int, Section] = {}
-    copied: list[Section] = []
-    stop, stop_line, shift, moved = edit.stop, edit.stop_line, edit.shift, edit.moved
-    for old in tops.tree(edit.top):
-        parent = copies[id(old.parent)] if old.parent is not None else None
-        start = old.start
-        new = Section(
-            old.title,
-            old.level,
-            old.line + moved if old.line >= stop_line else old.line,
-            start + shift if start >= stop else start,
-            parent,
-            [],
-            old.end_line + moved if old.end_line >= stop_line else old.end_line,
-            old.own_end_line + moved if old.own_end_line >= stop_line else old.own_end_line,
-            old.end + shift if old.end >= stop else old.end,
-            old.own_end + shift if old.own_end >= stop else old.own_end,
-            old.tokens,
-            old.own_tokens,
-            old.segment,
-            old._items if start < stop and old is not was else None,  # its items lie before the edit
-            old._own,
-            old._duplicates if start < stop and old is not was else (),
-        )
-        if parent is not None:
-            parent.children.append(new)
-        copies[id(old)] = new
-        copied.append(new)
-    edited = copies[id(was)]
+    tree = tops.tree(edit.top)
+    copied = moved_tree(tree, edit.shift, edit.moved, edit.stop, edit.stop_line, was)
+    edited = copied[tree.index(was)]
     edited.own_tokens, edited._own, edited._items = own_tokens, own, None
     node: Section | None = edited
     while node is not None:
         node.tokens += grew
         node = node.parent
-    new_tops = tops.moved(edit.top, copied, shift, moved)
+    new_tops = tops.moved(edit.top, copied, edit.shift, edit.moved)
     problems = [_moved_problem(p, edit) for p in previous.problems]
     gc = GlobalContext(
         text,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
 
@@ -55,34 +55,41 @@ class _Run:
                 found = self.trees.get(i)
                 if found is None:
                     top = self.source[i]
-                    found = _moved_tree(top, self.chars, self.lines) if self.moved else list(top.walk())
+                    found = moved_tree(top.walk(), self.chars, self.lines) if self.moved else list(top.walk())
                     self.trees[i] = found
         return found
 
 
-def _moved_tree(top: Section, chars: int, lines: int) -> list[Section]:
-    """A copy of ``top``'s tree, every place moved; the items are read again on first use
-    (they hold places too)."""
+def moved_tree(
+    tree: Iterable[Section], chars: int, lines: int, stop: int = 0, stop_line: int = 0, edited: Section | None = None
+) -> list[Section]:
+    """A copy of ``tree`` (a top-level section and its subsections, in file order) with every
+    place at or past ``stop`` (``stop_line`` for lines) ``chars`` and ``lines`` further down.
+    A section that starts before ``stop`` keeps its items, unless it is ``edited``; the others
+    read theirs again on first use (items hold places too)."""
     made: list[Section] = []
     copies: dict[int, Section] = {}
-    for old in top.walk():
-        parent = copies[id(old.parent)] if old is not top and old.parent is not None else None
+    for old in tree:
+        parent = copies[id(old.parent)] if made and old.parent is not None else None
+        start = old.start
+        keep = start < stop and old is not edited  # its items lie before the edit
         new = Section(
             old.title,
             old.level,
-            old.line + lines,
-            old.start + chars,
+            old.line + lines if old.line >= stop_line else old.line,
+            start + chars if start >= stop else start,
             parent,
             [],
-            old.end_line + lines,
-            old.own_end_line + lines,
-            old.end + chars,
-            old.own_end + chars,
+            old.end_line + lines if old.end_line >= stop_line else old.end_line,
+            old.own_end_line + lines if old.own_end_line >= stop_line else old.own_end_line,
+            old.end + chars if old.end >= stop else old.end,
+            old.own_end + chars if old.own_end >= stop else old.own_end,
             old.tokens,
             old.own_tokens,
             old.segment,
-            None,
+            old._items if keep else None,
             old._own,
+            old._duplicates if keep else (),
         )
         if parent is not None:
             parent.children.append(new)
