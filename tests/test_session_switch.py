@@ -36,6 +36,7 @@ def test_six_switches_leave_one_session_one_watcher_alive(qtbot: QtBot, controll
         sessions.append(weakref.ref(controller.live.session))
     controller.window.context_pane.wait()
     controller.team.pool.waitForDone(5000)
+    controller.reviewer.wait()  # an Inbox pass still running holds the session it reads
     _settle()
     alive = [ref() for ref in lives if ref() is not None]
     assert alive == [controller.live]  # only the open session's LiveSession is left
