@@ -26,7 +26,7 @@ class LiveSession(QObject):
         self._settle = QTimer(self)
         self._settle.setSingleShot(True)
         self._settle.setInterval(0)
-        self._settle.timeout.connect(self.session.settle_stamps)
+        self._settle.timeout.connect(self._settle_stamps)
 
     def _on_paths(self, paths: list[str]) -> None:
         parts: set[Part] = set()
@@ -44,6 +44,11 @@ class LiveSession(QObject):
         if changed:
             self.changed.emit(changed)
         self._settle.start()
+
+    def _settle_stamps(self) -> None:
+        """A slot of ours, not the session's bound method: a Qt connection to a plain object's
+        method holds that object, and a left session must be free to go with this one."""
+        self.session.settle_stamps()
 
     def set_tokenizer(self, tokenizer: Tokenizer) -> None:
         """Recount with another tokenizer: only the GC carries token counts."""
