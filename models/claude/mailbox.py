@@ -4,8 +4,13 @@ The lock is ``proper-lockfile``'s scheme (PROTOCOL.md): ``mkdir <inbox>.json.loc
 directory older than ``STALE_S`` is stale and removed; otherwise retry after a few milliseconds
 up to ``wait_s``. Inside the lock the array is read again and must parse (a file that does not
 parse is never overwritten), the entries are appended (never reordered or pruned), and the
-result replaces the file atomically. The lock is held for the read, the append and the write:
-milliseconds, nothing else.
+result replaces the file atomically.
+
+Claude Code gives up after about a second of retries and drops its message, so the lock is held
+for milliseconds whatever the disk does: the new array is written and fsynced to a temp file
+before the lock is taken, and inside the lock the file is read again and, when it is still the
+bytes the temp file was made from, only renamed over. Only when someone wrote in between is the
+array spliced, written and fsynced under the lock.
 """
 
 from __future__ import annotations
@@ -118,26 +123,65 @@ def append_entries(inbox: Path, entries: list[dict[str, Any]], wait_s: float = W
     except FileExistsError:
         pass
     added = b",\n".join(json.dumps(e, ensure_ascii=False).encode("utf-8") for e in entries)  # before the lock
-    with inbox_lock(inbox, wait_s) as waited:
-        taken = time.monotonic()
-        try:
-            raw, _ = read_bounded(inbox, MAX_INBOX_BYTES)
-        except UnreadableFile as exc:
-            raise MailboxError(f"{inbox.name}: {exc.strerror}; not written") from None
-        except OSError as exc:
-            raise MailboxError(f"{inbox.name}: {exc.strerror or exc}; not written") from None
-        if len(raw) > SURFACED_BYTES:
-            raise MailboxError(
-                f"{inbox.name} is {len(raw) / 1e6:.1f} MB; Claude Code stops surfacing messages past about 1 MB,"
-                " so nothing was written (the member has to take its mail first)"
-            )
-        items = parse_inbox(raw, inbox.name)
-        try:
-            _replace(inbox, _spliced(raw, items, added))
-        except OSError as exc:
-            code = errno.errorcode.get(exc.errno or 0, "")
-            raise MailboxError(f"{inbox.name}: {exc.strerror or exc} {code}; not written".strip()) from None
-        return Appended(len(items) + len(entries), waited, time.monotonic() - taken)
+    ready = _prepared(inbox, added, len(entries))
+    try:
+        with inbox_lock(inbox, wait_s) as waited:
+            taken = time.monotonic()
+            try:
+                raw, _ = read_bounded(inbox, MAX_INBOX_BYTES)
+            except UnreadableFile as exc:
+                raise MailboxError(f"{inbox.name}: {exc.strerror}; not written") from None
+            except OSError as exc:
+                raise MailboxError(f"{inbox.name}: {exc.strerror or exc}; not written") from None
+            try:
+                if ready is not None and raw == ready.raw:  # nobody wrote since: the temp file is the result
+                    os.replace(ready.tmp, inbox)
+                    count = ready.count
+                else:
+                    items = _writable(raw, inbox.name)
+                    _replace(inbox, _spliced(raw, items, added))
+                    count = len(items) + len(entries)
+            except OSError as exc:
+                code = errno.errorcode.get(exc.errno or 0, "")
+                raise MailboxError(f"{inbox.name}: {exc.strerror or exc} {code}; not written".strip()) from None
+            return Appended(count, waited, time.monotonic() - taken)
+    finally:
+        if ready is not None:
+            with suppress(FileNotFoundError):
+                os.unlink(ready.tmp)
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """The array with the new entries, written and fsynced to ``tmp`` before the lock, and the
+    inbox bytes it was made from."""
+
+    raw: bytes
+    tmp: Path
+    count: int
+
+
+def _prepared(inbox: Path, added: bytes, n: int) -> _Ready | None:
+    """The next array made ready without the lock; None when the inbox cannot be read or does not
+    parse just now (a writer in the middle of its write): the lock's own pass decides then."""
+    try:
+        raw, _ = read_bounded(inbox, MAX_INBOX_BYTES)
+        items = _writable(raw, inbox.name)
+        tmp = _temp_for(inbox)
+        _write_synced(tmp, _spliced(raw, items, added))
+    except (OSError, MailboxError):
+        return None
+    return _Ready(raw, tmp, len(items) + n)
+
+
+def _writable(raw: bytes, name: str) -> list[Any]:
+    """The array ``raw`` holds, when an entry may be appended to it."""
+    if len(raw) > SURFACED_BYTES:
+        raise MailboxError(
+            f"{name} is {len(raw) / 1e6:.1f} MB; Claude Code stops surfacing messages past about 1 MB,"
+            " so nothing was written (the member has to take its mail first)"
+        )
+    return parse_inbox(raw, name)
 
 
 def _spliced(raw: bytes, items: list[Any], added: bytes) -> bytes:
@@ -150,7 +194,23 @@ def _spliced(raw: bytes, items: list[Any], added: bytes) -> bytes:
 
 def _replace(inbox: Path, data: bytes) -> None:
     """Temp file in the same folder, fsync, rename over: a reader sees the old array or the new."""
-    tmp = inbox.with_name(f".{inbox.name}.{os.getpid()}.{random.randrange(1 << 30):x}.tmp")
+    tmp = _temp_for(inbox)
+    try:
+        _write_synced(tmp, data)
+        os.replace(tmp, inbox)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _temp_for(inbox: Path) -> Path:
+    """A temp name beside the inbox (the rename stays in one folder), hidden, unique per writer."""
+    return inbox.with_name(f".{inbox.name}.{os.getpid()}.{random.randrange(1 << 30):x}.tmp")
+
+
+def _write_synced(tmp: Path, data: bytes) -> None:
+    """``data`` in a new file ``tmp``, on disk before this returns; no half file left behind."""
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         try:
@@ -160,7 +220,6 @@ def _replace(inbox: Path, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, inbox)
     except BaseException:
         with suppress(FileNotFoundError):
             os.unlink(tmp)
