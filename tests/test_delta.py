@@ -342,3 +342,13 @@ def test_hand_written_reference_with_colon_is_split_by_the_gc() -> None:
     (item,) = parse_message(text, gc).delta.items
     assert item.key == "Pricing" and item.new == "$0.003/image"
     assert item.ref.startswith("Phase 2 Research Findings.R-1: Mathpix API")
+
+
+def test_a_level_one_section_after_the_title_is_diffed_item_by_item() -> None:
+    """Random edits of ch001-ldap made such a section; reading its text on its own took its
+    heading for the document's title, and the diff raised IndexError."""
+    old = "---\nversion: GC-v2\n---\n# Plan\n\n# Scope\n- files: 7\n- owner: lead\n\n## Notes\n- a: b\n"
+    new = old.replace("- owner: lead", "- owner: implementer-1")
+    result = diff_gc(old, new)
+    assert result.exact
+    assert [(i.op, i.ref, i.key, i.new) for i in result.delta.items] == [("CHANGED", "Scope", "owner", "implementer-1")]

@@ -38,7 +38,16 @@ from models.session.refs import norm, split_ref
 def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
     """Apply item-level ops to one section's own text, as a one-section document. Items added
     one after another go in together: a thousand new rows parse the section once."""
-    ref = structure(own_text).sections[0].ref[1:]
+    sections = structure(own_text).sections
+    if not sections:
+        # A level-1 section read on its own is the document's title: under a title of its own
+        # it is a section again (a GC may hold several "# " sections after its title).
+        nl = "\r\n" if "\r\n" in own_text else "\n"
+        title = f"# (section){nl}"
+        if not own_text.startswith("# ") or not structure(title + own_text).sections:
+            raise ApplyError(items[0], "the section's heading does not read as one on its own")
+        return apply_to_section(title + own_text, items)[len(title) :]
+    ref = sections[0].ref[1:]
     i = 0
     while i < len(items):
         run = _item_chain(items, i)
