@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from models.delta.align import gaps, same_runs
 from models.delta.items import (
     AT_START,
     FIRST_ITEM,
@@ -218,11 +219,12 @@ def refuse_contradictions(items: tuple[DeltaItem, ...]) -> None:
 Shape = Counter[tuple[tuple[str, ...], str]]
 
 
-def _shape(gc: GlobalContext, skip: set[tuple[str, ...]]) -> Shape:
-    """(title path, own text) of every section whose path is not in ``skip``; each path is
-    its parent's plus a title (``Section.path`` climbs to the top for every section)."""
+def _shape(tops: Sequence[Section], skip: set[tuple[str, ...]]) -> Shape:
+    """(title path, own text) of every section under ``tops`` whose path is not in ``skip``;
+    each path is its parent's plus a title (``Section.path`` climbs to the top for every
+    section)."""
     shape: Shape = Counter()
-    level: list[tuple[tuple[str, ...], Sequence[Section]]] = [((), gc.sections)]
+    level: list[tuple[tuple[str, ...], Sequence[Section]]] = [((), tops)]
     while level:
         below: list[tuple[tuple[str, ...], Sequence[Section]]] = []
         for prefix, sections in level:
@@ -258,7 +260,10 @@ def check_result(old_text: str, new_text: str, delta: Delta) -> None:
                 continue
             whole = item.key is None and item.op in ("ADDED", "REMOVED")
             named |= {s.path for s in found.section.walk()} if whole else {found.section.path}
-    was, now = _shape(old, named), _shape(new, named)
+    # Top-level sections with the same text on both sides have the same shape: left out of both.
+    windows = list(gaps(same_runs(old, new), len(old.sections), len(new.sections)))
+    was = _shape([old.sections[k] for w in windows for k in range(w[0], w[1])], named)
+    now = _shape([new.sections[k] for w in windows for k in range(w[2], w[3])], named)
     if was != now:
         missing, extra = was - now, now - was
         path = next(iter(missing or extra))[0]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from models.delta.align import top_titles
 from models.delta.apply import apply_delta
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, Impact, structure
@@ -123,7 +124,7 @@ def touched_share(delta: Delta, old_text: str, new_text: str) -> tuple[int, int]
         while node.parent is not None:
             node = node.parent
         touched.add(node.title)
-    return len(touched), len({s.title for s in old.sections} | {s.title for s in new.sections})
+    return len(touched), len({*top_titles(old), *top_titles(new)})
 
 
 @dataclass

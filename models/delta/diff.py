@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from models.delta.align import Same, gaps, same_runs
 from models.delta.apply import apply_delta
 from models.delta.batches import apply_to_section
 from models.delta.items import (
@@ -122,35 +123,44 @@ class _Differ:
         self.new = new
         self.items: list[DeltaItem] = []
 
-    def children(self, olds: Sequence[Section], news: Sequence[Section], parent: Section | None) -> None:
+    def children(
+        self, olds: Sequence[Section], news: Sequence[Section], parent: Section | None, same: list[Same] | None = None
+    ) -> None:
+        """Items for ``olds`` becoming ``news``; the runs ``same`` hold the same text in both
+        and are neither matched nor walked (``models.delta.align``)."""
+
         def key(gc: GlobalContext, s: Section) -> tuple[int, str]:
             return (s.level, _heading(gc, s))
 
-        old_keys = [key(self.old, s) for s in olds]
-        new_keys = [key(self.new, s) for s in news]
+        windows = list(gaps(same or [], len(olds), len(news)))
         matched: dict[int, Section] = {}
         removed: list[DeltaItem] = []
-        for tag, i1, i2, j1, _ in SequenceMatcher(None, old_keys, new_keys, autojunk=False).get_opcodes():
-            if tag == "equal":
-                for k in range(i2 - i1):
-                    matched[j1 + k] = olds[i1 + k]
-            else:
-                removed += [DeltaItem("REMOVED", _ref(s)) for s in olds[i1:i2]]
+        for o_lo, o_hi, n_lo, n_hi in windows:
+            old_keys = [key(self.old, olds[k]) for k in range(o_lo, o_hi)]
+            new_keys = [key(self.new, news[k]) for k in range(n_lo, n_hi)]
+            for tag, i1, i2, j1, _ in SequenceMatcher(None, old_keys, new_keys, autojunk=False).get_opcodes():
+                if tag == "equal":
+                    for k in range(i2 - i1):
+                        matched[n_lo + j1 + k] = olds[o_lo + i1 + k]
+                else:
+                    removed += [DeltaItem("REMOVED", _ref(olds[o_lo + k])) for k in range(i1, i2)]
         # Last first: removing a section must not renumber the ones still to remove ("Notes"#2).
         self.items += reversed(removed)
-        for index, section in enumerate(news):
-            before = matched.get(index)
-            if before is not None:
-                self.section(before, section)
-                continue
-            if index:
-                position = f"after:{_ref(news[index - 1])}"
-            elif parent is not None:
-                position = f"first-in:{_ref(parent)}"
-            else:
-                position = AT_START
-            content = lf(self.new.text[section.start : section.end])
-            self.items.append(DeltaItem("ADDED", _ref(section), content=content, position=position))
+        for _, _, n_lo, n_hi in windows:
+            for index in range(n_lo, n_hi):
+                section = news[index]
+                before = matched.get(index)
+                if before is not None:
+                    self.section(before, section)
+                    continue
+                if index:
+                    position = f"after:{_ref(news[index - 1])}"
+                elif parent is not None:
+                    position = f"first-in:{_ref(parent)}"
+                else:
+                    position = AT_START
+                content = lf(self.new.text[section.start : section.end])
+                self.items.append(DeltaItem("ADDED", _ref(section), content=content, position=position))
 
     def section(self, o: Section, n: Section) -> None:
         # A section whose text, subsections included, is the old one byte for byte holds no
@@ -182,7 +192,7 @@ def diff_gc(old_text: str, new_text: str) -> DiffResult:
     differ = _Differ(old, new)
     if _VERSION_LINE.sub("", lf(old.front.raw)) != _VERSION_LINE.sub("", lf(new.front.raw)):
         differ.items.append(DeltaItem("REPLACED", FRONT_MATTER, content=lf(new.front.raw)))
-    differ.children(old.sections, new.sections, None)
+    differ.children(old.sections, new.sections, None, same_runs(old, new))
     # Last: a new preamble may open a fence that would hide the old sections' headings.
     if _preamble(old) != _preamble(new):
         differ.items.append(DeltaItem("REPLACED", PREAMBLE, content=_preamble(new)))

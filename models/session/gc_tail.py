@@ -176,6 +176,19 @@ class TopList(_Sections):
     def _every(self) -> list[Section]:
         return [run.tree(i)[0] for run in self._runs for i in range(run.lo, run.hi)]
 
+    def bounds(self) -> list[int]:
+        """Where each top-level section starts, and where the last one ends, read from the
+        sources' places without copying anything (a diff compares the sections' texts first)."""
+        found = [s.start + run.chars for run in self._runs for s in run.source[run.lo : run.hi]]
+        if found:
+            last = self._runs[-1]
+            found.append(last.source[last.hi - 1].end + last.chars)
+        return found
+
+    def titles(self) -> list[str]:
+        """Each top-level section's title, without copying anything."""
+        return [s.title for run in self._runs for s in run.source[run.lo : run.hi]]
+
     def tree(self, j: int) -> list[Section]:
         """Top-level section ``j`` and its subsections, in file order."""
         run, i = self._find(j)

@@ -19,6 +19,13 @@ def common_prefix(a: str, b: str) -> int:
     return _agreeing(min(len(a), len(b)), lambda lo, hi: a.startswith(b[lo:hi], lo))
 
 
+def common_from(a: str, a_at: int, b: str, b_at: int) -> int:
+    """Length of the longest common prefix of ``a[a_at:]`` and ``b[b_at:]``, without copying
+    either whole."""
+    limit = min(len(a) - a_at, len(b) - b_at)
+    return _agreeing(max(limit, 0), lambda lo, hi: a.startswith(b[b_at + lo : b_at + hi], a_at + lo))
+
+
 def same_after(old: str, old_at: int, new: str, new_at: int) -> bool:
     """Whether ``old[old_at:]`` and ``new[new_at:]`` are the same text: all a follow-up needs
     to know about what follows the edited section (it used to find the length of the common
