@@ -6,6 +6,7 @@ every section computes."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from gc_facts import cold_caches
@@ -29,7 +30,7 @@ def _chunks(gc: GlobalContext) -> list[str]:
     return [gc.text[s.start : s.end] for s in gc.sections]
 
 
-def _check_runs(old: GlobalContext, new: GlobalContext, runs: list[Same]) -> None:
+def _check_runs(old: GlobalContext, new: GlobalContext, runs: tuple[Same, ...]) -> None:
     """Runs in order, not overlapping, and each pair of sections the same text (read from a
     cold parse of each version, not from the bounds the alignment used)."""
     cold_caches()
@@ -70,7 +71,9 @@ def test_sections_added_and_removed_are_the_gaps() -> None:
 
 
 @pytest.mark.parametrize("path", GCS, ids=lambda p: p.parent.name)
-def test_real_gcs_every_edit_and_random_ones_diff_as_a_full_walk_does(path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_real_gcs_every_edit_and_random_ones_diff_as_a_full_walk_does(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """On each real GC: every single edit of gc_edits (independent of the parser), and chains
     of random edits. The runs hold the same text; the delta is exact whenever the full walk's
     is, and has the same items."""
@@ -90,7 +93,7 @@ def test_real_gcs_every_edit_and_random_ones_diff_as_a_full_walk_does(path, monk
         _check_runs(old, new, same_runs(old, new))
         skipping = diff_gc(old_text, new_text)
         with monkeypatch.context() as m:
-            m.setattr(diff_module, "same_runs", lambda o, n: [])
+            m.setattr(diff_module, "same_runs", lambda o, n: ())
             walking = diff_gc(old_text, new_text)
         assert skipping.delta == walking.delta
         assert skipping.exact == walking.exact

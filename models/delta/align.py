@@ -14,7 +14,8 @@ side.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from models.session.gc import GlobalContext
@@ -51,11 +52,25 @@ def top_titles(gc: GlobalContext) -> list[str]:
     return [s.title for s in gc.sections]
 
 
-def same_runs(old: GlobalContext, new: GlobalContext) -> list[Same]:
-    """The runs of top-level sections ``old`` and ``new`` have in common, in order."""
+def same_runs(old: GlobalContext, new: GlobalContext) -> tuple[Same, ...]:
+    """The runs of top-level sections ``old`` and ``new`` have in common, in order. The last
+    pair's are kept: a diff asks for them, and its proof again for the same two parses."""
+    last = _LAST[0]
+    if last is not None and last[0]() is old and last[1]() is new:
+        return last[2]
+    runs = _runs(old, new)
+    _LAST[0] = (weakref.ref(old), weakref.ref(new), runs)
+    return runs
+
+
+# The last pair asked for, held weakly: a memo must not keep a 10 MB GC alive.
+_LAST: list[tuple[weakref.ref[GlobalContext], weakref.ref[GlobalContext], tuple[Same, ...]] | None] = [None]
+
+
+def _runs(old: GlobalContext, new: GlobalContext) -> tuple[Same, ...]:
     ob, nb = top_bounds(old), top_bounds(new)
     if not ob or not nb:
-        return []
+        return ()
     ot, nt = old.text, new.text
     no, nn = len(ob) - 1, len(nb) - 1
     runs: list[Same] = []
@@ -70,10 +85,10 @@ def same_runs(old: GlobalContext, new: GlobalContext) -> list[Same]:
         if found is None:
             break
         i, j = found
-    return runs
+    return tuple(runs)
 
 
-def gaps(runs: list[Same], olds: int, news: int) -> Iterator[tuple[int, int, int, int]]:
+def gaps(runs: Sequence[Same], olds: int, news: int) -> Iterator[tuple[int, int, int, int]]:
     """The index ranges between ``runs`` (old from, old to, new from, new to), empty ones left
     out; with no runs, everything."""
     i = j = 0

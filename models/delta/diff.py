@@ -124,7 +124,7 @@ class _Differ:
         self.items: list[DeltaItem] = []
 
     def children(
-        self, olds: Sequence[Section], news: Sequence[Section], parent: Section | None, same: list[Same] | None = None
+        self, olds: Sequence[Section], news: Sequence[Section], parent: Section | None, same: Sequence[Same] = ()
     ) -> None:
         """Items for ``olds`` becoming ``news``; the runs ``same`` hold the same text in both
         and are neither matched nor walked (``models.delta.align``)."""
@@ -132,7 +132,7 @@ class _Differ:
         def key(gc: GlobalContext, s: Section) -> tuple[int, str]:
             return (s.level, _heading(gc, s))
 
-        windows = list(gaps(same or [], len(olds), len(news)))
+        windows = list(gaps(same, len(olds), len(news)))
         matched: dict[int, Section] = {}
         removed: list[DeltaItem] = []
         for o_lo, o_hi, n_lo, n_hi in windows:

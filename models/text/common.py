@@ -16,7 +16,7 @@ _FIRST_STEP = 4096
 
 def common_prefix(a: str, b: str) -> int:
     """Length of the longest common prefix of ``a`` and ``b``."""
-    return _agreeing(min(len(a), len(b)), lambda lo, hi: a.startswith(b[lo:hi], lo))
+    return common_from(a, 0, b, 0)
 
 
 def common_from(a: str, a_at: int, b: str, b_at: int) -> int:
