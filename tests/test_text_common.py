@@ -56,3 +56,23 @@ def test_one_change_in_a_large_text_is_found_at_its_place() -> None:
     edited = base[:at] + "X" + base[at:]
     assert common_prefix(base, edited) == at == _prefix(base, edited)
     assert same_after(base, at, edited, at + 1) and not same_after(base, at - 1, edited, at)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "\n"),
+        ("a\nb\n", "\n"),
+        ("a\r\nb\r\n", "\r\n"),
+        ("a\rb\nc", "\n"),  # a lone carriage return is no line end
+        ("a\rb\r\nc\n", "\r\n"),  # a pair after a lone one
+        ("x — y\n" * 100 + "z\r\n", "\r\n"),  # past non-ASCII text, at the very end
+        ("\r", "\n"),
+    ],
+)
+def test_the_line_end_a_write_keeps_is_crlf_exactly_when_the_text_holds_one(text: str, expected: str) -> None:
+    """``newline_of`` finds the lone character first (at memory speed); its answer is the
+    definition's: ``\\r\\n`` when the text holds the pair anywhere."""
+    from models.text.textfile import newline_of
+
+    assert newline_of(text) == expected

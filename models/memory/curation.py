@@ -11,7 +11,7 @@ from collections.abc import Callable
 from models.memory.edits import MemoryEditError, section_span
 from models.session.team_memory import LINE_LIMIT, MemoryEntry, TeamMemory, parse_memory
 from models.text.surgical import EditError
-from models.text.textfile import split_lines
+from models.text.textfile import newline_of, split_lines
 
 
 def archive_entries(text: str, header: str, entry_lines: set[int]) -> str:
@@ -79,7 +79,7 @@ def set_meta_gc_version(text: str, version: int) -> str:
     memory = parse_memory(text)
     meta = next((s for s in memory.sections if s.kind == "meta"), None)
     lines = split_lines(text)
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = newline_of(text)
     if meta is None:
         raise EditError("TEAM-MEMORY has no ## Meta section")
     for i in range(meta.line + 1, meta.end_line):
@@ -94,7 +94,7 @@ def set_meta_gc_version(text: str, version: int) -> str:
 
 def with_meta(text: str, session_id: str, version: int, created: str) -> str:
     """TEAM-MEMORY with ADR-001 §4's ``## Meta`` section added after its title (or first)."""
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = newline_of(text)
     meta = nl.join(["## Meta", f"- Created: {created}", f"- Session: {session_id}", f"- GC Version: GC-v{version}"])
     lines = split_lines(text)
     memory = parse_memory(text)

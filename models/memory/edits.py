@@ -26,7 +26,7 @@ from models.memory.journal import MemoryJournal, identity
 from models.memory.settle import HalfWritten, UnfinishedOrphan, settled_read
 from models.session.team_memory import TAGS, MemorySection, TeamMemory, parse_memory
 from models.text.atomic import FileChangedError, atomic_write
-from models.text.textfile import read_text, split_lines
+from models.text.textfile import newline_of, read_text, split_lines
 
 LOCK_NAME = ".lead-console-memory.lock"
 MAX_ATTEMPTS = 20
@@ -157,7 +157,7 @@ def _merge(base: str, theirs: str, ours: str) -> str | None:
 def apply_edits(text: str, edits: list[SectionEdit], merged: list[str]) -> str:
     memory = parse_memory(text)
     lines = split_lines(text)
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = newline_of(text)
     replacements: list[tuple[int, int, str]] = []
     appended: list[str] = []
     for edit in edits:
@@ -315,7 +315,7 @@ def entry_line(tag: str | None, text: str, timestamp: str | None = None, relayed
 
 def append_entry(section: str, line: str) -> str:
     """The section with ``line`` after its last entry (before trailing blank lines)."""
-    nl = "\r\n" if "\r\n" in section else "\n"
+    nl = newline_of(section)
     body = section.rstrip("\r\n")
     tail = section[len(body) :]
     return body + nl + line + (tail if tail else nl)

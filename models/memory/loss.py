@@ -18,7 +18,7 @@ from pathlib import Path
 from models.memory.edits import EditResult, SectionEdit, append_entry, edit_memory
 from models.memory.journal import Vanished, identity
 from models.session.team_memory import MemorySection, TeamMemory, parse_memory
-from models.text.textfile import split_lines
+from models.text.textfile import newline_of, split_lines
 
 
 @dataclass
@@ -146,7 +146,7 @@ def restore_edits(loss: Loss) -> list[SectionEdit]:
 def put_back(section: str, entry: str, after: str | None) -> str:
     """``section`` with ``entry`` after the entry ``after`` (its first line when that is there),
     else appended."""
-    nl = "\r\n" if "\r\n" in section else "\n"
+    nl = newline_of(section)
     lines = split_lines(section)
     memory = parse_memory(section)
     spans = [s.span_of(e) for s in memory.sections[:1] for e in s.entries]

@@ -21,7 +21,7 @@ from models.publish.publishing import PublishPlan, prepare_publish
 from models.session.folder import GC_FILE, Session
 from models.session.gc_parse import front_version
 from models.text import mdblocks
-from models.text.textfile import Stamp, is_blank, read_utf8, split_lines
+from models.text.textfile import Stamp, is_blank, newline_of, read_utf8, split_lines
 
 
 class SectionEditError(ValueError):
@@ -236,7 +236,7 @@ class Composer:
             raise KeyError(ref)
         s = found.section
         old = self.working_text[s.start : s.end]
-        nl = "\r\n" if "\r\n" in old else "\n"
+        nl = newline_of(old)
         new = text.replace("\r\n", "\n")
         if nl != "\n":
             new = new.replace("\n", nl)

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from models.text.frontmatter import split_front_matter
-from models.text.textfile import split_lines
+from models.text.textfile import newline_of, split_lines
 
 _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$")
 
@@ -45,7 +45,7 @@ def _front_lines(text: str) -> tuple[int, list[str], str]:
     if not front.present:
         raise EditError("no front matter")
     start = text.find(front.raw)
-    nl = "\r\n" if "\r\n" in front.raw else "\n"
+    nl = newline_of(front.raw)
     return start, split_lines(front.raw), nl
 
 
@@ -84,7 +84,7 @@ def set_front_key(text: str, key: str, value: Any | None) -> str:
     if not front.present:
         if value is None:
             return text
-        nl = "\r\n" if "\r\n" in text else "\n"
+        nl = newline_of(text)
         return f"---{nl}{key}: {flow(value)}{nl}---{nl}" + text
     start, lines, nl = _front_lines(text)
     found = _block(lines, key)
@@ -151,7 +151,7 @@ def set_front_entry(text: str, key: str, entry: str, value: Any) -> str:
 
 def _add_mapping(text: str, key: str, entry: str, value: Any) -> str:
     front, _ = split_front_matter(text, "front matter")
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = newline_of(text)
     block = f"{key}:{nl}  {entry}: {flow(value)}{nl}"
     if not front.present:
         return f"---{nl}{block}---{nl}" + text
