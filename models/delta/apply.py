@@ -31,10 +31,11 @@ from models.session.gc_items import Item
 from models.session.refs import norm, split_ref
 from models.session.versions import parse_version
 from models.text.frontmatter import split_front_matter
+from models.text.textfile import newline_of
 
 
 def _newline(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
+    return newline_of(text)
 
 
 def _native(text: str, newline: str) -> str:
@@ -158,24 +159,24 @@ def _insert_point(gc: GlobalContext, item: DeltaItem, text: str) -> int:
     title = item.content.split("\n", 1)[0].lstrip("# ").strip() if item.content else ""
     if position.startswith("after:"):
         sibling = _section(gc, position[len("after:") :], item)
-        siblings = sibling.parent.children if sibling.parent else gc.sections
-        _refuse_duplicate(siblings, title, item)
+        _refuse_duplicate(gc, sibling.parent, title, item)
         return sibling.end
     if position.startswith("first-in:"):
         parent = _section(gc, position[len("first-in:") :], item)
-        _refuse_duplicate(parent.children, title, item)
+        _refuse_duplicate(gc, parent, title, item)
         return parent.own_end
-    _refuse_duplicate(gc.sections, title, item)
+    _refuse_duplicate(gc, None, title, item)
     return gc.sections[0].start if gc.sections else len(text)
 
 
-def _refuse_duplicate(siblings: Sequence[Section], title: str, item: DeltaItem) -> None:
+def _refuse_duplicate(gc: GlobalContext, parent: Section | None, title: str, item: DeltaItem) -> None:
     """A section is not added twice by a hand-written reference. A GC may hold two sections with
-    one title, and the app's own (quoted) reference says which one it means, so it may add one."""
+    one title, and the app's own (quoted) reference says which one it means, so it may add one.
+    Looked up in the title index: walking the top-level sections of a follow-up copies them."""
     segments = split_ref(item.ref)
     if segments is not None and segments[-1].exact:
         return
-    if any(norm(s.title) == norm(title) for s in siblings):
+    if gc.title_index(parent).get(norm(title)):
         raise ApplyError(item, f"a section called {title!r} is already there")
 
 

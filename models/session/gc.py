@@ -7,8 +7,10 @@ section (or one item) and leave every other byte of the file as it was.
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from models.session.gc_items import Item, section_body, section_keys
 from models.session.refs import Segment, norm, split_ref
@@ -41,13 +43,13 @@ class Section:
     # 10 MB GC is freed with its GlobalContext, not when the cycles of its section tree are.
     _own: str = field(default="", repr=False, compare=False)
     _duplicates: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _child_index: dict[str, list[Section]] | None = field(default=None, repr=False, compare=False)
+    _child_index: TitleIndex | None = field(default=None, repr=False, compare=False)
 
-    def child_index(self) -> dict[str, list[Section]]:
+    def child_index(self) -> TitleIndex:
         """Subsections by normalised title (in order), built once: resolving thousands of
         references must not rank every sibling list each time."""
         if self._child_index is None:
-            self._child_index = _title_index(self.children)
+            self._child_index = TitleIndex(self.children)
         return self._child_index
 
     @property
@@ -148,8 +150,11 @@ class GlobalContext:
     _flat: Sequence[Section] | None = field(default=None, repr=False)
     follow_up: FollowUp | None = field(default=None, repr=False)  # set by models.session.gc_follow
     _places: list[int] | None = field(default=None, repr=False)
-    _top_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
-    _nested_index: dict[str, list[Section]] | None = field(default=None, init=False, repr=False)
+    _top_index: TitleIndex | None = field(default=None, init=False, repr=False)
+    # How many top-level sections have each normalised title: what a follow-up over several
+    # stretches checks its new titles against (models.session.gc_regions).
+    top_norms: Counter[str] | None = field(default=None, init=False, repr=False)
+    _nested_index: TitleIndex | None = field(default=None, init=False, repr=False)
 
     def walk(self) -> Iterator[Section]:
         for section in self.sections:
@@ -178,13 +183,15 @@ class GlobalContext:
             self._line_starts = starts_of(split_lines(self.text))
         return self._line_starts
 
-    def title_index(self, parent: Section | None) -> dict[str, list[Section]]:
+    def title_index(self, parent: Section | None) -> TitleIndex:
         """The top-level sections (``parent`` None) or ``parent``'s subsections by normalised
         title, in order; built once per parse."""
         if parent is not None:
             return parent.child_index()
         if self._top_index is None:
-            self._top_index = _title_index(self.sections)
+            sections = self.sections
+            titles = sections.titles() if isinstance(sections, _Titled) else None
+            self._top_index = TitleIndex(sections, titles)
         return self._top_index
 
     @property
@@ -220,11 +227,11 @@ class GlobalContext:
         if found is not None:
             return found
         if self._nested_index is None:
-            self._nested_index = _title_index([s for s in self.walk() if s.parent is not None])
+            self._nested_index = TitleIndex([s for s in self.walk() if s.parent is not None])
         nested = self._nested_index
         # Only a nested heading whose title is the reference or a dotted prefix of it can match.
         candidates = [s for prefix in _prefixes(wanted) for s in nested.get(prefix, ())]
-        matches = [r for s in candidates for r in [_resolve_in({norm(s.title): [s]}, wanted)] if r is not None]
+        matches = [r for s in candidates for r in [_resolve_in(TitleIndex([s]), wanted)] if r is not None]
         return matches[0] if len(matches) == 1 else None
 
 
@@ -250,11 +257,32 @@ def vanished_items(old: GlobalContext, new: GlobalContext) -> list[tuple[str, st
     return [(s.ref, it.key) for s in changed for it in s.items if not any(norm(it.key) in held for held in keys)]
 
 
-def _title_index(sections: Sequence[Section]) -> dict[str, list[Section]]:
-    index: dict[str, list[Section]] = {}
-    for section in sections:
-        index.setdefault(norm(section.title), []).append(section)
-    return index
+@runtime_checkable
+class _Titled(Protocol):
+    """Sections that give their titles without being copied (``models.session.gc_tail``)."""
+
+    def titles(self) -> list[str]: ...
+
+
+class TitleIndex:
+    """Sections of one level by normalised title, in order.
+
+    It holds positions and fetches the sections a look-up names: a follow-up's top-level
+    sections are copied when first asked for (``models.session.gc_tail``), and an index of the
+    section objects copied every tree of a GC to resolve one reference."""
+
+    __slots__ = ("_at", "_sections")
+
+    def __init__(self, sections: Sequence[Section], titles: Sequence[str] | None = None) -> None:
+        self._sections = sections
+        self._at: dict[str, list[int]] = {}
+        for j, title in enumerate(titles if titles is not None else [s.title for s in sections]):
+            self._at.setdefault(norm(title), []).append(j)
+
+    def get(self, key: str, default: Sequence[Section] = ()) -> Sequence[Section]:
+        """The sections whose normalised title is ``key``, in order (``default`` if none)."""
+        found = self._at.get(key)
+        return default if found is None else [self._sections[j] for j in found]
 
 
 def _prefixes(wanted: str) -> Iterator[str]:
@@ -266,7 +294,7 @@ def _prefixes(wanted: str) -> Iterator[str]:
         yield wanted[:end]
 
 
-def _resolve_in(index: dict[str, list[Section]], wanted: str) -> Resolved | None:
+def _resolve_in(index: TitleIndex, wanted: str) -> Resolved | None:
     """The longest matching title wins (titles may hold dots); among equal titles, the first.
     Looked up by the reference's prefixes, so the cost follows the reference, not the GC."""
     for title in _prefixes(wanted):
@@ -283,7 +311,7 @@ def _resolve_in(index: dict[str, list[Section]], wanted: str) -> Resolved | None
     return None
 
 
-def _resolve_segments(index: dict[str, list[Section]], segments: list[Segment]) -> Resolved | None:
+def _resolve_segments(index: TitleIndex, segments: list[Segment]) -> Resolved | None:
     """Follow a reference with quoted segments: exactly, one level per segment; a last segment
     that names no heading may name an item of the section before it. An exact title has the
     normalised one too, so the index narrows the search before the exact comparison."""
