@@ -113,6 +113,7 @@ def test_a_follow_up_copies_a_moved_tree_once_and_only_when_asked_for(monkeypatc
 
     monkeypatch.setattr(gc_tail, "moved_tree", counting)
     text = _many_tops()
+    cold_caches()  # read in full, not from an earlier test's parse of a shorter GC
     old = parse_gc(text, TOK)
     at = text.index("\n", text.index("- key-1: ")) + 1
     new = parse_gc(text[:at] + "- added: by an agent\n" + text[at:], TOK, previous=old)

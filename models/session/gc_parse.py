@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from models.session.gc import GlobalContext, Section
 from models.session.gc_follow import reparse_one_section
+from models.session.gc_regions import reparse_regions
 from models.session.refs import norm, segments
 from models.session.versions import parse_version
 from models.text import mdblocks
@@ -45,7 +46,9 @@ def parse_gc(
     inside one section's own text re-reads and re-counts that section only
     (``models.session.gc_follow``), and ``previous`` leaves the cache. The kept parses of the
     same file are tried after it (they stay in the cache): the composer's diff asks for the
-    base text and then the new one, which an agent's edit made from the last new one.
+    base text and then the new one, which an agent's edit made from the last new one. Edits in
+    several places (a new version: its version bump and a few sections) are read by parsing
+    only the stretches between the top-level sections kept (``models.session.gc_regions``).
     """
     with _PARSED_LOCK:  # the context pane composes in a worker thread
         found = _cached(text, tokenizer.name, file)
@@ -59,6 +62,10 @@ def parse_gc(
             continue
         tried.append(source)
         found = reparse_one_section(source, text, tokenizer, file)
+        if found is not None:
+            break
+    for source in tried if found is None else ():
+        found = reparse_regions(source, text, tokenizer, lambda part: _parse(part, tokenizer, file))
         if found is not None:
             break
     if found is None:
@@ -96,6 +103,12 @@ def front_version(text: str, file: str = "global-context.md") -> int | None:
 
 
 def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
+    return _parse(text, tokenizer, file)[0]
+
+
+def _parse(text: str, tokenizer: Tokenizer, file: str) -> tuple[GlobalContext, bool]:
+    """The parse, and whether its last line lies inside a fence or a comment (a stretch parsed
+    on its own must not: ``models.session.gc_regions``)."""
     front, problems = split_front_matter(text, file)
     lines = split_lines(text)
     line_starts = starts_of(lines)
@@ -137,7 +150,8 @@ def _parse_gc(text: str, tokenizer: Tokenizer, file: str) -> GlobalContext:
     _assign_segments(sections)
     _check_sibling_titles(sections, problems, file)
     clean = not scan.problems
-    return GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems, clean)
+    gc = GlobalContext(text, front, version, title, sections, line_starts, total, tokenizer.name, problems, clean)
+    return gc, bool(scan.in_code) and scan.in_code[-1]
 
 
 def _close(section: Section, end_line: int, line_starts: list[int]) -> None:

@@ -60,6 +60,17 @@ class _Run:
         return found
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """Top-level sections ``lo`` to ``hi`` (not included) of a ``TopList``, kept in a new one
+    ``chars`` and ``lines`` further down."""
+
+    lo: int
+    hi: int
+    chars: int
+    lines: int
+
+
 def moved_tree(
     tree: Iterable[Section], chars: int, lines: int, stop: int = 0, stop_line: int = 0, edited: Section | None = None
 ) -> list[Section]:
@@ -184,6 +195,47 @@ class TopList(_Sections):
             last = self._runs[-1]
             found.append(last.source[last.hi - 1].end + last.chars)
         return found
+
+    def line_bounds(self) -> list[int]:
+        """The line each top-level section starts on, and the last one's end line, as
+        ``bounds()`` gives their offsets."""
+        found = [s.line + run.lines for run in self._runs for s in run.source[run.lo : run.hi]]
+        if found:
+            last = self._runs[-1]
+            found.append(last.source[last.hi - 1].end_line + last.lines)
+        return found
+
+    def unmoved(self, j: int) -> Section:
+        """Top-level section ``j`` as the earlier parse has it, not copied: for what a move
+        leaves as it was (title, level, tokens), never for places."""
+        run, i = self._find(j)
+        return run.source[i]
+
+    def spliced(self, pieces: Sequence[Kept | list[list[Section]]]) -> TopList:
+        """New top-level sections from ``pieces`` in order: a ``Kept`` range of these (moved as
+        it says, copied when first asked for), or new trees (each in file order). Nothing of
+        these is copied here."""
+        runs: list[_Run] = []
+        places = [0]
+        for piece in pieces:
+            if isinstance(piece, Kept):
+                for first, run in zip(self._firsts, self._runs, strict=False):
+                    lo, hi = max(first, piece.lo), min(first + run.hi - run.lo, piece.hi)
+                    if lo < hi:
+                        moved = bool(piece.chars or piece.lines)
+                        chars, lines = run.chars + piece.chars, run.lines + piece.lines
+                        trees = {} if moved else run.trees
+                        _append(runs, _Run(run.source, run.lo + lo - first, run.lo + hi - first, chars, lines, trees))
+                base = places[-1] - self.places[piece.lo]
+                places += [self.places[k] + base for k in range(piece.lo + 1, piece.hi + 1)]
+            elif piece:
+                runs.append(_Run([tree[0] for tree in piece], 0, len(piece), 0, 0, dict(enumerate(piece))))
+                for tree in piece:
+                    places.append(places[-1] + len(tree))
+        if len(runs) > MAX_RUNS:
+            tops = list(TopList(runs, places))
+            runs = [_Run(tops, 0, len(tops), 0, 0, {})]
+        return TopList(runs, places)
 
     def titles(self) -> list[str]:
         """Each top-level section's title, without copying anything."""
