@@ -33,6 +33,7 @@ from models.delta.items import (
 )
 from models.session.gc import Section
 from models.session.refs import norm, split_ref
+from models.text.textfile import newline_of
 
 
 def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
@@ -42,7 +43,7 @@ def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
     if not sections:
         # A level-1 section read on its own is the document's title: under a title of its own
         # it is a section again (a GC may hold several "# " sections after its title).
-        nl = "\r\n" if "\r\n" in own_text else "\n"
+        nl = newline_of(own_text)
         title = f"# (section){nl}"
         if not own_text.startswith("# ") or not structure(title + own_text).sections:
             raise ApplyError(items[0], "the section's heading does not read as one on its own")
@@ -121,14 +122,17 @@ def _apply_item_run(text: str, items: list[DeltaItem]) -> str:
     for item in items:
         section = _section(gc, item.ref, item)
         groups.setdefault(section.start, (section, []))[1].append(item)
-    for start in sorted(groups, reverse=True):
+    pieces, cut = [], len(text)
+    for start in sorted(groups, reverse=True):  # back to front: the places above stay as read
         section, ops = groups[start]
-        own = apply_to_section(text[section.start : section.own_end], ops)
-        text = text[: section.start] + own + text[section.own_end :]
-        # The next item needs this text's structure: each splice changed one section, so it is
-        # read from the last one rather than in full (which was half of a diff's time).
-        gc = structure_after(text, gc)
-    return text
+        pieces += [text[section.own_end : cut], apply_to_section(text[section.start : section.own_end], ops)]
+        cut = section.start
+    pieces.append(text[:cut])
+    result = "".join(reversed(pieces))
+    # The next item needs the result's structure: it differs from this one in a few sections,
+    # so it is read from this one (``models.session.gc_regions``) rather than in full.
+    structure_after(result, gc)
+    return result
 
 
 def _added_chain(items: list[DeltaItem], i: int) -> int:
