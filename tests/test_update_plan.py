@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import DEMO, REAL_SESSIONS
 from models.delta.decisions import plan_update, snapshot_versions
 from models.delta.savings import scenario_rows, team_rows
 from models.session.folder import open_session
@@ -178,3 +179,28 @@ def test_team_table_is_computed_from_the_scenarios(adr_rows: list) -> None:  # t
     )
     assert three.full == fallback.full and three.delta < fallback.delta < fallback.full
     assert single.savings > 85 and three.savings > 85 and fallback.savings > 50
+
+
+_GCS = sorted([*REAL_SESSIONS.glob("*/global-context.md"), DEMO / "global-context.md"])
+
+
+@pytest.mark.parametrize("path", _GCS, ids=lambda p: p.parent.name)
+def test_the_full_injection_is_counted_as_its_whole_message_is(path: Path) -> None:
+    """The plan counts the full-injection message from the GC's parse; the count is the whole
+    message's, counted by the tokenizer in one piece: for each real GC as written, bumped, in
+    CRLF, and starting with the characters a count may not be split before (line ends, a
+    space, ``/``), with both exact encodings and the estimate."""
+    from models.delta.decisions import full_tokens, render_full
+    from models.session.gc_parse import parse_gc
+
+    text = path.read_text(encoding="utf-8")
+    variants = [text, text.replace("\n", "\r\n"), "\n" + text, "\r\n" + text, " " + text, "/" + text, "# T\n" + text]
+    assert len(_GCS) >= 6  # five real GCs and the demo's
+    for name in ("o200k_base", "cl100k_base", "estimate"):
+        tok = get_tokenizer(name)
+        for variant in variants:
+            for version in (None, 7):
+                whole = tok.count(render_full(variant, version))
+                assert full_tokens(variant, version, tok) == whole, (name, variant[:20])
+                # A parse of another text is not taken for this one's.
+                assert full_tokens(variant, version, tok, parse_gc(text + "x", tok)) == whole

@@ -29,10 +29,11 @@ from models.delta.apply import apply_delta
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, Impact, structure
 from models.session.folder import Session
-from models.session.gc_parse import front_version
+from models.session.gc import GlobalContext
+from models.session.gc_parse import front_version, parse_gc
 from models.session.versions import label
 from models.text.textfile import read_utf8
-from models.text.tokens import Tokenizer
+from models.text.tokens import EXACT_ENCODINGS, Tokenizer
 
 HISTORY_DIR = "gc-history"
 Mode = Literal["delta", "full", "frozen", "current", "inactive"]
@@ -108,6 +109,22 @@ def render_full(gc_text: str, version: int | None) -> str:
     return f"[CONTEXT-UPDATE] {label(version)} (full injection)\n\n{gc_text}"
 
 
+def full_tokens(text: str, version: int | None, tokenizer: Tokenizer, parsed: GlobalContext | None = None) -> int:
+    """Tokens of ``render_full(text, version)``, from the GC's own count where that is exact.
+
+    Counting a 10 MB GC took 30 ms of every re-plan, while its parse (``parsed``, or one read
+    from the last by what changed) has counted it. An exact count adds up across a point that
+    no pre-token spans: the header ends in ``)`` and two line ends, which only another line
+    end or ``/`` would join, so a GC that starts with neither is counted on its own (as its
+    sections are, at their headings: ``tests/test_gc.py`` checks the sums on every real GC).
+    """
+    head = render_full("", version)
+    if tokenizer.name not in EXACT_ENCODINGS or not text or text[0].isspace() or text[0] == "/":
+        return tokenizer.count(head + text)
+    gc = parsed if parsed is not None and parsed.text == text else parse_gc(text, tokenizer)
+    return tokenizer.count(head) + gc.tokens
+
+
 def touched_share(delta: Delta, old_text: str, new_text: str) -> tuple[int, int]:
     """(top-level sections a delta touches, top-level sections of either version), for FC-4.
 
@@ -137,7 +154,7 @@ class _Bases:
     previous_text: str | None  # the session's GC when --new gives a newer one
     cache: dict[int, DiffResult | None] = field(default_factory=dict)
     shares: dict[int, tuple[int, int]] = field(default_factory=dict)
-    costs: dict[str, int] = field(default_factory=dict)
+    costs: dict[Delta, int] = field(default_factory=dict)
     texts: dict[int, str | None] = field(default_factory=dict)
 
     def text_of(self, version: int) -> str | None:
@@ -176,13 +193,13 @@ class _Bases:
         return self.shares[version]
 
     def cost(self, delta: Delta, tokenizer: Tokenizer) -> int:
-        """Tokens of the delta's message, counted once per distinct message."""
+        """Tokens of the delta's message, rendered and counted once per distinct delta: every
+        teammate one version behind gets the same one (500 renders took 25 ms of a re-plan)."""
         from models.delta.message import render_message
 
-        message = render_message(delta)
-        if message not in self.costs:
-            self.costs[message] = tokenizer.count(message)
-        return self.costs[message]
+        if delta not in self.costs:
+            self.costs[delta] = tokenizer.count(render_message(delta))
+        return self.costs[delta]
 
 
 def plan_update(
@@ -213,8 +230,7 @@ def plan_update(
     current = own if own is not None else session.gc_version
     if new_text is not None and gc is not None and current is not None and current == gc.version:
         current += 1  # an edited GC that was not bumped yet: publishing will bump it
-    full_tokens = tokenizer.count(render_full(text, current))
-    plan = UpdatePlan(current, tokenizer.name, full_tokens)
+    plan = UpdatePlan(current, tokenizer.name, full_tokens(text, current, tokenizer, gc))
     bases = _Bases(session, text, current, previous_text)
     if delta_override is not None and delta_override.old_version is not None:
         bases.cache[delta_override.old_version] = _proven(bases, delta_override)
