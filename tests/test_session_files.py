@@ -252,3 +252,20 @@ def test_a_follow_up_read_is_fingerprinted_after_it_is_shown_and_still_guards_wr
     with pytest.raises(FileChangedError):
         atomic_write(gc_file, b"ours\n", session.stamps["global-context.md"])
     assert gc_file.read_text(encoding="utf-8") == edited
+
+
+def test_teammates_follow_each_reload_and_hand_out_copies(demo_copy: Path) -> None:
+    """``teammates()`` is read once per version of the plan, TEAM-MEMORY and phase folders: a
+    change written to the plan shows after its reload, and a caller that changes a teammate it
+    was given changes nobody else's."""
+    session = open_session(demo_copy, TOK)
+    first = {m.role: m for m in session.teammates()}
+    assert first["implementer-3"].confirmed == 5  # the plan says so (line 10)
+    first["implementer-3"].confirmed = 99
+    first["implementer-3"].sources.append("a caller's note")
+    again = {m.role: m for m in session.teammates()}
+    assert again["implementer-3"].confirmed == 5 and "a caller's note" not in again["implementer-3"].sources
+    plan = demo_copy / "orchestration-plan.md"
+    plan.write_text(plan.read_text(encoding="utf-8").replace("  implementer-3: 5\n", "  implementer-3: 6\n", 1))
+    assert "plan" in session.reload(["plan"])
+    assert {m.role: m for m in session.teammates()}["implementer-3"].confirmed == 6

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -128,6 +128,10 @@ class Session:
     problems: dict[Part, list[Problem]] = field(default_factory=dict)
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
     inbox_listing: list[tuple[str, int, int]] = field(default_factory=list)
+    # The last ``teammates()``, with the plan, memory and phase folders it was read from.
+    _mates: tuple[object, object, object, list[Teammate]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def id(self) -> str:
@@ -303,7 +307,16 @@ class Session:
 
     def teammates(self) -> list[Teammate]:
         """Teammates from the plan's keys and tables, TEAM-MEMORY and phase folders; one per role
-        id compared without case, with its lifecycle state from every statement of it."""
+        id compared without case, with its lifecycle state from every statement of it.
+
+        Read once per version of those parts (a reload replaces the objects), and handed out as
+        copies: a composer's re-plan asked four times, 16 ms each with 500 teammates."""
+        last = self._mates
+        if last is None or last[0] is not self.plan or last[1] is not self.memory or last[2] is not self.phase_roles:
+            last = self._mates = (self.plan, self.memory, self.phase_roles, self._read_teammates())
+        return [replace(m, sources=list(m.sources), state_facts=list(m.state_facts)) for m in last[3]]
+
+    def _read_teammates(self) -> list[Teammate]:
         found: dict[str, Teammate] = {}
 
         def get(role: str) -> Teammate:
