@@ -469,3 +469,21 @@ def test_a_very_long_message_is_shown_cut_and_copied_whole() -> None:
     kept = shown.splitlines(keepends=True)[:-1]
     assert kept == lines[: len(kept)] and len("".join(kept)) <= MESSAGE_SHOWN
     assert shown.splitlines()[-1] == f"… {len(lines) - len(kept):,} more lines: Copy message copies the whole message"
+
+
+def test_a_message_shown_from_its_header_and_the_gc_is_the_joined_message_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The full GC is shown from its header and its text without joining them; what is shown
+    is what the joined message shows, for every split, length and line end (a short limit, so
+    that the cut falls in the header, in the GC, at a line end and inside a line)."""
+    import random
+
+    import ui.composer.header as header
+
+    monkeypatch.setattr(header, "MESSAGE_SHOWN", 40)
+    rng = random.Random(18)
+    for _ in range(400):
+        whole = "".join(rng.choice(["ab", "\n", "— ", "x" * rng.randrange(30)]) for _ in range(rng.randrange(40)))
+        at = rng.randrange(len(whole) + 1)
+        assert header.shown_message(whole[:at], whole[at:]) == header.shown_message(whole), (whole, at)

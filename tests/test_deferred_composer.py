@@ -115,3 +115,29 @@ def test_a_hidden_context_pane_catches_up_when_its_tab_is_shown(
     click("Context")
     assert not context.visibleRegion().isEmpty()
     assert memory_column() == {f"{counted:,}"}  # every teammate receives the file as it is now
+
+
+def test_the_teammates_table_is_fitted_when_its_tab_is_shown_not_behind_the_message(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hidden table's columns would be measured over every row (500 teammates took 50 ms of
+    each re-plan): with the Message tab in front, an edit fits the items only; clicking the
+    Teammates tab fits its table, to the width of the longest role on screen."""
+    w = _on_the_section_tab(qtbot, controller)
+    pane = w.composer
+    bar = w.central_tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
+    assert w.central_tabs.currentWidget() is pane and pane.preview_tabs.currentIndex() == 0
+    fitted: list[str] = []
+    for name in ("items_view", "decisions_view"):
+        view = getattr(pane, name)
+        real = view.resizeColumnsToContents
+        monkeypatch.setattr(view, "resizeColumnsToContents", lambda real=real, name=name: (fitted.append(name), real()))
+    _edit_gc(qtbot, controller, demo_copy, "- Q-3: asked by an agent on disk\n")
+    assert fitted == ["items_view"]
+    tabs = pane.preview_tabs.tabBar()
+    qtbot.mouseClick(tabs, Qt.MouseButton.LeftButton, pos=tabs.tabRect(1).center())
+    assert fitted[0] == "items_view" and "decisions_view" in fitted[1:]
+    view = pane.decisions_view
+    widest = max(view.fontMetrics().horizontalAdvance(role) for role in ("implementer-1", "implementer-4"))
+    assert view.columnWidth(0) >= widest

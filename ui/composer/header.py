@@ -45,11 +45,15 @@ def _count(n: int, noun: str) -> str:
 MESSAGE_SHOWN = 200_000  # characters; a full 10 MB GC took a third of a second to lay out
 
 
-def shown_message(message: str) -> str:
-    """``message`` as the Message tab shows it: past ``MESSAGE_SHOWN`` characters, cut at a
-    line end with a line that says so (Copy message copies all of it)."""
-    if len(message) <= MESSAGE_SHOWN:
-        return message
-    cut = message.rfind("\n", 0, MESSAGE_SHOWN) + 1 or MESSAGE_SHOWN
-    rest = message.count("\n", cut) + (not message.endswith("\n"))
-    return message[:cut] + f"… {rest:,} more lines: Copy message copies the whole message\n"
+def shown_message(message: str, body: str = "") -> str:
+    """``message + body`` as the Message tab shows it: past ``MESSAGE_SHOWN`` characters, cut at
+    a line end with a line that says so (Copy message copies all of it). The full GC comes as
+    ``body``, after its header: joining a 10 MB GC into one message took 40 ms of every re-plan."""
+    if len(message) + len(body) <= MESSAGE_SHOWN:
+        return message + body
+    into_body = max(MESSAGE_SHOWN - len(message), 0)
+    shown = message[:MESSAGE_SHOWN] + body[:into_body]
+    cut = shown.rfind("\n") + 1 or MESSAGE_SHOWN
+    rest = shown.count("\n", cut) + message.count("\n", MESSAGE_SHOWN) + body.count("\n", into_body)
+    rest += not (body or message).endswith("\n")
+    return shown[:cut] + f"… {rest:,} more lines: Copy message copies the whole message\n"
