@@ -311,7 +311,7 @@ def _resolve_in(index: TitleIndex, wanted: str) -> Resolved | None:
     return None
 
 
-def _resolve_segments(index: TitleIndex, segments: list[Segment]) -> Resolved | None:
+def _resolve_segments(index: TitleIndex, segments: Sequence[Segment]) -> Resolved | None:
     """Follow a reference with quoted segments: exactly, one level per segment; a last segment
     that names no heading may name an item of the section before it. An exact title has the
     normalised one too, so the index narrows the search before the exact comparison."""

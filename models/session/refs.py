@@ -100,9 +100,16 @@ def read_quoted(text: str, at: int) -> tuple[Segment, int] | None:
     return None
 
 
-def split_ref(ref: str) -> list[Segment] | None:
+@functools.lru_cache(maxsize=4096)
+def split_ref(ref: str) -> tuple[Segment, ...] | None:
     """The segments of a reference that uses quotes; None for a reference without any (read
-    it the lenient way) or one that is not well formed."""
+    it the lenient way) or one that is not well formed. Memoised: applying a delta resolves
+    each item's reference several times, character by character."""
+    found = _split_ref(ref)
+    return None if found is None else tuple(found)
+
+
+def _split_ref(ref: str) -> list[Segment] | None:
     ref = ref.strip().removeprefix("§")
     if '"' not in ref:
         return None
