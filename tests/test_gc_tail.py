@@ -152,6 +152,22 @@ def test_neither_a_parse_nor_a_follow_up_hashes_the_whole_text() -> None:
     assert warm == gc_facts(parse_gc(str(edited), TOK))
 
 
+def test_the_structure_memo_finds_a_text_without_hashing_it() -> None:
+    """The delta code's memo of parsed structure is looked up once per applied step; hashing
+    each new text whole took a tenth of a diff. An equal text, another object, is found; a text
+    of the same length that differs is not taken for it."""
+    from models.delta.items import structure
+
+    text = _many_tops(40)
+    first = structure(_Unhashable(text))
+    assert structure(_Unhashable(text)) is first
+    same_length = text.replace("value 7\n", "value 8\n", 1)
+    assert len(same_length) == len(text)
+    other = structure(_Unhashable(same_length))
+    assert other is not first and other.text == same_length
+    assert [s.own_text for s in other.walk()] != [s.own_text for s in first.walk()]
+
+
 def test_a_follow_ups_section_lists_index_and_slice_as_lists_do() -> None:
     """``sections`` and ``flat()`` of a follow-up answer indexes, negative ones and slices as
     the lists of a cold parse do (compared by title and place), and refuse one past the end."""

@@ -57,10 +57,9 @@ def set_version(text: str, version: int) -> str:
     front, _ = split_front_matter(text, "global-context.md")
     if not front.present or "version" not in front.data:
         return text
-    start = text.find(front.raw)
     pattern = re.compile(r"^(version:[ \t]*)(\S[^\r\n]*?)([ \t]*)(?=\r?$)", re.M)
     raw = pattern.sub(lambda m: f"{m.group(1)}GC-v{version}{m.group(3)}", front.raw, count=1)
-    return text[:start] + raw + text[start + len(front.raw) :]
+    return text.replace(front.raw, raw, 1)  # its first place, as found; one copy of the GC, not two
 
 
 def apply_item(text: str, item: DeltaItem) -> str:
