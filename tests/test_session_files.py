@@ -269,3 +269,21 @@ def test_teammates_follow_each_reload_and_hand_out_copies(demo_copy: Path) -> No
     plan.write_text(plan.read_text(encoding="utf-8").replace("  implementer-3: 5\n", "  implementer-3: 6\n", 1))
     assert "plan" in session.reload(["plan"])
     assert {m.role: m for m in session.teammates()}["implementer-3"].confirmed == 6
+
+
+def test_teammates_keep_no_replaced_file_alive(demo_copy: Path) -> None:
+    """What ``teammates()`` remembers its answer by must not keep a replaced TEAM-MEMORY (14 MB
+    on a large session) alive until the next call."""
+    import gc
+    import weakref
+
+    session = open_session(demo_copy, TOK)
+    before = {m.role for m in session.teammates()}
+    assert session.memory is not None
+    replaced = weakref.ref(session.memory)
+    memory = demo_copy / "TEAM-MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + "\n## reviewer-1\n- [Finding] new\n", encoding="utf-8")
+    assert "memory" in session.reload(["memory"])
+    gc.collect()
+    assert replaced() is None
+    assert {m.role for m in session.teammates()} == before | {"reviewer-1"}

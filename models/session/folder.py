@@ -7,7 +7,9 @@ good one and says why.
 
 from __future__ import annotations
 
+import copy
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -114,6 +116,14 @@ def outside_link(folder: Path, name: str) -> list[Problem]:
     return [] if inside else [Problem("warning", name, f"is a link to {target}, outside the session; read from there")]
 
 
+_Weak = Callable[[], object]
+
+
+def _weak(value: object) -> _Weak:
+    """A weak reference to ``value``; None (no file) is held as itself."""
+    return (lambda: None) if value is None else weakref.ref(value)
+
+
 @dataclass
 class Session:
     """Everything the app knows about one session folder."""
@@ -128,8 +138,9 @@ class Session:
     problems: dict[Part, list[Problem]] = field(default_factory=dict)
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
     inbox_listing: list[tuple[str, int, int]] = field(default_factory=list)
-    # The last ``teammates()``, with the plan, memory and phase folders it was read from.
-    _mates: tuple[object, object, object, list[Teammate]] | None = field(
+    # The last ``teammates()``, with what it was read from: the plan and memory held weakly (a
+    # replaced 14 MB TEAM-MEMORY must not stay alive for it), the phase folders as a copy.
+    _mates: tuple[_Weak, _Weak, dict[str, list[int]], list[Teammate]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
@@ -312,8 +323,9 @@ class Session:
         Read once per version of those parts (a reload replaces the objects), and handed out as
         copies: a composer's re-plan asked four times, 16 ms each with 500 teammates."""
         last = self._mates
-        if last is None or last[0] is not self.plan or last[1] is not self.memory or last[2] is not self.phase_roles:
-            last = self._mates = (self.plan, self.memory, self.phase_roles, self._read_teammates())
+        if last is None or last[0]() is not self.plan or last[1]() is not self.memory or last[2] != self.phase_roles:
+            last = (_weak(self.plan), _weak(self.memory), copy.deepcopy(self.phase_roles), self._read_teammates())
+            self._mates = last
         return [replace(m, sources=list(m.sources), state_facts=list(m.state_facts)) for m in last[3]]
 
     def _read_teammates(self) -> list[Teammate]:
