@@ -11,7 +11,7 @@ import copy
 import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -114,6 +114,15 @@ def outside_link(folder: Path, name: str) -> list[Problem]:
     except (OSError, RuntimeError):
         return []
     return [] if inside else [Problem("warning", name, f"is a link to {target}, outside the session; read from there")]
+
+
+def _copy(mate: Teammate) -> Teammate:
+    """A copy of ``mate`` whose lists are its own (``dataclasses.replace`` took 11 ms for the
+    2,000 copies of a re-plan with 500 teammates)."""
+    copied = object.__new__(Teammate)
+    copied.__dict__.update(mate.__dict__)
+    copied.sources, copied.state_facts = list(mate.sources), list(mate.state_facts)
+    return copied
 
 
 _Weak = Callable[[], object]
@@ -326,7 +335,7 @@ class Session:
         if last is None or last[0]() is not self.plan or last[1]() is not self.memory or last[2] != self.phase_roles:
             last = (_weak(self.plan), _weak(self.memory), copy.deepcopy(self.phase_roles), self._read_teammates())
             self._mates = last
-        return [replace(m, sources=list(m.sources), state_facts=list(m.state_facts)) for m in last[3]]
+        return [_copy(m) for m in last[3]]
 
     def _read_teammates(self) -> list[Teammate]:
         found: dict[str, Teammate] = {}
