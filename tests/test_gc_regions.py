@@ -183,3 +183,24 @@ def test_only_the_changed_stretches_are_parsed(monkeypatch: pytest.MonkeyPatch) 
     assert len(parsed) == 5 and sum(parsed) < len(new_text) // 50
     monkeypatch.undo()
     assert gc_facts(warm) == _cold(new_text)
+
+
+def test_a_section_put_in_before_another_parses_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A section put in between two kept ones (and the version bumped) is the one stretch
+    parsed: the section after it is found where it now stands, not read again."""
+    added = "## Inserted\n- fresh: yes\n\n"
+    new_text = _bump(_swap(_BASE, "## Area 4\n", added + "## Area 4\n"))
+    parsed: list[str] = []
+    real = gc_parse._parse
+
+    def recording(part: str, *args: object) -> tuple[GlobalContext, bool]:
+        parsed.append(part)
+        return real(part, *args)  # type: ignore[arg-type]
+
+    cold_caches()
+    old = parse_gc(_BASE, TOK)
+    monkeypatch.setattr(gc_parse, "_parse", recording)
+    warm = parse_gc(new_text, TOK, previous=old)
+    assert _by_stretches(warm) and parsed == [added]
+    monkeypatch.undo()
+    assert gc_facts(warm) == _cold(new_text)

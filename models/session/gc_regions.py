@@ -121,15 +121,16 @@ def _align(old: _Old, text: str, at: int, lines: int, parse_part: PartParser) ->
 
 
 def _resync(old: _Old, i: int, text: str, at: int) -> tuple[int, int]:
-    """The next old top-level section after ``i`` that ``text`` holds from a line start at or
+    """The first old top-level section from ``i`` on that ``text`` holds from a line start
     after ``at``, and where; (the section count, the text's end) when none is near."""
     n = len(old.bounds) - 1
     grown = max(len(text) - len(old.gc.text), 0)
-    for k in range(i + 1, min(i + 1 + RESYNC, n)):
+    for k in range(i, min(i + 1 + RESYNC, n)):  # ``i`` itself: sections put in before it
         wanted = old.text_of(k)
         window = at + old.bounds[k] - old.bounds[i] + len(wanted) + grown + _SLACK
         found = text.find(wanted, at, window)
-        at_line_start = found >= 0 and (found == at or text[found - 1] == "\n")
+        # Further on (or right here, when sections before it went): each step moves on.
+        at_line_start = (found > at and text[found - 1] == "\n") or (found == at and k > i)
         if at_line_start and (k < n - 1 or found + len(wanted) == len(text)):  # the last stays last
             return k, found
     return n, len(text)
