@@ -7,6 +7,7 @@ parse is taken instead."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from gc_edits import edits, random_edit
 from models.session.gc import GlobalContext
 from models.session.gc_parse import parse_gc
 from models.session.gc_tail import TopList
-from models.text.tokens import get_tokenizer
+from models.text.tokens import Tokenizer, get_tokenizer
 
 GCS = sorted(p for p in [*REAL_SESSIONS.glob("*/global-context.md"), DEMO / "global-context.md"])
 TOK = get_tokenizer("o200k_base")
@@ -108,27 +109,31 @@ def _swap(text: str, old: str, new: str) -> str:
 
 # Each changes two places, the version among them, so the one-section follow-up cannot take it;
 # each is a case where a stretch read on its own would differ from the same stretch in the file.
-_TRAPS = {
-    "a comment opened in one stretch runs over the kept sections below": lambda t: _bump(
-        _swap(t, "- key-3: value 3\n", "- key-3: value 3\n<!-- a note\n")
+# Most replace one piece of text and bump the version: (what, by what).
+_SWAPS = {
+    "a comment opened in one stretch runs over the kept sections below": (
+        "- key-3: value 3\n",
+        "- key-3: value 3\n<!-- a note\n",
     ),
-    "a fence opened and never closed": lambda t: _bump(_swap(t, "- key-3: value 3\n", "```\n")),
-    "a new section takes a kept section's title": lambda t: _bump(
-        _swap(t, "## Area 5\n", "## Area 2\n- again: the same title\n\n## Area 5\n")
-    ),
-    "a section turned into a level-1 heading": lambda t: _bump(_swap(t, "## Area 4\n", "# Area 4\n")),
-    "a section turned one level deeper nests under the one above": lambda t: _bump(
-        _swap(t, "## Area 4\n", "### Area 4\n")
-    ),
-    "a kept section after a deeper one": lambda t: _bump(_swap(t, "### Detail 4\n", "#### Detail 4\n")),
-    "text put in before a heading joins the section above": lambda t: _bump(
-        _swap(t, "## Area 6\n", "loose line\n## Area 6\n")
-    ),
-    "the title changed, to one as long": lambda t: _bump(_swap(t, "# Plan\n", "# Plot\n")),
-    "the preamble grew": lambda t: _bump(_swap(t, "Intro.\n", "Intro, longer.\n")),
-    "two subsections of one title in a stretch": lambda t: _bump(
-        _swap(t, "### Detail 4\n", "### Detail 4\n- x: 1\n\n### Detail 4\n")
-    ),
+    "a fence opened and never closed": ("- key-3: value 3\n", "```\n"),
+    "a new section takes a kept section's title": ("## Area 5\n", "## Area 2\n- again: the same title\n\n## Area 5\n"),
+    "a section turned into a level-1 heading": ("## Area 4\n", "# Area 4\n"),
+    "a section turned one level deeper nests under the one above": ("## Area 4\n", "### Area 4\n"),
+    "a kept section after a deeper one": ("### Detail 4\n", "#### Detail 4\n"),
+    "text put in before a heading joins the section above": ("## Area 6\n", "loose line\n## Area 6\n"),
+    "text and a section put in before a heading": ("## Area 6\n", "loose line\n## New\n- n: 1\n\n## Area 6\n"),
+    "the title changed, to one as long": ("# Plan\n", "# Plot\n"),
+    "the preamble grew": ("Intro.\n", "Intro, longer.\n"),
+    "two subsections of one title in a stretch": ("### Detail 4\n", "### Detail 4\n- x: 1\n\n### Detail 4\n"),
+}
+
+
+def _bumped_swap(old: str, new: str) -> Callable[[str], str]:
+    return lambda text: _bump(_swap(text, old, new))
+
+
+_TRAPS: dict[str, Callable[[str], str]] = {
+    **{name: _bumped_swap(old, new) for name, (old, new) in _SWAPS.items()},
     "the last section loses its line end and gets text after it": lambda t: (
         _bump(t.rstrip("\n")) + "\n## Area 12\n- key-12: new\n"
     ),
@@ -157,7 +162,35 @@ def test_an_untitled_gc_losing_its_first_section_gets_a_title() -> None:
     assert facts == _cold(new_text)
 
 
-def test_only_the_changed_stretches_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def parsed_parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text parsed on its own as a stretch (or whole), from the moment it is asked for."""
+    parts: list[str] = []
+    real = gc_parse._parse
+
+    def recording(part: str, tokenizer: Tokenizer, file: str) -> tuple[GlobalContext, bool]:
+        parts.append(part)
+        return real(part, tokenizer, file)
+
+    monkeypatch.setattr(gc_parse, "_parse", recording)
+    return parts
+
+
+def _read_by_stretches(old_text: str, new_text: str, parts: list[str]) -> GlobalContext:
+    """``new_text`` read from a cold parse of ``old_text``; ``parts`` then holds what that read
+    parsed, and the read equals a cold parse."""
+    cold_caches()
+    old = parse_gc(old_text, TOK)
+    parts.clear()
+    warm = parse_gc(new_text, TOK, previous=old)
+    read = list(parts)
+    assert _by_stretches(warm)
+    assert gc_facts(warm) == _cold(new_text)
+    parts[:] = read  # not the cold parse's
+    return warm
+
+
+def test_only_the_changed_stretches_are_parsed(parsed_parts: list[str]) -> None:
     """The point of the path: a new version of a 5,000-line GC with the version bumped, four
     items changed in four sections and a section added at the end parses a few hundred
     characters, not the file."""
@@ -168,39 +201,13 @@ def test_only_the_changed_stretches_are_parsed(monkeypatch: pytest.MonkeyPatch) 
     for area in (10, 120, 250, 400):
         new_text = _swap(new_text, f"- item-{area}-1: value 1", f"- item-{area}-1: value 2")
     new_text += "\n## Area 500: added\n- key: value\n"
-    parsed: list[int] = []
-    real = gc_parse._parse
-
-    def counting(part: str, *args: object) -> tuple[GlobalContext, bool]:
-        parsed.append(len(part))
-        return real(part, *args)  # type: ignore[arg-type]
-
-    cold_caches()
-    old = parse_gc(text, TOK)
-    monkeypatch.setattr(gc_parse, "_parse", counting)
-    warm = parse_gc(new_text, TOK, previous=old)
-    assert _by_stretches(warm)
-    assert len(parsed) == 5 and sum(parsed) < len(new_text) // 50
-    monkeypatch.undo()
-    assert gc_facts(warm) == _cold(new_text)
+    _read_by_stretches(text, new_text, parsed_parts)
+    assert len(parsed_parts) == 5 and sum(map(len, parsed_parts)) < len(new_text) // 50
 
 
-def test_a_section_put_in_before_another_parses_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_section_put_in_before_another_parses_only_itself(parsed_parts: list[str]) -> None:
     """A section put in between two kept ones (and the version bumped) is the one stretch
     parsed: the section after it is found where it now stands, not read again."""
     added = "## Inserted\n- fresh: yes\n\n"
-    new_text = _bump(_swap(_BASE, "## Area 4\n", added + "## Area 4\n"))
-    parsed: list[str] = []
-    real = gc_parse._parse
-
-    def recording(part: str, *args: object) -> tuple[GlobalContext, bool]:
-        parsed.append(part)
-        return real(part, *args)  # type: ignore[arg-type]
-
-    cold_caches()
-    old = parse_gc(_BASE, TOK)
-    monkeypatch.setattr(gc_parse, "_parse", recording)
-    warm = parse_gc(new_text, TOK, previous=old)
-    assert _by_stretches(warm) and parsed == [added]
-    monkeypatch.undo()
-    assert gc_facts(warm) == _cold(new_text)
+    _read_by_stretches(_BASE, _bump(_swap(_BASE, "## Area 4\n", added + "## Area 4\n")), parsed_parts)
+    assert parsed_parts == [added]
