@@ -202,5 +202,7 @@ def test_the_full_injection_is_counted_as_its_whole_message_is(path: Path) -> No
             for version in (None, 7):
                 whole = tok.count(render_full(variant, version))
                 assert full_tokens(variant, version, tok) == whole, (name, variant[:20])
-                # A parse of another text is not taken for this one's.
+                # A parse of another text, or counted by another tokenizer, is not taken for this one's.
                 assert full_tokens(variant, version, tok, parse_gc(text + "x", tok)) == whole
+                other = get_tokenizer("cl100k_base" if name == "o200k_base" else "o200k_base")
+                assert full_tokens(variant, version, tok, parse_gc(variant, other)) == whole

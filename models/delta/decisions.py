@@ -121,7 +121,8 @@ def full_tokens(text: str, version: int | None, tokenizer: Tokenizer, parsed: Gl
     head = render_full("", version)
     if tokenizer.name not in EXACT_ENCODINGS or not text or text[0].isspace() or text[0] == "/":
         return tokenizer.count(head + text)
-    gc = parsed if parsed is not None and parsed.text == text else parse_gc(text, tokenizer)
+    known = parsed is not None and parsed.tokenizer == tokenizer.name and parsed.text == text
+    gc = parsed if known and parsed is not None else parse_gc(text, tokenizer)
     return tokenizer.count(head) + gc.tokens
 
 
