@@ -269,6 +269,9 @@ def test_teammates_follow_each_reload_and_hand_out_copies(demo_copy: Path) -> No
     plan.write_text(plan.read_text(encoding="utf-8").replace("  implementer-3: 5\n", "  implementer-3: 6\n", 1))
     assert "plan" in session.reload(["plan"])
     assert {m.role: m for m in session.teammates()}["implementer-3"].confirmed == 6
+    (demo_copy / "phase-6" / "reviewer-9").mkdir()  # a phase folder names a teammate too
+    assert "folders" in session.reload(["folders"])
+    assert "phase-6" in {m.role: m for m in session.teammates()}["reviewer-9"].sources
 
 
 def test_teammates_keep_no_replaced_file_alive(demo_copy: Path) -> None:

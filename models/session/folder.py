@@ -7,7 +7,6 @@ good one and says why.
 
 from __future__ import annotations
 
-import copy
 import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -333,7 +332,8 @@ class Session:
         copies: a composer's re-plan asked four times, 16 ms each with 500 teammates."""
         last = self._mates
         if last is None or last[0]() is not self.plan or last[1]() is not self.memory or last[2] != self.phase_roles:
-            last = (_weak(self.plan), _weak(self.memory), copy.deepcopy(self.phase_roles), self._read_teammates())
+            phases = {role: list(numbers) for role, numbers in self.phase_roles.items()}
+            last = (_weak(self.plan), _weak(self.memory), phases, self._read_teammates())
             self._mates = last
         return [_copy(m) for m in last[3]]
 
