@@ -34,10 +34,6 @@ from models.text.frontmatter import split_front_matter
 from models.text.textfile import newline_of
 
 
-def _newline(text: str) -> str:
-    return newline_of(text)
-
-
 def _native(text: str, newline: str) -> str:
     return text.replace("\n", newline) if newline != "\n" else text
 
@@ -65,7 +61,7 @@ def set_version(text: str, version: int) -> str:
 def apply_item(text: str, item: DeltaItem) -> str:
     """Apply one item to a GC's text; raise ``ApplyError`` naming the item when it does not fit."""
     gc = structure(text)
-    nl = _newline(text)
+    nl = newline_of(text)
     if item.ref == FRONT_MATTER:
         if item.op != "REPLACED" or item.content is None or not gc.front.present:
             raise ApplyError(item, "only REPLACED of the front matter of a GC that has one")

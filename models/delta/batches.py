@@ -14,7 +14,6 @@ from models.delta.apply import (
     _insert_point,
     _keyed,
     _native,
-    _newline,
     _section,
     apply_item,
     set_version,
@@ -77,7 +76,7 @@ def _add_item_chain(text: str, chain: list[DeltaItem]) -> str:
     """The chained items as one insertion after the first one's anchor, each formatted like the
     line before it, exactly as adding them one by one would."""
     gc = structure(text)
-    nl = _newline(text)
+    nl = newline_of(text)
     section = gc.sections[0]
     if not section.items:
         return _apply_one_by_one(text, chain)
@@ -171,7 +170,7 @@ def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str | None:
     against the siblings it joins, as adding them one by one would. None when a quoted title
     meets a sibling of the same lenient name: one by one, its exact reference decides."""
     gc = structure(text)
-    nl = _newline(text)
+    nl = newline_of(text)
     at = _insert_point(gc, chain[0], text)
     anchor = chain[0].position or AT_START
     if anchor.startswith("after:"):
