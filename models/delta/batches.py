@@ -121,13 +121,11 @@ def _apply_item_run(text: str, items: list[DeltaItem]) -> str:
     for item in items:
         section = _section(gc, item.ref, item)
         groups.setdefault(section.start, (section, []))[1].append(item)
-    pieces, cut = [], len(text)
-    for start in sorted(groups, reverse=True):  # back to front: the places above stay as read
+    changes = []
+    for start in sorted(groups, reverse=True):  # back to front, as before: the same item fails first
         section, ops = groups[start]
-        pieces += [text[section.own_end : cut], apply_to_section(text[section.start : section.own_end], ops)]
-        cut = section.start
-    pieces.append(text[:cut])
-    result = "".join(reversed(pieces))
+        changes.append((start, section.own_end, apply_to_section(text[start : section.own_end], ops)))
+    result = _spliced(text, changes)
     # The next item needs the result's structure: it differs from this one in a few sections,
     # so it is read from this one (``models.session.gc_regions``) rather than in full.
     structure_after(result, gc)
@@ -222,12 +220,18 @@ def _remove_sections(text: str, run: list[DeltaItem]) -> str | None:
     spans = sorted({(s.start, s.end) for s in targets}, reverse=True)
     if len(spans) != len(targets) or any(a[0] < b[1] for a, b in itertools.pairwise(spans)):
         return None  # the same section twice, or one inside another
-    kept, cut = [], len(text)
-    for start, end in spans:  # back to front: what stays between the removed spans
-        kept.append(text[end:cut])
+    return _spliced(text, [(start, end, "") for start, end in spans])
+
+
+def _spliced(text: str, changes: list[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end) span, none overlapping another, replaced by its new text:
+    one join, where a concatenation per change would copy the whole GC each time."""
+    pieces, cut = [], len(text)
+    for start, end, new in sorted(changes, reverse=True):  # back to front
+        pieces += [text[end:cut], new]
         cut = start
-    kept.append(text[:cut])
-    return "".join(reversed(kept))
+    pieces.append(text[:cut])
+    return "".join(reversed(pieces))
 
 
 def apply_items(text: str, delta: Delta) -> str:
