@@ -349,6 +349,11 @@ def _count_entries(body: str) -> int | None:
     return len(_LED_BY_OTHER.findall(framed)) + len(_LED_AFTER_BLANK.findall(framed))
 
 
+def entries_of(body: str) -> tuple[MemoryEntry, ...]:
+    """The entries of a section other than Meta, read from its body: what its ``entries`` are."""
+    return _section_entries(body, False)[0]
+
+
 @functools.lru_cache(maxsize=4096)
 def _section_entries(body: str, is_meta: bool) -> tuple[tuple[MemoryEntry, ...], tuple[tuple[str, str], ...]]:
     """Entries of one section body (lines counted from the heading), memoised by text.
