@@ -184,6 +184,23 @@ def test_broken_file_keeps_the_last_good_reading(demo_copy: Path) -> None:
     assert session.gc_version == 7 and session.problems["gc"] == []
 
 
+@pytest.mark.parametrize("name", ["global-context.md", "TEAM-MEMORY.md", "orchestration-plan.md"])
+def test_the_good_bytes_back_after_a_broken_write_clear_its_warning(demo_copy: Path, name: str) -> None:
+    """An agent's write caught half-way (here: bytes that are not UTF-8) shows the last good
+    version with a warning; when the file holds the good bytes again, the warning goes. The
+    follow-up had found the shown text unchanged and kept the warning."""
+    session = open_session(demo_copy, TOK)
+    path = demo_copy / name
+    good = path.read_bytes()
+    path.write_bytes(good.replace(b"\n", b"\xff\n", 1))
+    assert session.reload() != set()
+    part = {"global-context.md": "gc", "TEAM-MEMORY.md": "memory", "orchestration-plan.md": "plan"}[name]
+    assert any("not valid UTF-8" in p.message for p in session.problems[part])  # type: ignore[index]
+    path.write_bytes(good)
+    assert session.reload() == {part}
+    assert session.problems[part] == []  # type: ignore[index]
+
+
 def test_unchanged_file_is_not_reparsed_and_missing_files_are_reported(demo_copy: Path) -> None:
     session = open_session(demo_copy, TOK)
     assert session.reload(["gc", "plan", "memory", "gates", "folders"]) == set()

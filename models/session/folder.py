@@ -261,8 +261,8 @@ class Session:
         decoded cleanly; else the same fingerprint. An edit that keeps the size (a digit
         changed) need not be fingerprinted before it is shown."""
         old = self.stamps.get(name)
-        if old is None or old.size != loaded.stamp.size:
-            return False
+        if old is None or old.size != loaded.stamp.size or has_errors(self.problems.get(attr, [])):
+            return False  # after a broken read, the same bytes as the version shown are news
         shown = getattr(getattr(self, attr), "text", None)
         if isinstance(shown, str) and loaded.exact:
             return shown == loaded.text
