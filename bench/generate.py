@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.session.team_memory import TAGS
+from models.session.memory_entries import TAGS
 
 
 def big_gc(lines: int = 20_000, sections: int = 2_000, version: int = 40) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import models.session.gc_items as gc_items
 import models.session.gc_parse as gc_module
-import models.session.team_memory as memory_module
+import models.session.memory_entries as memory_entries
 from models.session.gc import GlobalContext
 from models.session.team_memory import TeamMemory
 
@@ -15,7 +15,7 @@ def cold_caches() -> None:
     gc_module._PARSED.clear()
     gc_items.section_body.cache_clear()
     gc_items.section_keys.cache_clear()
-    memory_module._section_entries.cache_clear()
+    memory_entries.read_entries.cache_clear()
 
 
 def gc_facts(gc: GlobalContext) -> list[object]:

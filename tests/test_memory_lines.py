@@ -1,5 +1,5 @@
 """An entry's first line is read by one regular expression when it has the common form; the
-general reader (``_BULLET`` then ``_strip_markers``) is the reference it must agree with on
+general reader (``BULLET`` then ``strip_markers``) is the reference it must agree with on
 every line of the real files, on forms written to trip it, and on random lines."""
 
 from __future__ import annotations
@@ -9,14 +9,8 @@ import random
 import pytest
 
 from conftest import DEMO, REAL_SESSIONS
-from models.session.team_memory import (
-    _BULLET,
-    _count_entries,
-    _first_line,
-    _section_entries,
-    _strip_markers,
-    parse_memory,
-)
+from models.session.memory_entries import BULLET, count_entries, first_line, read_entries, strip_markers
+from models.session.team_memory import parse_memory
 
 REAL_LINES = sorted(
     {
@@ -56,25 +50,25 @@ TRICKY = [
 
 
 def _reference(line: str) -> tuple[str, str | None, bool]:
-    bullet = _BULLET.match(line)
-    return _strip_markers(bullet.group("content") if bullet else line.strip())
+    bullet = BULLET.match(line)
+    return strip_markers(bullet.group("content") if bullet else line.strip())
 
 
 @pytest.mark.parametrize("line", TRICKY)
 def test_a_tricky_line_reads_as_the_general_reader_reads_it(line: str) -> None:
-    assert _first_line(line) == _reference(line)
+    assert first_line(line) == _reference(line)
 
 
 def test_every_line_of_the_real_files_reads_as_the_general_reader_reads_it() -> None:
     assert len(REAL_LINES) > 3000  # the real sessions are there
-    assert [_first_line(line) for line in REAL_LINES] == [_reference(line) for line in REAL_LINES]
+    assert [first_line(line) for line in REAL_LINES] == [_reference(line) for line in REAL_LINES]
 
 
 def test_random_lines_read_as_the_general_reader_reads_them() -> None:
     rng = random.Random(18)
     pieces = ["- ", "* ", "[", "]", "Finding", "ARCHIVED", "a", " ", "\t", "*", "**", "\r", "\u00a0", "x y", "1"]
     lines = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) + "\n" for _ in range(20_000)]
-    assert [_first_line(line) for line in lines] == [_reference(line) for line in lines]
+    assert [first_line(line) for line in lines] == [_reference(line) for line in lines]
 
 
 def _bodies_of_real_files() -> list[str]:
@@ -87,27 +81,27 @@ def _bodies_of_real_files() -> list[str]:
 
 def _read_count(body: str) -> int:
     """The reference: how many entries the reader makes of ``body``."""
-    return len(_section_entries.__wrapped__(body, False)[0])
+    return len(read_entries.__wrapped__(body, False)[0])
 
 
 def test_a_section_counts_its_entries_as_many_as_it_reads() -> None:
-    """The count shown before a section's entries are read (``_count_entries``) is the number
+    """The count shown before a section's entries are read (``count_entries``) is the number
     the reader makes, on every section of the real files and on random bodies built of the
     lines that decide it: blank ones (spaces, tabs, CR, a no-break space), ones led by a space
     or tab, and others."""
-    real = [b for b in _bodies_of_real_files() if _count_entries(b) is not None]
+    real = [b for b in _bodies_of_real_files() if count_entries(b) is not None]
     assert len(real) > 100
-    assert [_count_entries(b) for b in real] == [_read_count(b) for b in real]
+    assert [count_entries(b) for b in real] == [_read_count(b) for b in real]
     rng = random.Random(1818)
     lines = ["\n", "  \n", "\t\n", "\r\n", "\u00a0\n", " \u00a0 \n", "- a\n", "- [Finding] b\r\n", "  more\n",
              "\tmore\n", " \u00a0x\n", "\u00a0lead\n", "\rx\n", "plain\n", "- last"]  # fmt: skip
     bodies = ["".join(rng.choice(lines) for _ in range(rng.randrange(0, 12))) for _ in range(5_000)]
-    assert [_count_entries(b) for b in bodies] == [_read_count(b) for b in bodies]
+    assert [count_entries(b) for b in bodies] == [_read_count(b) for b in bodies]
 
 
 def test_a_body_with_a_fence_or_comment_is_counted_by_reading_it() -> None:
     for body in ("- a\n```\n- b\n```\n", "- a\n<!-- - b -->\n", "~~~\n- x\n"):
-        assert _count_entries(body) is None
+        assert count_entries(body) is None
         section = parse_memory(f"# TEAM-MEMORY\n## r\n{body}").sections[0]
         assert section.entry_count == len(section.entries)
 

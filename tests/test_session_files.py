@@ -13,8 +13,9 @@ from app.cli.report import session_data
 from conftest import CH006, COW, DEMO, snapshot_tree
 from models.session.folder import find_sessions, open_session, part_of
 from models.session.gates import parse_gate
+from models.session.memory_entries import TAGS
 from models.session.plan import parse_plan
-from models.session.team_memory import TAGS, parse_memory
+from models.session.team_memory import parse_memory
 from models.text.tokens import get_tokenizer
 
 TOK = get_tokenizer("o200k_base")

@@ -9,9 +9,10 @@ from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from models.claude.status import TeamRow
-from models.session.folder import Teammate
 from models.session.gates import GateRecord
-from models.session.team_memory import MemoryEntry, MemoryQuery, MemorySection, TeamMemory
+from models.session.memory_entries import MemoryEntry
+from models.session.team_memory import MemoryQuery, MemorySection, TeamMemory
+from models.session.teammates import Teammate
 from models.session.versions import label
 from ui.node_model import LazySpecs, NodeTreeModel, Spec, keyed
 

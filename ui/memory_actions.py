@@ -35,7 +35,8 @@ from models.memory.loss import Loss, detect_loss, journal_loss, restore_edits
 from models.memory.settle import incomplete
 from models.memory.skeleton import create_with_entry, preview_create
 from models.session.folder import Session
-from models.session.team_memory import MemoryEntry, TeamMemory, parse_memory
+from models.session.memory_entries import MemoryEntry
+from models.session.team_memory import TeamMemory, parse_memory
 from models.text.textfile import BOM, read_bounded, read_text
 from ui.workers import LatestWork
 

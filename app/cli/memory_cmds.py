@@ -14,7 +14,8 @@ from models.memory.edits import MemoryEditError, utc_now_minutes
 from models.memory.journal import MemoryJournal
 from models.memory.skeleton import create_with_entry
 from models.session.folder import open_session
-from models.session.team_memory import TAGS, parse_memory
+from models.session.memory_entries import TAGS
+from models.session.team_memory import parse_memory
 from models.text.tokens import get_tokenizer
 
 

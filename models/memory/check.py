@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from models.memory.access import access_of
 from models.memory.journal import Vanished
-from models.session.team_memory import LINE_LIMIT, TAGS, TeamMemory
+from models.session.memory_entries import TAGS
+from models.session.team_memory import LINE_LIMIT, TeamMemory
 
 
 def memory_check_data(

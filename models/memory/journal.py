@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from models.session.team_memory import MemorySection, TeamMemory, entries_of
+from models.session.memory_entries import entries_of
+from models.session.team_memory import MemorySection, TeamMemory
 from models.text.textfile import split_lines
 
 JOURNAL = Path(".lead-console") / "memory-journal.jsonl"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -17,18 +17,9 @@ from typing import Literal
 from models.session.gates import GateRecord, parse_gate, phase_number, plan_gates
 from models.session.gc import GlobalContext
 from models.session.gc_parse import parse_gc
-from models.session.lifecycle import (
-    RECEIVING,
-    State,
-    StateFact,
-    current_states,
-    front_matter_facts,
-    listed_versions,
-    plan_facts,
-)
-from models.session.plan import LastDelta, Plan, parse_plan
-from models.session.roles import role_key, role_type
+from models.session.plan import Plan, parse_plan
 from models.session.team_memory import TeamMemory, parse_memory
+from models.session.teammates import Teammate, copy_teammate, natural_key, read_teammates
 from models.text.problems import Problem, has_errors
 from models.text.textfile import Stamp, TextFile, is_blank, read_text
 from models.text.tokens import Tokenizer
@@ -45,11 +36,6 @@ _FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "
 # Folders of a phase that are not teammates.
 _NOT_ROLES = {"L3-full", "gc-history", "messages"}
 _Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
-
-
-def natural_key(text: str) -> list[object]:
-    """Sort ``implementer-10`` after ``implementer-9``."""
-    return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text)]
 
 
 def part_of(session_folder: Path, path: Path) -> Part | None:
@@ -73,34 +59,6 @@ def part_of(session_folder: Path, path: Path) -> Part | None:
     return None
 
 
-@dataclass
-class Teammate:
-    """A teammate as the union of every place that names it (SESSION-FOLDER.md)."""
-
-    role: str
-    confirmed: int | None = None
-    sent: int | None = None
-    status: str | None = None
-    last_delta: LastDelta | None = None
-    agent_type: str | None = None
-    sources: list[str] = field(default_factory=list)
-    state: State = "active"
-    state_facts: list[StateFact] = field(default_factory=list)  # newest first; empty: none written
-
-    @property
-    def receives(self) -> bool:
-        """Sent updates and pinged for ACKs (active or idle); the Lead can say otherwise."""
-        return self.state in RECEIVING
-
-    @property
-    def state_source(self) -> str:
-        return self.state_facts[0].describe() if self.state_facts else "no state written: taken as active"
-
-    def add_source(self, source: str) -> None:
-        if source not in self.sources:
-            self.sources.append(source)
-
-
 def outside_link(folder: Path, name: str) -> list[Problem]:
     """A session file that is a link to somewhere outside the session is read, and named: the
     Lead should know that editing the session edits that file too."""
@@ -113,15 +71,6 @@ def outside_link(folder: Path, name: str) -> list[Problem]:
     except (OSError, RuntimeError):
         return []
     return [] if inside else [Problem("warning", name, f"is a link to {target}, outside the session; read from there")]
-
-
-def _copy(mate: Teammate) -> Teammate:
-    """A copy of ``mate`` whose lists are its own (``dataclasses.replace`` took 11 ms for the
-    2,000 copies of a re-plan with 500 teammates)."""
-    copied = object.__new__(Teammate)
-    copied.__dict__.update(mate.__dict__)
-    copied.sources, copied.state_facts = list(mate.sources), list(mate.state_facts)
-    return copied
 
 
 _Weak = Callable[[], object]
@@ -325,83 +274,17 @@ class Session:
     # -- derived views -----------------------------------------------------------------
 
     def teammates(self) -> list[Teammate]:
-        """Teammates from the plan's keys and tables, TEAM-MEMORY and phase folders; one per role
-        id compared without case, with its lifecycle state from every statement of it.
+        """The session's teammates (``read_teammates``).
 
         Read once per version of those parts (a reload replaces the objects), and handed out as
         copies: a composer's re-plan asked four times, 16 ms each with 500 teammates."""
         last = self._mates
         if last is None or last[0]() is not self.plan or last[1]() is not self.memory or last[2] != self.phase_roles:
             phases = {role: list(numbers) for role, numbers in self.phase_roles.items()}
-            last = (_weak(self.plan), _weak(self.memory), phases, self._read_teammates())
+            mates = read_teammates(self.plan, self.memory, phases, MEMORY_FILE)
+            last = (_weak(self.plan), _weak(self.memory), phases, mates)
             self._mates = last
-        return [_copy(m) for m in last[3]]
-
-    def _read_teammates(self) -> list[Teammate]:
-        found: dict[str, Teammate] = {}
-
-        def get(role: str) -> Teammate:
-            key = role_key(role)
-            if key not in found:
-                found[key] = Teammate(role, agent_type=role_type(role) or re.sub(r"-\d+$", "", role))
-            return found[key]
-
-        plan = self.plan
-        if plan is not None:
-            for role, version in plan.teammate_gc_versions.items():
-                get(role).confirmed = version
-                get(role).add_source("plan")
-            for role, last in plan.teammate_gc_last_delta.items():
-                get(role).sent = last.sent_version
-                get(role).last_delta = last
-                get(role).add_source("plan")
-            for role, status in plan.teammate_status.items():
-                get(role).status = status
-                get(role).add_source("plan")
-            # Plans are written top to bottom over time: a later table row is newer news, for
-            # the columns it has (a later table without a Status column keeps the earlier one's).
-            for row in plan.table_rows:
-                mate = get(row.name)
-                mate.add_source("plan table")
-                if row.gc_version is not None and role_key(row.name) not in _keys(plan.teammate_gc_versions):
-                    mate.confirmed = row.gc_version
-                if row.status and role_key(row.name) not in _keys(plan.teammate_status):
-                    mate.status = row.status
-            for role, (version, _) in listed_versions(plan.text, plan.front.body_start):
-                mate = get(role)
-                mate.add_source("plan list")
-                if mate.confirmed is None:
-                    mate.confirmed = version
-        if self.memory is not None:
-            for section in self.memory.roles():
-                get(section.role).add_source("memory")
-        for role, phases in self.phase_roles.items():
-            mate = get(role)
-            for number in phases:
-                mate.add_source(f"phase-{number}")
-        for key, facts in current_states(self._state_facts([m.role for m in found.values()])).items():
-            if key not in found:  # a role the plan only lists (or TEAM-MEMORY marks) is a teammate too
-                get(facts[-1].role).add_source("plan list")
-            mate = found[key]
-            mate.state_facts = facts
-            mate.state = facts[0].state
-        return sorted(found.values(), key=lambda t: natural_key(t.role))
-
-    def _state_facts(self, roles: list[str]) -> list[StateFact]:
-        facts: list[StateFact] = []
-        if self.plan is not None:
-            facts += front_matter_facts(self.plan.teammate_status)
-            facts += plan_facts(self.plan.text, self.plan.front.body_start, tuple(roles))
-        if self.memory is not None:
-            for section in self.memory.roles():
-                if section.replaced:
-                    where = f"{MEMORY_FILE} line {section.line + 1}"
-                    facts.append(StateFact(section.role, "replaced", section.header, where, (0, section.line)))
-        return facts
-
-
-def _keys(mapping: Mapping[str, object]) -> set[str]:
-    return {role_key(k) for k in mapping}
+        return [copy_teammate(m) for m in last[3]]
 
 
 def is_session_folder(path: Path) -> bool:

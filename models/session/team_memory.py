@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 import threading
 from collections import Counter
@@ -11,55 +10,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from models.session.memory_entries import (
+    BRACKET,
+    KNOWN_NAMES,
+    TAGS,
+    MemoryEntry,
+    count_entries,
+    read_entries,
+)
 from models.text import mdblocks
 from models.text.common import common_prefix, same_after
 from models.text.problems import Problem
 from models.text.textfile import is_blank, line_starts, split_lines
 
-TAGS = ("Finding", "Pattern", "Decision", "Warning", "Dependency", "Conflict", "Question")
-_CANONICAL_TAGS = {t.lower(): t for t in TAGS}
 LINE_LIMIT = 500  # ADR-001 §5 curation rule 4
 
 SectionKind = Literal["meta", "lead", "role"]
 
-_BULLET = re.compile(r"^[-*+][ \t]+(?P<content>.*?)\r?\n?$")
-_MARKER = re.compile(r"^\s*(?:\*\*)?\[(?P<name>[A-Za-z][\w -]{0,30})\](?:\*\*)?\s*")
-# The common entry line: a bullet, at most one plain [Tag] and text that opens no other marker.
-_SIMPLE_ENTRY = re.compile(
-    r"[-*+][ \t]+(?:\[(?P<name>[A-Za-z][\w -]{0,30})\][ \t]*)?(?P<rest>[^\s\[*][^\r\n]*)\r?\n?\Z"
-)
-# Every bracket a tag could be read from (``_MARKER``'s and ``_SIMPLE_ENTRY``'s name).
-_BRACKET = re.compile(r"\[([A-Za-z][\w -]{0,30})\]")
-_KNOWN_NAMES = frozenset([*_CANONICAL_TAGS, "archived"])
-# Lines that start an entry (see ``_section_entries``): one not blank and not led by a space or
-# tab, and one led by a space or tab that follows a blank line (``_count_entries``).
-_LED_BY_OTHER = re.compile(r"\n(?=\S|[^ \t\n][^\S\n]*\S)")
-_LED_AFTER_BLANK = re.compile(r"\n[^\S\n]*\n(?=[ \t][^\S\n]*\S)")
 _READING = threading.Lock()
-_META_ITEM = re.compile(r"^[-*+][ \t]+(?:\*\*)?(?P<key>[^:*]+?)(?::\*\*|\*\*:|:)[ \t]*(?P<value>.*?)\r?\n?$")
-
-
-@dataclass(eq=False, slots=True)
-class MemoryEntry:
-    """One bullet (or stray paragraph) and its indented continuation lines."""
-
-    text: str  # the entry without its bullet and markers, continuation lines included
-    tag: str | None
-    archived: bool
-    # Lines counted from the section's heading line (the heading is 0), end exclusive: an
-    # entry does not move when an edit above its section shifts the file, so a section that
-    # did not change keeps the very entries of the last parse (``MemorySection.span_of``).
-    first: int
-    stop: int
-
-    @property
-    def known_tag(self) -> bool:
-        return self.tag in TAGS
-
-    @property
-    def summary(self) -> str:
-        """The first line as a reader wants it in a list: without bold markers."""
-        return self.text.split("\n", 1)[0].replace("**", "")
 
 
 @dataclass(eq=False)
@@ -93,7 +61,7 @@ class MemorySection:
         if entries is None:
             with _READING:
                 if self._entries is None:
-                    self._entries = _section_entries(self.body, self.kind == "meta")[0]
+                    self._entries = read_entries(self.body, self.kind == "meta")[0]
                 entries = self._entries
         return entries
 
@@ -103,7 +71,7 @@ class MemorySection:
         if self._entries is not None:
             return len(self._entries)
         if self._count is None:
-            self._count = _count_entries(self.body)
+            self._count = count_entries(self.body)
             if self._count is None:
                 return len(self.entries)
         return self._count
@@ -117,7 +85,7 @@ class MemorySection:
         there is none, and the entries need not be read to say so."""
         if self._unknown is None:
             if self._entries is None and all(
-                name.strip().lower() in _KNOWN_NAMES for name in _BRACKET.findall(self.body)
+                name.strip().lower() in KNOWN_NAMES for name in BRACKET.findall(self.body)
             ):
                 self._unknown = frozenset()
             else:
@@ -171,45 +139,6 @@ class TeamMemory:
     def gc_version_label(self) -> str | None:
         meta = next((s for s in self.sections if s.kind == "meta"), None)
         return meta.meta.get("GC Version") if meta else None
-
-
-def _strip_markers(content: str) -> tuple[str, str | None, bool]:
-    """Peel ``[ARCHIVED]`` and one ``[Tag]`` off the front of an entry, in either order."""
-    tag: str | None = None
-    archived = False
-    while content.lstrip()[:3].startswith(("[", "**[")):
-        m = _MARKER.match(content)
-        if not m:
-            break
-        name = m.group("name").strip()
-        if name.upper() == "ARCHIVED":
-            archived = True
-        elif tag is None:
-            tag = _CANONICAL_TAGS.get(name.lower(), name)
-        else:
-            break
-        content = content[m.end() :]
-    return content.strip(), tag, archived
-
-
-def _first_line(line: str) -> tuple[str, str | None, bool]:
-    """An entry's first line without its bullet and markers: its text, tag and archived flag.
-
-    Most lines take one regular expression; any other form goes through ``_strip_markers``,
-    which the fast path must agree with (tests/test_memory_lines.py holds them to it).
-    """
-    simple = _SIMPLE_ENTRY.match(line)
-    if simple is not None:
-        name = simple.group("name")
-        text = simple.group("rest").strip()
-        if name is None:
-            return text, None, False
-        name = name.strip()
-        if name.upper() == "ARCHIVED":
-            return text, None, True
-        return text, _CANONICAL_TAGS.get(name.lower(), name), False
-    bullet = _BULLET.match(line)
-    return _strip_markers(bullet.group("content") if bullet else line.strip())
 
 
 def _section(header: str, line: int) -> MemorySection:
@@ -332,62 +261,5 @@ def _read_meta(section: MemorySection) -> None:
     """The Meta section's ``- Key: value`` lines (its entries come with them); other sections'
     entries wait until asked for."""
     if section.kind == "meta":
-        section._entries, meta = _section_entries(section.body, True)
+        section._entries, meta = read_entries(section.body, True)
         section.meta = dict(meta)
-
-
-def _count_entries(body: str) -> int | None:
-    """How many entries ``_section_entries`` reads from ``body``, found by two searches at C
-    speed, or None where a fence or comment could hide lines (then the entries are read).
-
-    A line starts an entry unless it is blank or it continues the one above: led by a space
-    or tab, under a line that is not blank. Two blank lines put in front make the first line
-    count as any other (tests/test_memory_lines.py holds this to the entries read)."""
-    if "```" in body or "~~~" in body or "<!--" in body:
-        return None
-    framed = "\n\n" + body
-    return len(_LED_BY_OTHER.findall(framed)) + len(_LED_AFTER_BLANK.findall(framed))
-
-
-def entries_of(body: str) -> tuple[MemoryEntry, ...]:
-    """The entries of a section other than Meta, read from its body: what its ``entries`` are."""
-    return _section_entries(body, False)[0]
-
-
-@functools.lru_cache(maxsize=4096)
-def _section_entries(body: str, is_meta: bool) -> tuple[tuple[MemoryEntry, ...], tuple[tuple[str, str], ...]]:
-    """Entries of one section body (lines counted from the heading), memoised by text.
-
-    Writers edit one section at a time (ADR-001's header-anchored edits), so a full reload
-    after an agent's edit parses that section only, and the entries of every other section are
-    the very objects of the last parse. Entries are never changed after parsing, so sharing
-    them is safe, and the viewer then finds them unchanged. Fences never cross a section
-    header, so the body can be scanned on its own.
-    """
-    lines = split_lines(body)
-    if "```" in body or "~~~" in body or "<!--" in body:
-        in_code = mdblocks.scan(lines, "").in_code
-    else:  # no fence or comment can open here (most sections)
-        in_code = [False] * len(lines)
-    entries: list[MemoryEntry] = []
-    meta: dict[str, str] = {}
-    i = 0
-    end = len(lines)
-    while i < end:
-        line = lines[i]
-        if not line.strip() or (in_code[i] and not line.startswith((" ", "\t"))):
-            i += 1
-            continue
-        if is_meta:
-            m = _META_ITEM.match(line)
-            if m:
-                meta[m.group("key").strip()] = m.group("value").strip()
-        j = i + 1
-        while j < end and lines[j].strip() and lines[j][0] in " \t":
-            j += 1
-        text, tag, archived = _first_line(line)
-        if j > i + 1:  # continuation lines (most entries have none)
-            text = "\n".join([text, *(ln.rstrip("\r\n") for ln in lines[i + 1 : j])])
-        entries.append(MemoryEntry(text, tag, archived, i + 1, j + 1))
-        i = j
-    return tuple(entries), tuple(meta.items())

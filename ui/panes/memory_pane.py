@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 from models.memory.access import access_of
 from models.memory.loss import Loss
 from models.session.folder import Session
-from models.session.team_memory import LINE_LIMIT, TAGS, MemoryEntry, MemoryQuery, MemorySection
+from models.session.memory_entries import TAGS, MemoryEntry
+from models.session.team_memory import LINE_LIMIT, MemoryQuery, MemorySection
 from models.text.problems import Problem
 from ui.item_models import DEFER_ENTRIES, MemoryModel
 from ui.memory_actions import MemoryActions
