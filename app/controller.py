@@ -116,7 +116,7 @@ class Controller(QObject):
         """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first.
         With a linked team, the messages go on into the members' inboxes."""
         if self.live is not None and self.live.session.memory is not None:
-            self.window.memory_actions.snapshot = self.live.session.memory.text
+            self.window.memory_actions.snapshot = self.live.session.memory
         if self.live is not None:  # items the Lead removed are no outside loss
             self.window.sections_pane.shown = self.live.session.gc
         self._changed({"gc", "plan", "memory"})

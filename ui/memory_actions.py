@@ -31,13 +31,13 @@ from models.memory.edits import (
     utc_now_minutes,
 )
 from models.memory.journal import MemoryJournal, Vanished
-from models.memory.loss import Loss, detect_loss, journal_loss, restore_edits
+from models.memory.loss import Loss, journal_loss, loss_between, restore_edits
 from models.memory.settle import incomplete
 from models.memory.skeleton import create_with_entry, preview_create
 from models.session.folder import Session
 from models.session.memory_entries import MemoryEntry
 from models.session.team_memory import TeamMemory, parse_memory
-from models.text.textfile import BOM, read_bounded, read_text
+from models.text.textfile import BOM, holds_bytes, read_bounded, read_text
 from ui.workers import LatestWork
 
 SETTLE_MS = 30  # a TEAM-MEMORY version must hold still this long before its losses are judged
@@ -77,12 +77,13 @@ class MemoryActions(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.path: Path | None = None
-        self.snapshot: str | None = None
-        self._parsed: TeamMemory | None = None  # the snapshot, parsed, when the session had it
+        # The version the loss check compares the next one with: the parse the session read,
+        # or the text of our own last write.
+        self.snapshot: TeamMemory | str | None = None
         self.loss: Loss | None = None
         self.journal: MemoryJournal | None = None
         self.undo_stack = QUndoStack(self)
-        self._pending: tuple[str, TeamMemory | None] | None = None
+        self._pending: tuple[TeamMemory, bytes | None] | None = None
         self._settle = QTimer(self)
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
@@ -111,8 +112,7 @@ class MemoryActions(QObject):
             self.loss = None
             self.journal = MemoryJournal(path.parent)
             self._looker.drop()  # a first look at the file left behind is shown nowhere
-        self.path, self.snapshot = path, text
-        self._parsed = memory if memory is not None and memory.text == text else None
+        self.path, self.snapshot = path, memory if memory is not None else text
         self._look = None
         self._look_delay.stop()
         if text is not None and self.journal is not None:
@@ -306,17 +306,19 @@ class MemoryActions(QObject):
 
     # -- following the file -----------------------------------------------------------------------------
 
-    def check_loss(self, text: str | None, memory: TeamMemory | None = None) -> None:
+    def check_loss(self, memory: TeamMemory | None, raw: bytes | None = None) -> None:
         """An outside write was read: judge what it took away once the file holds still.
 
         Agents rewrite the file in place (truncate, then write); a version read in between is
         not what they wrote, and judging it would report every entry past the cut as lost. So
         the judgement waits ``SETTLE_MS`` and goes ahead only if the file is still this text
-        and looks whole; a newer write brings its own check.
+        and looks whole; a newer write brings its own check. ``raw``, the bytes ``memory`` was
+        read from when the session kept them, makes "still this text" a comparison of bytes:
+        decoding a 14 MB file again for it took 15 ms and a 29 MB string.
         """
-        if text is None:
+        if memory is None:
             return
-        self._pending = (text, memory if memory is not None and memory.text == text else None)
+        self._pending = (memory, raw)
         self._settle.start()
 
     def _judge(self) -> None:
@@ -328,32 +330,35 @@ class MemoryActions(QObject):
             self._look_delay.stop()
             self._start_look()
             return
-        text, memory = self._pending
-        self._pending = None
+        (memory, raw), self._pending = self._pending, None
         try:
-            now = read_bounded(self.path)[0].removeprefix(BOM).decode("utf-8")
+            if raw is not None:
+                still = holds_bytes(self.path, raw)
+            else:
+                still = read_bounded(self.path)[0].removeprefix(BOM).decode("utf-8") == memory.text
         except (OSError, UnicodeDecodeError):
             return  # the session shows why; nothing to judge
-        if now != text:
+        if not still:
             return  # still being written: the next change is judged instead
-        memory = memory if memory is not None else parse_memory(text)
-        if incomplete(text, memory, self.journal) is not None:
+        if incomplete(memory, self.journal) is not None:
             return
         structural = Loss()
-        if self.snapshot is not None and text != self.snapshot:
-            parsed = self._parsed if self._parsed is not None and self._parsed.text == self.snapshot else None
-            structural = detect_loss(self.snapshot, text, old=parsed, new=memory)
-        vanished = self._observe(text, memory)
-        self.snapshot, self._parsed = text, memory
+        before = self.snapshot
+        if isinstance(before, str):  # our own write: compared as text
+            before = None if before == memory.text else parse_memory(before)
+        if before is not None and not before.same_text(memory):
+            structural = loss_between(before, memory)
+        vanished = self._observe(memory)
+        self.snapshot = memory
         self._report(journal_loss(vanished, structural))
 
-    def _observe(self, text: str, memory: TeamMemory | None) -> list[Vanished]:
+    def _observe(self, memory: TeamMemory) -> list[Vanished]:
         """Journal what the file holds now; the entries that vanished, each reported once."""
         journal = self.journal
         if journal is None:
             return []
         try:
-            return journal.observe(memory if memory is not None else parse_memory(text))
+            return journal.observe(memory)
         except OSError as exc:
             self.failed.emit(f"the TEAM-MEMORY journal could not be written: {exc.strerror or exc}")
             return []

@@ -85,12 +85,18 @@ def detect_loss(
     """
     old = old if old is not None else parse_memory(before)
     new = new if new is not None else parse_memory(after)
+    return loss_between(old, new, expected_gone)
+
+
+def loss_between(old: TeamMemory, new: TeamMemory, expected_gone: set[str] | None = None) -> Loss:
+    """``detect_loss`` of two parsed versions: their texts are read only for a section removed
+    (a version followed from its bytes is not decoded whole for the check)."""
     new_sections = {s.header: s for s in new.sections}
     loss = Loss()
     gone = expected_gone or set()
     everywhere: set[str] | None = None  # every entry now, unarchived: moved is not lost
     new_roles = {s.role: s.header for s in new.sections}
-    for section in old.sections:
+    for k, section in enumerate(old.sections):
         if section.kind == "meta":
             continue  # key-value settings, updated in place by design (GC Version), not entries
         now = new_sections.get(section.header)
@@ -99,8 +105,7 @@ def detect_loss(
             if renamed_to is not None:  # the role is still there under another header
                 loss.renamed.append((section.header, renamed_to))
             else:
-                lines = split_lines(before)
-                loss.removed_sections[section.header] = "".join(lines[section.line : section.end_line])
+                loss.removed_sections[section.header] = old.section_text(k)
             continue
         if now.body == section.body:
             continue  # the usual case: an agent's write changed another section (one string compare)

@@ -24,7 +24,7 @@ from pathlib import Path
 from models.memory.journal import MemoryJournal
 from models.session.team_memory import TeamMemory, parse_memory
 from models.text import textfile
-from models.text.frontmatter import split_front_matter
+from models.text.frontmatter import opens_front_matter, split_front_matter
 from models.text.textfile import BOM, Stamp, decode, is_blank, read_bounded
 
 SETTLE_S = 0.02  # the bytes must hold still this long
@@ -72,7 +72,7 @@ class SettledRead:
         for _ in range(SETTLE_TRIES):
             data, self.state = _read_still(self.fd)
             text = decode(data.removeprefix(BOM), self.target.name)[0]
-            why = incomplete(text, parse_memory(text), self.journal) or ""
+            why = incomplete(parse_memory(text), self.journal) or ""
             if not why:
                 return text
             time.sleep(SETTLE_S)
@@ -127,11 +127,15 @@ def _read_still(fd: int) -> tuple[bytes, tuple[int, int]]:
     return data, (st.st_size, st.st_mtime_ns)
 
 
-def incomplete(text: str, memory: TeamMemory, journal: MemoryJournal | None) -> str | None:
-    """Why ``text`` looks like a file caught mid-write, or None when it looks whole."""
-    if is_blank(text):
+def incomplete(memory: TeamMemory, journal: MemoryJournal | None) -> str | None:
+    """Why ``memory``'s text looks like a file caught mid-write, or None when it looks whole.
+
+    A text with a section is not blank (its heading), and front matter can only open before the
+    first section: a version followed from its bytes is decoded whole only when it does."""
+    head = memory.preamble()
+    if not memory.sections and is_blank(head):
         return "it is empty"
-    front, problems = split_front_matter(text, "TEAM-MEMORY.md")
+    front, problems = split_front_matter(memory.text if opens_front_matter(head) else head, "TEAM-MEMORY.md")
     if front.present and any("never ends" in p.message for p in problems):
         return "its front matter does not close"
     if not memory.sections and memory.title is None:
@@ -173,7 +177,7 @@ def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledR
             if errors:
                 raise ValueError(f"{path.name}: {errors[0].message}")
             memory = parse_memory(text)
-            why = incomplete(text, memory, journal)
+            why = incomplete(memory, journal)
             if why is not None:
                 problem = why
                 continue

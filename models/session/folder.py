@@ -17,11 +17,12 @@ from typing import Literal
 from models.session.gates import GateRecord, parse_gate, phase_number, plan_gates
 from models.session.gc import GlobalContext
 from models.session.gc_parse import parse_gc
+from models.session.memory_follow import follow_bytes
 from models.session.plan import Plan, parse_plan
 from models.session.team_memory import TeamMemory, parse_memory
 from models.session.teammates import Teammate, copy_teammate, natural_key, read_teammates
 from models.text.problems import Problem, has_errors
-from models.text.textfile import Stamp, TextFile, is_blank, read_text
+from models.text.textfile import Stamp, TextFile, decoded_file, is_blank, read_bounded, read_text, size_problems
 from models.text.tokens import Tokenizer
 
 GC_FILE = "global-context.md"
@@ -36,6 +37,7 @@ _FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "
 # Folders of a phase that are not teammates.
 _NOT_ROLES = {"L3-full", "gc-history", "messages"}
 _Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
+_Follower = Callable[[bytes], TeamMemory | None]
 
 
 def part_of(session_folder: Path, path: Path) -> Part | None:
@@ -100,10 +102,18 @@ class Session:
     _mates: tuple[_Weak, _Weak, dict[str, list[int]], list[Teammate]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    # TEAM-MEMORY's bytes, while the version shown is what they decode to exactly: a follow-up
+    # compares the new bytes with them (``models.session.memory_follow``).
+    _memory_raw: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
         return self.folder.name
+
+    @property
+    def memory_bytes(self) -> bytes | None:
+        """TEAM-MEMORY's bytes as last read, while ``memory`` is exactly their text."""
+        return self._memory_raw
 
     @property
     def gc_version(self) -> int | None:
@@ -150,7 +160,7 @@ class Session:
             return self._reload_file(PLAN_FILE, "plan", lambda f: parse_plan(f.text, PLAN_FILE))
         if part == "memory":
             return self._reload_file(
-                MEMORY_FILE, "memory", lambda f: parse_memory(f.text, MEMORY_FILE, previous=self.memory)
+                MEMORY_FILE, "memory", lambda f: parse_memory(f.text, MEMORY_FILE, previous=self.memory), self._follow
             )
         if part == "gates":
             return self._reload_gates()
@@ -170,11 +180,34 @@ class Session:
         self.inbox_listing = listing
         return changed
 
-    def _reload_file(self, name: str, attr: Part, parse: _Parser) -> bool:
+    def _follow(self, raw: bytes) -> TeamMemory | None:
+        """TEAM-MEMORY read from the bytes that changed since the version shown, when it can
+        be; the version shown itself when the bytes are its own."""
+        kept, memory = self._memory_raw, self.memory
+        if kept is None or memory is None:
+            return None
+        return memory if kept == raw else follow_bytes(memory, kept, raw, MEMORY_FILE)
+
+    def _reload_file(self, name: str, attr: Part, parse: _Parser, follow: _Follower | None = None) -> bool:
+        """Read ``name`` again into ``attr``; whether what is shown changed. ``follow`` (TEAM-
+        MEMORY's) reads a follow-up from the bytes alone when it can."""
         path = self.folder / name
+        # A file read before is followed: fingerprinted after the view shows it (settle_stamps).
+        later = self.stamps.get(name) is not None
         try:
-            # A file read before is followed: fingerprinted after the view shows it (settle_stamps).
-            loaded = read_text(path, fingerprint_later=self.stamps.get(name) is not None)
+            raw, mtime = read_bounded(path)
+            followed = follow(raw) if follow is not None and later else None
+            if follow is not None:  # kept again once the version shown is read from these bytes exactly
+                self._memory_raw = None
+            if followed is not None:
+                self._memory_raw = raw
+                self.stamps[name] = Stamp.of_bytes(raw, mtime, later)
+                if followed is getattr(self, attr):
+                    return False  # the bytes of the version shown
+                setattr(self, attr, followed)
+                self.problems[attr] = size_problems(raw, name) + outside_link(self.folder, name) + followed.problems
+                return True
+            loaded = decoded_file(path, raw, mtime, name, later)
         except FileNotFoundError:
             missing = [Problem("warning", name, "not found in this session")]
             changed = getattr(self, attr) is not None or self.problems.get(attr) != missing
@@ -185,6 +218,8 @@ class Session:
         except OSError as exc:
             self.problems[attr] = [Problem("error", name, f"cannot be read: {exc.strerror}")]
             return True
+        if follow is not None and loaded.exact:
+            self._memory_raw = loaded.raw  # dropped again below if the version shown stays another
         if self._unchanged(name, attr, loaded):
             self.stamps[name] = loaded.stamp  # the same text: these bytes are what a write must find
             return False
@@ -196,6 +231,8 @@ class Session:
             problems += value.problems
         previous = getattr(self, attr)
         if has_errors(problems) and previous is not None:
+            if follow is not None:
+                self._memory_raw = None
             problems.append(Problem("warning", name, "showing the last good version of the file"))
             self.problems[attr] = problems
             return True
@@ -219,10 +256,13 @@ class Session:
 
     def settle_stamps(self) -> None:
         """Fingerprint the files a follow-up read (and let their bytes go): called once the
-        view shows them."""
+        view shows them; and find where TEAM-MEMORY's sections start in its bytes, which the
+        next follow-up compares."""
         for stamp in self.stamps.values():
             if stamp is not None:
                 stamp.settle()
+        if self._memory_raw is not None and self.memory is not None:
+            self.memory.utf8_offsets()
 
     def _reload_gates(self) -> bool:
         gates: list[GateRecord] = []

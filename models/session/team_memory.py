@@ -21,7 +21,7 @@ from models.session.memory_entries import (
 from models.text import mdblocks
 from models.text.common import common_prefix, same_after
 from models.text.problems import Problem
-from models.text.textfile import is_blank, line_starts, split_lines
+from models.text.textfile import Undecoded, is_blank, line_starts, split_lines
 
 LINE_LIMIT = 500  # ADR-001 §5 curation rule 4
 
@@ -122,7 +122,9 @@ class MemoryQuery:
 class TeamMemory:
     """A parsed TEAM-MEMORY.md."""
 
-    text: str
+    # The text, or the bytes it is: a follow-up read from the bytes that changed
+    # (``models.session.memory_follow``) leaves decoding the whole to the first reader.
+    _source: str | Undecoded = field(repr=False)
     title: str | None
     sections: list[MemorySection]
     line_count: int
@@ -131,6 +133,65 @@ class TeamMemory:
     # found nothing wrong: what ``parse_memory(..., previous=this)`` needs to re-read one section.
     offsets: list[int] = field(default_factory=list, repr=False)
     scan_clean: bool = field(default=False, repr=False)
+    # The same places in the text's UTF-8 bytes, once known (``utf8_offsets``).
+    byte_offsets: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The whole text. Read from bytes, it is decoded on each call and not kept: the
+        follow-ups, the view and the loss check need none of it, and kept it would be a second
+        copy (a 29 MB string for a 14 MB file) beside the bytes the next follow-up compares."""
+        source = self._source
+        return source if isinstance(source, str) else source.decoded()
+
+    @property
+    def text_length(self) -> int:
+        """``len(text)``, without decoding it."""
+        return len(self._source)
+
+    def preamble(self) -> str:
+        """The text before the first section (all of it when there is none)."""
+        source = self._source
+        if not self.offsets:
+            return self.text
+        if isinstance(source, str):
+            return source[: self.offsets[0]]
+        return source.decoded_span(0, self.utf8_offsets()[0])
+
+    def section_text(self, k: int) -> str:
+        """Section ``k``'s lines: its heading line and body."""
+        source, last = self._source, k + 1 == len(self.offsets)
+        if isinstance(source, str):
+            return source[self.offsets[k] : None if last else self.offsets[k + 1]]
+        starts = self.utf8_offsets()
+        return source.decoded_span(starts[k], None if last else starts[k + 1])
+
+    def same_text(self, other: TeamMemory) -> bool:
+        """Whether ``other`` holds the same text, compared without decoding where both were
+        read from bytes."""
+        a, b = self._source, other._source
+        if self is other or a is b:
+            return True
+        if len(a) != len(b):
+            return False
+        if isinstance(a, Undecoded) and isinstance(b, Undecoded):
+            return a.same_text(b)
+        return self.text == other.text
+
+    def utf8_offsets(self) -> list[int]:
+        """``offsets`` counted in the text's UTF-8 bytes: a section's length in bytes is its
+        length in characters when it is all ASCII (which a string knows without looking), so
+        mostly no character is encoded."""
+        if self.byte_offsets is None:
+            text, offsets = self.text, self.offsets
+            found, at = [], _utf8_length(text[: offsets[0]]) if offsets else 0
+            for k, (start, section) in enumerate(zip(offsets, self.sections, strict=True)):
+                found.append(at)
+                stop = offsets[k + 1] if k + 1 < len(offsets) else len(text)
+                heading = text[start : stop - len(section.body)]
+                at += _utf8_length(heading) + _utf8_length(section.body)
+            self.byte_offsets = found
+        return self.byte_offsets
 
     def roles(self) -> Iterator[MemorySection]:
         return (s for s in self.sections if s.kind == "role")
@@ -139,6 +200,10 @@ class TeamMemory:
     def gc_version_label(self) -> str | None:
         meta = next((s for s in self.sections if s.kind == "meta"), None)
         return meta.meta.get("GC Version") if meta else None
+
+
+def _utf8_length(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def _section(header: str, line: int) -> MemorySection:
@@ -184,15 +249,15 @@ def _parse_all(text: str, file: str) -> TeamMemory:
     for section in sections:
         section.body = text[starts[section.line + 1] : starts[section.end_line]]
         _read_meta(section)
-    problems = list(scan.problems) + _whole_file_problems(text, title, sections, file)
+    problems = list(scan.problems) + _whole_file_problems(is_blank(text), title, sections, file)
     offsets = [starts[s.line] for s in sections]
     return TeamMemory(text, title, sections, len(lines), problems, offsets, not scan.problems)
 
 
-def _whole_file_problems(text: str, title: str | None, sections: list[MemorySection], file: str) -> list[Problem]:
+def _whole_file_problems(blank: bool, title: str | None, sections: list[MemorySection], file: str) -> list[Problem]:
     """What the file as a whole lacks: its title, one active section per role."""
     problems = []
-    if title is None and not is_blank(text):
+    if title is None and not blank:
         problems.append(Problem("warning", file, "no '# TEAM-MEMORY — <feature>' title", 1))
     seen: Counter[str] = Counter(s.role for s in sections if not s.replaced)
     for role, count in seen.items():
@@ -201,29 +266,49 @@ def _whole_file_problems(text: str, title: str | None, sections: list[MemorySect
     return problems
 
 
+def followable(previous: TeamMemory) -> bool:
+    """Whether a follow-up may re-read one section of ``previous``: not after a scan problem
+    (whose line numbers would shift), and only with a place for each section."""
+    return previous.scan_clean and bool(previous.offsets) and len(previous.offsets) == len(previous.sections)
+
+
+def section_at(starts: list[int], same: int) -> int:
+    """The section (by where each starts) a change that starts at ``same`` lies in; -1 before
+    the first. A change put in just before a heading ends the section above it (an entry
+    appended)."""
+    k = bisect.bisect_right(starts, same) - 1
+    return k - 1 if k > 0 and starts[k] == same else k
+
+
 def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemory | None:
     """``text`` parsed by re-reading the one section of ``previous`` its change lies in, or
     None when the change touches a heading, opens a fence or comment that could run past the
     section, or ``previous`` had a scan problem (whose line numbers would shift)."""
-    old = previous.text
-    offsets = previous.offsets
-    if not previous.scan_clean or not offsets or len(offsets) != len(previous.sections):
+    if not followable(previous):
         return None
+    old, offsets = previous.text, previous.offsets
     same_start = common_prefix(old, text)
-    k = bisect.bisect_right(offsets, same_start) - 1
-    if k > 0 and offsets[k] == same_start:
-        k -= 1  # put in just before a heading: the end of the section above it (an entry appended)
+    k = section_at(offsets, same_start)
     heading_end = old.find("\n", offsets[k]) + 1 if k >= 0 else 0
     if heading_end == 0 or same_start < heading_end:
         return None  # before the first section, or in a heading line
     old_stop = offsets[k + 1] if k + 1 < len(offsets) else len(old)
-    shift = len(text) - len(old)
-    new_stop = old_stop + shift
+    new_stop = old_stop + len(text) - len(old)
     if new_stop < same_start or not same_after(old, old_stop, text, new_stop):
         return None  # the change runs into the next section
-    if k + 1 < len(offsets) and text[new_stop - 1] != "\n":
+    return with_section(previous, k, text[offsets[k] : new_stop], text, file)
+
+
+def with_section(
+    previous: TeamMemory, k: int, section_text: str, text: str | Undecoded, file: str, byte_shift: int | None = None
+) -> TeamMemory | None:
+    """``previous`` with section ``k``'s text (its heading line first, unchanged) now
+    ``section_text``; ``text`` is the new whole text, and ``byte_shift`` how many bytes longer
+    the file grew, when known. None when the section's text no longer reads as one section."""
+    offsets = previous.offsets
+    if k + 1 < len(offsets) and not section_text.endswith("\n"):
         return None  # the next heading would no longer start a line
-    lines = split_lines(text[offsets[k] : new_stop])
+    lines = split_lines(section_text)
     scan = mdblocks.scan(lines, file)
     if scan.problems or scan.in_code[-1] or any(h.level == 2 for h in scan.headings[1:]):
         return None
@@ -234,9 +319,18 @@ def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemo
     moved = len(lines) - (was.end_line - was.line)
     after = [s if not moved else _moved(s, moved) for s in previous.sections[k + 1 :]]
     sections = [*previous.sections[:k], section, *after]
-    problems = _whole_file_problems(text, previous.title, sections, file)
-    offsets = offsets[: k + 1] + [o + shift for o in offsets[k + 1 :]]
-    return TeamMemory(text, previous.title, sections, previous.line_count + moved, problems, offsets, True)
+    problems = _whole_file_problems(False, previous.title, sections, file)  # a heading is not blank
+    shift = len(text) - previous.text_length
+    memory = TeamMemory(
+        text, previous.title, sections, previous.line_count + moved, problems, _shifted(offsets, k, shift), True
+    )
+    if byte_shift is not None and previous.byte_offsets is not None:
+        memory.byte_offsets = _shifted(previous.byte_offsets, k, byte_shift)
+    return memory
+
+
+def _shifted(offsets: list[int], k: int, shift: int) -> list[int]:
+    return offsets[: k + 1] + [o + shift for o in offsets[k + 1 :]]
 
 
 def _moved(section: MemorySection, lines: int) -> MemorySection:

@@ -25,6 +25,11 @@ class FrontMatter:
     raw: str = ""  # the YAML text between the fences, for surgical edits later
 
 
+def opens_front_matter(text: str) -> bool:
+    """Whether ``text`` starts a front matter block (which may not close in it)."""
+    return _OPEN.match(text) is not None
+
+
 def split_front_matter(text: str, file: str) -> tuple[FrontMatter, list[Problem]]:
     """Split off and parse front matter; a broken block is reported, never guessed at."""
     problems: list[Problem] = []

@@ -102,11 +102,10 @@ class MemoryPane(QWidget):
         """Show the session's TEAM-MEMORY; on a follow-up, check what an outside write took away."""
         self.session = session
         path = session.folder / "TEAM-MEMORY.md"
-        text = session.memory.text if session.memory else None
         if first or self.memory_actions.path != path:
-            self.memory_actions.set_file(path, text, session.memory)
-        else:
-            self.memory_actions.check_loss(text, session.memory)
+            self.memory_actions.set_file(path, session.memory.text if session.memory else None, session.memory)
+        else:  # its text is read when judged, not here: a follow-up need not have joined it yet
+            self.memory_actions.check_loss(session.memory, session.memory_bytes)
         self.memory_model.set_memory(session.memory)
         self.memory_banner.show_problems(session.problems.get("memory", []))
         self._update_bar()
