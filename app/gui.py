@@ -48,13 +48,14 @@ def run_window(args: argparse.Namespace) -> int:
     from app.controller import Controller
     from app.crash import CrashHandler
     from app.demo import demo_session
-    from app.runtime import tune_gc
+    from app.runtime import tune_gc, tune_malloc
     from app.settings import APPLICATION, ORGANIZATION, AppSettings
 
     QApplication.setOrganizationName(ORGANIZATION)
     QApplication.setApplicationName(APPLICATION)
     app = QApplication.instance() or QApplication([sys.argv[0]])
     tune_gc()
+    tune_malloc()
     settings = AppSettings()
     if args.tokenizer:
         settings.tokenizer = args.tokenizer

@@ -11,7 +11,9 @@ the Lead waits for a view.
 
 from __future__ import annotations
 
+import ctypes
 import gc
+import sys
 import time
 
 from PySide6.QtCore import QObject, QTimer
@@ -24,6 +26,34 @@ MAX_WAIT_S = 30.0  # a session that never goes quiet is still collected this oft
 def tune_gc() -> None:
     """Fewer young collections, and no full one in the middle of the app's work."""
     gc.set_threshold(YOUNG_THRESHOLD, 50, 1_000_000)
+
+
+# glibc's mallopt parameters (malloc.h) and the values the app sets.
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+TRIM_THRESHOLD_BYTES = 128 << 20  # freed memory kept at the top of the heap, at most
+MMAP_THRESHOLD_BYTES = 32 << 20  # blocks this large or larger are mapped on their own
+
+
+def tune_malloc() -> bool:
+    """Let glibc keep freed memory for the next allocation; whether the C library took it.
+
+    A follow-up reads the changed file whole into a new block. glibc gave the last one back to
+    the system when it was freed, and the next read faulted every page in again: on a 14 MB
+    TEAM-MEMORY, 6 ms of a 10 ms follow-up, every other time. Blocks under 32 MB now come
+    from the heap (glibc's own limit for the threshold it adjusts by itself), and up to
+    128 MB freed at its top stay there. The memory kept is memory the process used a moment
+    before: the benchmark measures its peak.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc (or no mallopt to ask)
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)) and bool(
+        mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES)
+    )
 
 
 class IdleCollector(QObject):

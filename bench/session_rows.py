@@ -25,7 +25,7 @@ from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.controller import Controller
-from app.runtime import tune_gc
+from app.runtime import tune_gc, tune_malloc
 from app.settings import AppSettings
 from app.watcher import DEBOUNCE_MS, QUICK_MS
 from bench.generate import write_session
@@ -95,6 +95,7 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     TEAM-MEMORY and five edits of the GC."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     tune_gc()  # as the app does at start
+    tune_malloc()
     folder = write_session(root / "project", teammates=50 * scale, scale=scale)
     gc_path, mem_path = folder / "global-context.md", folder / "TEAM-MEMORY.md"
     settings = AppSettings(QSettings(str(root / "settings.ini"), QSettings.Format.IniFormat))

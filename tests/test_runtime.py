@@ -4,6 +4,9 @@ full ones when the app is idle, and the objects of a replaced GC are still freed
 from __future__ import annotations
 
 import gc
+import platform
+import subprocess
+import sys
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,3 +56,36 @@ def test_a_replaced_gc_is_freed_once_the_app_is_idle(
     assert gone() is None  # the replaced GC's cycle was freed by it
     ctl.window.context_pane.wait()
     ctl.close()
+
+
+_FAULTS = """
+import resource, sys
+from app.runtime import tune_malloc
+if sys.argv[1] == "tuned":
+    assert tune_malloc()
+size = 14 << 20
+kept = b"\\x02" * size
+start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for n in range(10):  # a follow-up's bytes: the new ones kept, the last ones freed
+    new = b"\\x01" * (size + n * 4096)
+    kept, new = new, kept
+    del new
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc", reason="glibc only")
+def test_tuned_malloc_reuses_a_freed_block_instead_of_faulting_it_in_again() -> None:
+    """Ten 14 MB reads, each freeing the one before: glibc handed each freed block back to the
+    system, and every new one was faulted in page by page (3,584 faults a read). Tuned, the
+    freed block is reused; only the heap's growth to hold two of them faults, once."""
+    root = Path(__file__).resolve().parent.parent
+    faults = {
+        mode: int(
+            subprocess.run([sys.executable, "-c", _FAULTS, mode], capture_output=True, check=True, cwd=root).stdout
+        )
+        for mode in ("plain", "tuned")
+    }
+    pages = (14 << 20) // 4096
+    assert faults["plain"] > 5 * pages, faults  # the defaults: most reads fault their pages in
+    assert faults["tuned"] < 3 * pages, faults  # the first two reads' worth at most
