@@ -172,8 +172,8 @@ def test_teammate_model_marks_teammates_behind_the_gc() -> None:
     assert lost.data() == "✖ CONTEXT_LOST" and lost.data(Qt.ItemDataRole.BackgroundRole) is not None
 
 
-def _rows(model: NodeTreeModel) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Every row as shown: section text and its entries' (text, tag)."""
+def _rows(model: NodeTreeModel) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """Every row as shown: section text and tooltip (its lines), and its entries' (text, tag)."""
     out = []
     for r in range(model.rowCount()):
         section = model.index(r, 0)
@@ -181,7 +181,7 @@ def _rows(model: NodeTreeModel) -> list[tuple[str, list[tuple[str, str]]]]:
             (model.index(c, 0, section).data(), model.index(c, 1, section).data())
             for c in range(model.rowCount(section))
         ]
-        out.append((section.data(), entries))
+        out.append((section.data(), section.data(TOOLTIP), entries))
     return out
 
 
@@ -190,14 +190,18 @@ def test_memory_follow_ups_show_what_a_fresh_model_shows(
     qtbot: QtBot, qtmodeltester: ModelTester, query: MemoryQuery
 ) -> None:
     """A follow-up hands untouched sections' rows over as they were, and the sync skips them;
-    after each of a chain of edits read from the last parse, the rows are exactly those of a
-    model built afresh from a cold parse, and only the edited section's rows are signalled."""
+    after each of a chain of edits read from the last parse, the rows (and their lines, which
+    the edit moved) are exactly those of a model built afresh from a cold parse, and only the
+    edited section's rows are signalled."""
     text = (DEMO / "TEAM-MEMORY.md").read_text(encoding="utf-8")
     live = MemoryModel()
     live.set_query(query)
     memory = parse_memory(text)
     live.set_memory(memory)
     qtmodeltester.check(live, force_py=True)
+    full_syncs: list[int] = []
+    real_sync = live.sync
+    live.sync = lambda specs: (full_syncs.append(1), real_sync(specs))[1]  # type: ignore[method-assign]
     lines = text.splitlines(keepends=True)
     heading = next(line for line in lines if line.startswith("## implementer"))
     edits = [
@@ -224,6 +228,8 @@ def test_memory_follow_ups_show_what_a_fresh_model_shows(
         assert _rows(live) == _rows(fresh)
         shown = [live.index(r, 0).data() for r in range(live.rowCount())]
         assert {shown[r] for r in touched} <= {s for s in shown if s.startswith(heading[3:].strip())}
+    # Without a query each follow-up updates the rows in place; a query's rows are synced whole.
+    assert len(full_syncs) == (0 if not query.active else len(edits))
 
 
 def _tree(model: NodeTreeModel, parent: QModelIndex | None = None) -> list[object]:

@@ -248,6 +248,8 @@ class MemoryModel(NodeTreeModel):
         if self.memory is None:
             self.sync([])
             return
+        if self._follow(self.memory):
+            return
         specs = []
         active = self.query.active
         rows: dict[int, tuple[str, Sequence[Spec]]] = {}
@@ -263,6 +265,32 @@ class MemoryModel(NodeTreeModel):
         # rows when their section is expanded, not 20,000 of them on every open.
         self.defer_children = sum(len(c) for _, _, c in specs) > DEFER_ENTRIES
         self.sync(keyed(specs))
+
+    def _follow(self, memory: TeamMemory) -> bool:
+        """Show ``memory`` when every top-level row already shows its section: the same headers
+        in the same order and no query (a follow-up of an edit inside a section). A row whose
+        section has the body it was built from takes the new section object (its lines moved);
+        only the others are synced. False, and nothing done, otherwise: the full sync walked
+        every row of a ten-times TEAM-MEMORY, 1 ms of each append."""
+        rows, sections = self._root.children, memory.sections
+        if self.query.active or len(rows) != len(sections):
+            return False
+        if any(row.key != (section.header, row.key[1]) for row, section in zip(rows, sections, strict=True)):  # type: ignore[index]
+            return False  # keys are (header, occurrence): the same headers in order give the same keys
+        changed: list[int] = []
+        for number, (row, section) in enumerate(zip(rows, sections, strict=True)):
+            body, was = section.body, row.payload.body
+            if body is was:
+                row.payload = section
+                continue
+            if self._rows.get(id(was), ("",))[0] is was:
+                del self._rows[id(was)]
+            children = self._entry_rows(section)
+            self._rows[id(body)] = (body, children)
+            if self._sync_row(row, Spec(row.key, section, children), QModelIndex()):
+                changed.append(number)
+        self._announce(changed, QModelIndex())
+        return True
 
     def _entry_rows(self, section: MemorySection) -> Sequence[Spec]:
         """The section's entry rows; without a query, made (and the entries read) when the

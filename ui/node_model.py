@@ -276,25 +276,31 @@ class NodeTreeModel(QAbstractItemModel):
                     node.children[i1:i1] = [self._build(s, node) for s in specs[j1:j2]]
                     _renumber(node)
                     self.endInsertRows()
-        changed: list[int] = []
-        for row, (child, spec) in enumerate(zip(node.children, specs, strict=True)):
-            child.payload = spec.payload
-            signature = self.signature(spec.payload)
-            if signature != child.signature:
-                child.signature = signature
-                changed.append(row)
-            if spec.children is child.synced:
-                continue  # the same specs as last time: nothing below can have changed
-            if child.pending is not None:  # not fetched: no rows below to change, nor to announce
-                child.pending = spec.children
-                child.synced = spec.children
-                continue
-            if child.children or spec.children:
-                self._sync_children(child, self.index(row, 0, index), spec.children)
-            child.synced = spec.children
-        if changed:
+        changed = [
+            row for row, pair in enumerate(zip(node.children, specs, strict=True)) if self._sync_row(*pair, index)
+        ]
+        self._announce(changed, index)
+
+    def _sync_row(self, child: Node, spec: Spec, index: QModelIndex) -> bool:
+        """Make ``child`` (a row under ``index``) show ``spec``; whether its shown values changed."""
+        child.payload = spec.payload
+        signature = self.signature(spec.payload)
+        changed = signature != child.signature
+        child.signature = signature
+        if spec.children is child.synced:
+            return changed  # the same specs as last time: nothing below can have changed
+        if child.pending is not None:  # not fetched: no rows below to change, nor to announce
+            child.pending = spec.children
+        elif child.children or spec.children:
+            self._sync_children(child, self.index(child.row, 0, index), spec.children)
+        child.synced = spec.children
+        return changed
+
+    def _announce(self, rows: list[int], index: QModelIndex) -> None:
+        """One ``dataChanged`` over the rows (under ``index``) whose shown values changed."""
+        if rows:
             last_column = len(self.headers) - 1
-            self.dataChanged.emit(self.index(changed[0], 0, index), self.index(changed[-1], last_column, index))
+            self.dataChanged.emit(self.index(rows[0], 0, index), self.index(rows[-1], last_column, index))
 
     def _build(self, spec: Spec, parent: Node) -> Node:
         node = Node(spec.key, spec.payload, parent, signature=self.signature(spec.payload), synced=spec.children)

@@ -335,20 +335,14 @@ def _shifted(offsets: list[int], k: int, shift: int) -> list[int]:
 
 def _moved(section: MemorySection, lines: int) -> MemorySection:
     """``section`` ``lines`` further down the file: the same body and entries (they count their
-    lines from the heading), a new section object, since the previous parse still holds the old one."""
-    return MemorySection(
-        section.header,
-        section.role,
-        section.kind,
-        section.replaced,
-        section.line + lines,
-        section.end_line + lines,
-        section.body,
-        section.meta,
-        section._entries,
-        section._unknown,
-        section._count,
-    )
+    lines from the heading), a new section object, since the previous parse still holds the old
+    one. Its fields are copied as they are: through ``__init__`` the 400 copies of an append to
+    a ten-times TEAM-MEMORY took 0.4 ms."""
+    moved = object.__new__(MemorySection)
+    moved.__dict__.update(section.__dict__)
+    moved.line += lines
+    moved.end_line += lines
+    return moved
 
 
 def _read_meta(section: MemorySection) -> None:
