@@ -9,7 +9,16 @@ import random
 import pytest
 
 from conftest import DEMO, REAL_SESSIONS
-from models.session.memory_entries import BULLET, count_entries, first_line, read_entries, strip_markers
+from models.session.memory_entries import (
+    BRACKET,
+    BULLET,
+    KNOWN_NAMES,
+    UNKNOWN_BRACKET,
+    count_entries,
+    first_line,
+    read_entries,
+    strip_markers,
+)
 from models.session.team_memory import parse_memory
 
 REAL_LINES = sorted(
@@ -111,3 +120,46 @@ def test_unknown_tags_are_found_without_reading_when_every_bracket_is_known() ->
     known, odd = parse_memory(text).sections
     assert known.unknown_tags() == frozenset() and known._entries is None
     assert odd.unknown_tags() == frozenset({"Odd"}) and odd._entries is not None
+
+
+def _unknown_reference(body: str) -> bool:
+    """Whether ``body`` holds a bracket whose name is no known tag, as the entries' readers
+    compare names: stripped and lower-cased."""
+    return not all(name.strip().lower() in KNOWN_NAMES for name in BRACKET.findall(body))
+
+
+_NAMES = [
+    *sorted(KNOWN_NAMES),
+    "FINDING",
+    "Finding   ",
+    "Finding" + " " * 24,  # 31 characters: still a name
+    "Finding" + " " * 25,  # 32: not a name at all
+    "Findings",
+    "Find ing",
+    "F\u0131nding",  # a dotless i
+    "Fİnding",
+    "Wa\u212arning",  # a Kelvin sign, which re.IGNORECASE takes for k
+    "Que\u017ftion",  # a long s, which re.IGNORECASE takes for s
+    "Custom",
+    "x" * 31,
+    "x" * 32,
+    "1abc",
+    "Tag!",
+]
+
+
+def test_one_search_finds_a_tag_outside_the_list_as_reading_every_name_does() -> None:
+    """``MemorySection.unknown_tags`` asks one search (``UNKNOWN_BRACKET``) instead of reading
+    every bracket's name; on real files and on random bodies of tricky names, both agree."""
+    rng = random.Random(18)
+    bodies = ["".join(REAL_LINES), *TRICKY]
+    for _ in range(3000):
+        parts = [rng.choice(["[", "]", " text ", "- ", "\n", f"[{rng.choice(_NAMES)}]"]) for _ in range(6)]
+        bodies.append("".join(parts))
+    bodies += [f"- [{name}] entry\n" for name in _NAMES]
+    outcomes = set()
+    for body in bodies:
+        expected = _unknown_reference(body)
+        outcomes.add(expected)
+        assert (UNKNOWN_BRACKET.search(body) is not None) == expected, body
+    assert outcomes == {True, False}

@@ -21,6 +21,19 @@ _SIMPLE_ENTRY = re.compile(
 # Every bracket a tag could be read from (``_MARKER``'s and ``_SIMPLE_ENTRY``'s name).
 BRACKET = re.compile(r"\[([A-Za-z][\w -]{0,30})\]")
 KNOWN_NAMES = frozenset([*_CANONICAL_TAGS, "archived"])
+
+
+def _any_case(name: str) -> str:
+    # ASCII letters only: ``re.IGNORECASE`` also takes the Kelvin sign for k and a long s for s,
+    # which ``str.lower`` does not turn into them.
+    return "".join(f"[{c.upper()}{c}]" for c in name)
+
+
+# A bracket ``BRACKET`` reads a name from whose name, stripped and lower-cased, is not one of
+# ``KNOWN_NAMES``: one search finds whether a body holds a tag outside ADR-001's list.
+UNKNOWN_BRACKET = re.compile(
+    r"\[(?!(?:" + "|".join(_any_case(n) for n in sorted(KNOWN_NAMES)) + r") *\])[A-Za-z][\w -]{0,30}\]"
+)
 # Lines that start an entry (see ``read_entries``): one not blank and not led by a space or
 # tab, and one led by a space or tab that follows a blank line (``count_entries``).
 _LED_BY_OTHER = re.compile(r"\n(?=\S|[^ \t\n][^\S\n]*\S)")

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from models.session.memory_entries import (
-    BRACKET,
-    KNOWN_NAMES,
     TAGS,
+    UNKNOWN_BRACKET,
     MemoryEntry,
     count_entries,
     read_entries,
@@ -84,9 +83,7 @@ class MemorySection:
         hands a moved section's entries on and asks again. Without a bracket outside the list
         there is none, and the entries need not be read to say so."""
         if self._unknown is None:
-            if self._entries is None and all(
-                name.strip().lower() in KNOWN_NAMES for name in BRACKET.findall(self.body)
-            ):
+            if self._entries is None and UNKNOWN_BRACKET.search(self.body) is None:
                 self._unknown = frozenset()
             else:
                 self._unknown = frozenset(e.tag for e in self.entries if e.tag and e.tag not in TAGS)
