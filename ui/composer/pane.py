@@ -17,31 +17,27 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFormLayout,
-    QInputDialog,
     QLineEdit,
     QPlainTextEdit,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from models.delta.decisions import UpdatePlan, render_full, snapshot_versions
-from models.delta.items import DeltaItem, Impact
 from models.delta.message import render_message
 from models.delta.savings import scenario_rows
 from models.publish.composer import Composer, SectionEditError
 from models.publish.merge import Conflict
 from models.text.problems import Problem
 from ui.composer.header import describe, shown_message
-from ui.composer.item_dialog import ItemDialog
+from ui.composer.item_actions import ItemActions
 from ui.composer.merge_dialog import MergeDialog
 from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
 from ui.composer.publish_actions import PublishActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
-from ui.node_model import PAYLOAD_ROLE
 from ui.widgets import ProblemBanner, button, button_bar, column, plain_label, set_shown, table_view
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
@@ -52,7 +48,7 @@ ACTIONS = ("NONE", "PAUSE")
 PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders"})
 
 
-class ComposerPane(PublishActions, QWidget):
+class ComposerPane(ItemActions, PublishActions, QWidget):
     """Compose, preview and publish the next GC version."""
 
     published = Signal(list)
@@ -366,85 +362,6 @@ class ComposerPane(PublishActions, QWidget):
             return
         state = replace(self.state(), working_text=working)
         self._push(f"Edit §{self.section_ref}", state, merge_key=self.section_ref)
-
-    # -- items, impact, forced full -----------------------------------------------------------------
-
-    def _selected(self, view: QTableView) -> object | None:
-        index = view.currentIndex()
-        return index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
-
-    def _refs(self) -> list[str]:
-        c = self.composer
-        gc = c.session.gc if c is not None else None
-        return [s.ref[1:] for s in gc.walk()] if gc is not None else []
-
-    def _set_items(self, text: str, items: tuple[DeltaItem, ...]) -> None:
-        self._push(text, replace(self.state(), hand_items=items))
-
-    def add_item(self) -> None:
-        dialog = ItemDialog(self, None, self._refs())
-        if dialog.exec() == QDialog.DialogCode.Accepted and self.composer is not None:
-            self._set_items("Add item", (*self.composer.items(), dialog.item()))
-
-    def edit_item(self) -> None:
-        payload = self._selected(self.items_view)
-        if payload is None or self.composer is None:
-            return
-        row = self.items_view.currentIndex().row()
-        item = payload[0]  # type: ignore[index]
-        dialog = ItemDialog(self, item, self._refs())
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            items = list(self.composer.items())
-            items[row] = dialog.item()
-            self._set_items("Edit item", tuple(items))
-
-    def remove_item(self) -> None:
-        if self.composer is None or not self.items_view.currentIndex().isValid():
-            return
-        row = self.items_view.currentIndex().row()
-        items = list(self.composer.items())
-        del items[row]
-        self._set_items("Remove item", tuple(items))
-
-    def replace_section(self) -> None:
-        payload = self._selected(self.items_view)
-        if payload is None or self.composer is None:
-            return
-        ref = payload[0].ref  # type: ignore[index]
-        self._set_items(f"Send §{ref} whole", self.composer.as_replaced(ref))
-
-    def reset_items(self) -> None:
-        self._push("Reset items", replace(self.state(), hand_items=None, impact=None))
-
-    def _impact_edited(self) -> None:
-        c = self.composer
-        if c is None:
-            return
-        names = tuple(n.strip() for n in self.affected.text().split(",") if n.strip())
-        impact = Impact(names, self.actions_box.currentText().strip() or "NONE")
-        if impact != (c.impact or c.default_impact()):
-            self._push("Edit impact", replace(self.state(), impact=impact))
-
-    def force_full(self) -> None:
-        decision = self._selected(self.decisions_view)
-        if decision is None or self.composer is None:
-            return
-        role = decision.role  # type: ignore[attr-defined]
-        reason, ok = QInputDialog.getText(self, "Force full GC", f"Why does {role} get the full GC?")
-        if ok and reason.strip():
-            self.force_full_for(role, reason.strip())
-
-    def force_full_for(self, role: str, reason: str) -> None:
-        forced = dict(self.state().forced_full)
-        forced[role] = reason
-        self._push(f"Full GC for {role}", replace(self.state(), forced_full=tuple(sorted(forced.items()))))
-
-    def clear_force(self) -> None:
-        decision = self._selected(self.decisions_view)
-        if decision is None:
-            return
-        forced = {k: v for k, v in self.state().forced_full if k != decision.role}  # type: ignore[attr-defined]
-        self._push("Clear forced full", replace(self.state(), forced_full=tuple(sorted(forced.items()))))
 
     def copy_message(self, role: str | None = None) -> str | None:
         """Copy a teammate's message (the selected one by default) to the clipboard."""
