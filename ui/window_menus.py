@@ -1,0 +1,134 @@
+"""The main window's menus and the keys on them, which work from any pane with the menus closed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTableView, QTabWidget, QTreeView
+
+from models.text.tokens import TOKENIZER_NAMES
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
+
+    from ui.composer.pane import ComposerPane
+    from ui.memory_actions import MemoryActions
+    from ui.panes.inbox_pane import ReviewPane
+
+
+class WindowMenus(QMainWindow):
+    """``MainWindow``'s base: its menus. What they need from the window is declared here."""
+
+    composer: ComposerPane
+    memory_actions: MemoryActions
+    review_pane: ReviewPane
+    central_tabs: QTabWidget
+    inbox_dock: QDockWidget
+    gc_view: QTreeView  # the views the Focus keys go to
+    teammate_view: QTableView
+    memory_view: QTreeView
+    gate_view: QTableView
+    recent_menu: QMenu
+    reload_action: QAction
+    tokenizer_group: QActionGroup
+    reloadRequested: SignalInstance
+    deliverRequested: SignalInstance
+    tokenizerRequested: SignalInstance
+
+    if TYPE_CHECKING:  # the window's own methods, for the type checker only
+
+        def _docks(self) -> list[QDockWidget]: ...
+        def _default_layout(self) -> None: ...
+        def _focus_search(self) -> None: ...
+        def _ask_open(self) -> None: ...
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        edit_menu = self.menuBar().addMenu("&Edit")
+        edit_menu.addAction(self.composer.undo_action)
+        edit_menu.addAction(self.composer.redo_action)
+        edit_menu.addSeparator()
+        memory_undo = self.memory_actions.undo_stack.createUndoAction(self, "Undo TEAM-MEMORY change")
+        memory_undo.setShortcut(QKeySequence("Ctrl+Alt+Z"))
+        memory_redo = self.memory_actions.undo_stack.createRedoAction(self, "Redo TEAM-MEMORY change")
+        memory_redo.setShortcut(QKeySequence("Ctrl+Alt+Shift+Z"))
+        edit_menu.addAction(memory_undo)
+        edit_menu.addAction(memory_redo)
+        open_action = QAction("&Open Session…", self, shortcut=QKeySequence(QKeySequence.StandardKey.Open))
+        open_action.triggered.connect(self._ask_open)
+        file_menu.addAction(open_action)
+        self.recent_menu = QMenu("Open &Recent", self)
+        file_menu.addMenu(self.recent_menu)
+        self.reload_action = QAction("&Reload", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
+        self.reload_action.triggered.connect(self.reloadRequested)
+        file_menu.addAction(self.reload_action)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+
+        view_menu = self.menuBar().addMenu("&View")
+        for number, dock in enumerate(self._docks(), start=1):
+            action = dock.toggleViewAction()
+            action.setShortcut(QKeySequence(f"Alt+{number}"))
+            view_menu.addAction(action)
+        view_menu.addSeparator()
+        for keys, label_text, widget in (
+            ("Ctrl+1", "Focus GC Sections", self.gc_view),
+            ("Ctrl+2", "Focus Teammates", self.teammate_view),
+            ("Ctrl+3", "Focus TEAM-MEMORY", self.memory_view),
+            ("Ctrl+4", "Focus Gates", self.gate_view),
+        ):
+            focus = QAction(label_text, self, shortcut=QKeySequence(keys))
+            focus.triggered.connect(widget.setFocus)
+            view_menu.addAction(focus)
+        find = QAction("Find in TEAM-MEMORY", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
+        find.triggered.connect(self._focus_search)
+        view_menu.addAction(find)
+        compose = QAction("&Compose Update", self, shortcut=QKeySequence("Ctrl+Shift+U"))
+        compose.triggered.connect(lambda: self.central_tabs.setCurrentWidget(self.composer))
+        view_menu.addAction(compose)
+        session_menu = self.menuBar().addMenu("&Session")
+        for text, keys, run in (
+            ("Start or Conclude &Gate…", "Ctrl+G", lambda: self._in_composer(self.composer.toggle_gate)),
+            ("&Publish Update…", "Ctrl+Shift+P", lambda: self._in_composer(self.composer.publish)),
+            ("Paste &Message…", "Ctrl+Shift+V", lambda: self._in_inbox(self.review_pane._paste)),
+            ("&Carry Out Selected Message", "Ctrl+Return", lambda: self._in_inbox(self.review_pane._carry)),
+            ("&Deliver Undelivered Updates", "Ctrl+Shift+D", self.deliverRequested.emit),
+        ):
+            action = QAction(text, self, shortcut=QKeySequence(keys))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)  # from any pane, focus anywhere
+            action.triggered.connect(run)
+            session_menu.addAction(action)
+        reset = QAction("Reset &Layout", self)
+        reset.triggered.connect(self._default_layout)
+        view_menu.addAction(reset)
+
+        token_menu = self.menuBar().addMenu("&Tokens")
+        self.tokenizer_group = QActionGroup(self)
+        for name in TOKENIZER_NAMES:
+            action = QAction(name if name != "estimate" else "estimate (4 chars a token)", self, checkable=True)
+            action.setData(name)
+            self.tokenizer_group.addAction(action)
+            token_menu.addAction(action)
+        self.tokenizer_group.triggered.connect(lambda a: self.tokenizerRequested.emit(a.data()))
+        # A menu's keys must work with the menu closed and the focus in any pane: the window
+        # holds each keyed action too (a hidden menu alone does not make its shortcut active).
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            for action in menu.actions() if isinstance(menu, QMenu) else []:
+                if not action.shortcut().isEmpty():
+                    self.addAction(action)
+
+    def _in_composer(self, act: Callable[[], object]) -> None:
+        """Show the composer, then act: its keys work wherever the focus is."""
+        self.central_tabs.setCurrentWidget(self.composer)
+        act()
+
+    def _in_inbox(self, act: Callable[[], object]) -> None:
+        self.inbox_dock.show()
+        self.inbox_dock.raise_()
+        act()
