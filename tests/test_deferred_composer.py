@@ -4,6 +4,7 @@ or copying a teammate's message from the table, plans with what is on disk then.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -131,8 +132,14 @@ def test_the_teammates_table_is_fitted_when_its_tab_is_shown_not_behind_the_mess
     fitted: list[str] = []
     for name in ("items_view", "decisions_view"):
         view = getattr(pane, name)
-        real = view.resizeColumnsToContents
-        monkeypatch.setattr(view, "resizeColumnsToContents", lambda real=real, name=name: (fitted.append(name), real()))
+        real = view.resizeColumnToContents
+
+        def fit(column: int, real: Callable[[int], None] = real, name: str = name) -> None:
+            if name not in fitted[-1:]:
+                fitted.append(name)
+            real(column)
+
+        monkeypatch.setattr(view, "resizeColumnToContents", fit)
     _edit_gc(qtbot, controller, demo_copy, "- Q-3: asked by an agent on disk\n")
     assert fitted == ["items_view"]
     tabs = pane.preview_tabs.tabBar()
@@ -141,3 +148,6 @@ def test_the_teammates_table_is_fitted_when_its_tab_is_shown_not_behind_the_mess
     view = pane.decisions_view
     widest = max(view.fontMetrics().horizontalAdvance(role) for role in ("implementer-1", "implementer-4"))
     assert view.columnWidth(0) >= widest
+    # The last column (Why) stretches over the rest of the table, as before it was fitted.
+    columns = view.model().columnCount()
+    assert sum(view.columnWidth(c) for c in range(columns)) >= view.viewport().width()

@@ -270,10 +270,12 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
     def _fit_columns(self) -> None:
         """Fit the tables' columns to the rows on screen; a hidden table (the Teammates tab
         behind the message) would be measured row by row: 50 ms with 500 teammates. It is fitted
-        when its tab is shown."""
+        when its tab is shown. The last column is left to stretch: fitted on a table on screen,
+        it kept its contents' width and left the table's right part empty."""
         for view in (self.items_view, self.decisions_view):
-            if view.isVisible():
-                view.resizeColumnsToContents()
+            if view.isVisible():  # the last column stretches over what is left
+                for column_number in range(view.model().columnCount() - 1):
+                    view.resizeColumnToContents(column_number)
 
     def merge_with_disk(self) -> bool:
         """Take the agent's changes into the draft: a section only one side changed takes that
