@@ -15,6 +15,23 @@ from app.controller import Controller
 from conftest import DEMO, REAL_SESSIONS
 
 
+def _holders(obj: object, skip: frozenset[int], depth: int = 3) -> str:
+    """What holds ``obj``, ``depth`` referrers up: a session left alive is only fixed by
+    knowing who keeps it."""
+    lines: list[str] = []
+
+    def walk(target: object, level: int) -> None:
+        for holder in gc.get_referrers(target)[:8]:
+            if id(holder) in skip or holder is lines or type(holder).__name__ == "frame":
+                continue
+            lines.append("  " * level + f"{type(holder).__module__}.{type(holder).__qualname__}: {repr(holder)[:100]}")
+            if level + 1 < depth:
+                walk(holder, level + 1)
+
+    walk(obj, 0)
+    return "\n".join(lines)
+
+
 def _settle() -> None:
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     QCoreApplication.processEvents()
@@ -40,7 +57,10 @@ def test_six_switches_leave_one_session_one_watcher_alive(qtbot: QtBot, controll
     _settle()
     alive = [ref() for ref in lives if ref() is not None]
     assert alive == [controller.live]  # only the open session's LiveSession is left
-    assert [ref() for ref in sessions if ref() is not None] == [controller.live.session]
+    live = controller.live
+    assert live is not None
+    left = [ref() for ref in sessions if ref() is not None and ref() is not live.session]
+    assert left == [], _holders(left[0], frozenset({id(left), id(sessions)}))
     observers = [
         t
         for t in threading.enumerate()
