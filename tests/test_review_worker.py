@@ -107,3 +107,25 @@ def test_a_pass_over_a_session_the_lead_left_is_dropped(
     assert len(shown) == 1  # the cow pass only; the demo's result was dropped
     # The cow session has no messages/ folder: nothing of the demo's inbox may show.
     assert controller.reviews == [] and controller.window.review_pane.model.rowCount() == 0
+
+
+def test_a_finished_job_holds_nothing_it_ran(qtbot: QtBot) -> None:
+    """The pool deletes a finished runnable after ``waitForDone`` may have returned (under load,
+    7 of 300 jobs were still held then): a job that kept its work until its deletion kept what
+    the work captured, a session the Lead had left (tests/test_session_switch.py). Once run,
+    the job itself, still alive, holds none of it."""
+    import weakref
+
+    from ui.workers import Job
+
+    class Captured:
+        pass
+
+    captured = Captured()
+    ref = weakref.ref(captured)
+    results: list[object] = []
+    job = Job(lambda captured=captured: None, results.append)
+    del captured
+    job.run()  # as the pool calls it
+    assert results == [None]
+    assert ref() is None and job is not None

@@ -22,12 +22,18 @@ class Job(QRunnable):
         self.work, self.done = work, done
 
     def run(self) -> None:
-        """Called by the pool: a worker must report, never die silently."""
+        """Called by the pool: a worker must report, never die silently.
+
+        The job lets go of ``work`` and ``done`` first: the pool deletes a finished runnable
+        after ``waitForDone`` may already have returned, and until then it held whatever the
+        work captured (a session the Lead has left: tests/test_session_switch.py)."""
+        work, done = self.work, self.done
+        del self.work, self.done
         try:
-            result: Any = self.work()
+            result: Any = work()
         except Exception as exc:
             result = exc
-        self.done(result)
+        done(result)
 
 
 class LatestWork(QObject):

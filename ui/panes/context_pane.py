@@ -9,11 +9,10 @@ the GC and TEAM-MEMORY it receives, biggest consumers first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QSettings, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QSettings, Qt, QThreadPool, Signal
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,6 +32,7 @@ from models.text.tokens import Tokenizer
 from ui.item_models import DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import NodeTreeModel, Spec, keyed
 from ui.widgets import button_bar, plain_label, table_view
+from ui.workers import Job
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _PREVIEW_LINES = 40
@@ -124,19 +124,6 @@ class TeamModel(NodeTreeModel):
         if role == BACKGROUND and role_id == self.top:
             return QBrush(WARN_BG)
         return None
-
-
-class _Compose(QRunnable):
-    def __init__(self, work: Callable[[], Composed], done: Callable[[Composed | Exception], None]) -> None:
-        super().__init__()
-        self.work, self.done = work, done
-
-    def run(self) -> None:
-        try:
-            result: Composed | Exception = self.work()
-        except Exception as exc:  # reported in the pane, never left at "Composing…"
-            result = exc
-        self.done(result)
 
 
 class ContextPane(QWidget):
@@ -272,7 +259,7 @@ class ContextPane(QWidget):
         def work() -> Composed:
             return compose(link.agent_home, link.workspace, tokenizer, lambda m: m.trust_key in trusted)
 
-        self.pool.start(_Compose(work, lambda result: self._finished.emit(generation, role, result)))
+        self.pool.start(Job(work, lambda result: self._finished.emit(generation, role, result)))
 
     def _show(self, generation: int, role: str, result: Composed | Exception) -> None:
         if generation != self.generation:
