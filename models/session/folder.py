@@ -102,9 +102,10 @@ class Session:
     _mates: tuple[_Weak, _Weak, dict[str, list[int]], list[Teammate]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
-    # TEAM-MEMORY's bytes, while the version shown is what they decode to exactly: a follow-up
-    # compares the new bytes with them (``models.session.memory_follow``).
-    _memory_raw: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    # The bytes of each file read with a follower (TEAM-MEMORY's), while the version shown is
+    # what they decode to exactly: a follow-up compares the new bytes with them
+    # (``models.session.memory_follow``).
+    _raws: dict[str, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -113,7 +114,7 @@ class Session:
     @property
     def memory_bytes(self) -> bytes | None:
         """TEAM-MEMORY's bytes as last read, while ``memory`` is exactly their text."""
-        return self._memory_raw
+        return self._raws.get(MEMORY_FILE)
 
     @property
     def gc_version(self) -> int | None:
@@ -183,7 +184,7 @@ class Session:
     def _follow(self, raw: bytes) -> TeamMemory | None:
         """TEAM-MEMORY read from the bytes that changed since the version shown, when it can
         be; the version shown itself when the bytes are its own."""
-        kept, memory = self._memory_raw, self.memory
+        kept, memory = self._raws.get(MEMORY_FILE), self.memory
         if kept is None or memory is None:
             return None
         return memory if kept == raw else follow_bytes(memory, kept, raw, MEMORY_FILE)
@@ -198,9 +199,9 @@ class Session:
             raw, mtime = read_bounded(path)
             followed = follow(raw) if follow is not None and later else None
             if follow is not None:  # kept again once the version shown is read from these bytes exactly
-                self._memory_raw = None
+                self._raws.pop(name, None)
             if followed is not None:
-                self._memory_raw = raw
+                self._raws[name] = raw
                 self.stamps[name] = Stamp.of_bytes(raw, mtime, later)
                 if followed is getattr(self, attr):
                     return False  # the bytes of the version shown
@@ -219,7 +220,7 @@ class Session:
             self.problems[attr] = [Problem("error", name, f"cannot be read: {exc.strerror}")]
             return True
         if follow is not None and loaded.exact:
-            self._memory_raw = loaded.raw  # dropped again below if the version shown stays another
+            self._raws[name] = loaded.raw  # dropped again below if the version shown stays another
         if self._unchanged(name, attr, loaded):
             self.stamps[name] = loaded.stamp  # the same text: these bytes are what a write must find
             return False
@@ -232,7 +233,7 @@ class Session:
         previous = getattr(self, attr)
         if has_errors(problems) and previous is not None:
             if follow is not None:
-                self._memory_raw = None
+                self._raws.pop(name, None)
             problems.append(Problem("warning", name, "showing the last good version of the file"))
             self.problems[attr] = problems
             return True
@@ -261,7 +262,7 @@ class Session:
         for stamp in self.stamps.values():
             if stamp is not None:
                 stamp.settle()
-        if self._memory_raw is not None and self.memory is not None:
+        if MEMORY_FILE in self._raws and self.memory is not None:
             self.memory.utf8_offsets()
 
     def _reload_gates(self) -> bool:
