@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from models.session.team_memory import TeamMemory, followable, section_at, with_section
 from models.text.common import common_prefix_bytes, same_bytes_after
-from models.text.textfile import BOM, Undecoded
+from models.text.textfile import Undecoded, bom_length
 
 _SNIFFED = 8192  # ``decode`` calls a file with a NUL byte this early binary
 
@@ -27,7 +27,7 @@ def follow_bytes(previous: TeamMemory, old: bytes, new: bytes, file: str = "TEAM
     ``old``; None when only a full read can say."""
     if not followable(previous) or b"\x00" in new[:_SNIFFED]:
         return None
-    lead = len(BOM) if old.startswith(BOM) else 0
+    lead = bom_length(old)
     starts = [lead + at for at in previous.utf8_offsets()]
     same = common_prefix_bytes(old, new)
     k = section_at(starts, same)

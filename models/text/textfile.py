@@ -160,6 +160,11 @@ def stamp_of(path: Path) -> Stamp | None:
     return Stamp.of_bytes(data, mtime)
 
 
+def bom_length(raw: bytes) -> int:
+    """How many bytes of ``raw`` are a byte order mark, which is not text."""
+    return len(BOM) if raw.startswith(BOM) else 0
+
+
 @dataclass(frozen=True)
 class Undecoded:
     """A file's bytes, known to be UTF-8 (a byte order mark allowed), decoded when first read.
@@ -177,13 +182,13 @@ class Undecoded:
     def decoded_span(self, start: int, stop: int | None = None) -> str:
         """The text of bytes ``start:stop`` of the text (a BOM not counted), which must lie
         on character boundaries."""
-        lead = len(BOM) if self.raw.startswith(BOM) else 0
+        lead = bom_length(self.raw)
         return self.raw[lead + start : None if stop is None else lead + stop].decode("utf-8")
 
     def same_text(self, other: Undecoded) -> bool:
         """Whether both are the same text, compared as bytes in place (a BOM not counted)."""
         a, b = self.raw, other.raw
-        at, bt = (len(BOM) if x.startswith(BOM) else 0 for x in (a, b))
+        at, bt = bom_length(a), bom_length(b)
         return len(a) - at == len(b) - bt and a.startswith(memoryview(b)[bt:], at)
 
     def __len__(self) -> int:
