@@ -157,6 +157,38 @@ def test_the_trap_writes_are_the_kind_a_follow_up_takes_otherwise() -> None:
     assert followed is not None and followed.text == _decoded(appended)
 
 
+def test_a_follow_up_says_which_section_it_changed_and_which_tags_are_on_offer() -> None:
+    """The view updates one row and the tag filter works out its list from the last one
+    (``TeamMemory.edit``, ``unknown_tags``): each step's section, the lines the rest moved and
+    the tags outside ADR-001's list, as read off the text by hand. Taking a tag's last entry
+    away must take the tag off the list."""
+    raw = (
+        "# TEAM-MEMORY — tags\n\n## Meta\n- GC Version: GC-v3\n\n## implementer-1\n"
+        "- [Gotcha] the retry doubles — twice\n- [Finding] one\n\n## implementer-2\n- [Decision] 결정\n"
+    ).encode()
+    previous = parse_memory(_decoded(raw))
+    assert previous.edit is None and previous.unknown_tags() == {"Gotcha"}
+    steps = [  # (write, section changed, lines moved, tags outside the list after it)
+        (raw + "- [Oddity] 이상한 것\n- [Oddity] again\n".encode(), 2, 2, {"Gotcha", "Oddity"}),
+        (None, 1, -1, {"Oddity"}),  # the [Gotcha] line taken out
+        (None, 2, 0, {"Oddity"}),  # one [Oddity] of two made a [Finding]
+        (None, 2, 0, set()),  # and the other
+    ]
+    for step, (write, index, lines, tags) in enumerate(steps):
+        if step == 1:
+            write = raw.replace("- [Gotcha] the retry doubles — twice\n".encode(), b"")
+        elif step == 2:
+            write = raw.replace("[Oddity] 이상한".encode(), "[Finding] 이상한".encode())
+        elif step == 3:
+            write = raw.replace(b"[Oddity] again", b"[Finding] again")
+        assert write is not None
+        followed = follow_bytes(previous, raw, write)
+        assert followed is not None and followed.edit is not None, step
+        assert (followed.edit.previous() is previous, followed.edit.index, followed.edit.lines) == (True, index, lines)
+        assert followed.unknown_tags() == tags == parse_memory(_decoded(write)).unknown_tags(), step
+        previous, raw = followed, write
+
+
 def test_the_text_of_a_version_followed_from_bytes_is_decoded_only_when_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

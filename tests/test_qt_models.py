@@ -185,14 +185,16 @@ def _rows(model: NodeTreeModel) -> list[tuple[str, str, list[tuple[str, str]]]]:
     return out
 
 
+@pytest.mark.parametrize("from_last", [True, False], ids=["read-from-last", "read-whole"])
 @pytest.mark.parametrize("query", [MemoryQuery(), MemoryQuery(tag="Finding")], ids=["all", "findings"])
 def test_memory_follow_ups_show_what_a_fresh_model_shows(
-    qtbot: QtBot, qtmodeltester: ModelTester, query: MemoryQuery
+    qtbot: QtBot, qtmodeltester: ModelTester, query: MemoryQuery, from_last: bool
 ) -> None:
     """A follow-up hands untouched sections' rows over as they were, and the sync skips them;
-    after each of a chain of edits read from the last parse, the rows (and their lines, which
-    the edit moved) are exactly those of a model built afresh from a cold parse, and only the
-    edited section's rows are signalled."""
+    after each of a chain of edits, the rows (and their lines, which the edit moved) are
+    exactly those of a model built afresh from a cold parse, and only the edited section's
+    rows are signalled. Read from the last parse, a follow-up says which section it changed,
+    and the rows are not compared one by one (``_follow``); read whole, they are."""
     text = (DEMO / "TEAM-MEMORY.md").read_text(encoding="utf-8")
     live = MemoryModel()
     live.set_query(query)
@@ -202,6 +204,9 @@ def test_memory_follow_ups_show_what_a_fresh_model_shows(
     full_syncs: list[int] = []
     real_sync = live.sync
     live.sync = lambda specs: (full_syncs.append(1), real_sync(specs))[1]  # type: ignore[method-assign]
+    compared: list[int] = []
+    real_follow = live._follow
+    live._follow = lambda memory: (compared.append(1), real_follow(memory))[1]  # type: ignore[method-assign]
     lines = text.splitlines(keepends=True)
     heading = next(line for line in lines if line.startswith("## implementer"))
     edits = [
@@ -218,7 +223,8 @@ def test_memory_follow_ups_show_what_a_fresh_model_shows(
 
         live.rowsInserted.connect(note)
         live.rowsRemoved.connect(note)
-        memory = parse_memory(edited, previous=memory)
+        memory = parse_memory(edited, previous=memory if from_last else None)
+        assert (memory.edit is not None) == from_last
         live.set_memory(memory)
         live.rowsInserted.disconnect(note)
         live.rowsRemoved.disconnect(note)
@@ -230,6 +236,7 @@ def test_memory_follow_ups_show_what_a_fresh_model_shows(
         assert {shown[r] for r in touched} <= {s for s in shown if s.startswith(heading[3:].strip())}
     # Without a query each follow-up updates the rows in place; a query's rows are synced whole.
     assert len(full_syncs) == (0 if not query.active else len(edits))
+    assert len(compared) == (len(edits) if query.active or not from_last else 0)
 
 
 def _tree(model: NodeTreeModel, parent: QModelIndex | None = None) -> list[object]:

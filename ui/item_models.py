@@ -231,7 +231,9 @@ class MemoryModel(NodeTreeModel):
         self._rows: dict[int, tuple[str, Sequence[Spec]]] = {}
 
     def set_memory(self, memory: TeamMemory | None) -> None:
-        self.memory = memory
+        shown, self.memory = self.memory, memory
+        if memory is not None and shown is not None and self._follow_edit(memory, shown):
+            return
         self._refresh()
 
     def entry_count(self) -> int:
@@ -279,18 +281,37 @@ class MemoryModel(NodeTreeModel):
             return False  # keys are (header, occurrence): the same headers in order give the same keys
         changed: list[int] = []
         for number, (row, section) in enumerate(zip(rows, sections, strict=True)):
-            body, was = section.body, row.payload.body
-            if body is was:
+            if section.body is row.payload.body:
                 row.payload = section
-                continue
-            if self._rows.get(id(was), ("",))[0] is was:
-                del self._rows[id(was)]
-            children = self._entry_rows(section)
-            self._rows[id(body)] = (body, children)
-            if self._sync_row(row, Spec(row.key, section, children), QModelIndex()):
-                changed.append(number)
+            else:
+                changed += self._take(number, section)
         self._announce(changed, QModelIndex())
         return True
+
+    def _follow_edit(self, memory: TeamMemory, shown: TeamMemory) -> bool:
+        """``_follow`` for a follow-up that says it changed one section of the version shown
+        (``TeamMemory.edit``): the headers are known to be the same, so only that row is
+        synced, and the rows below take their moved section objects without a look at each."""
+        edit = memory.edit
+        rows, sections = self._root.children, memory.sections
+        if edit is None or edit.previous() is not shown or self.query.active or len(rows) != len(sections):
+            return False
+        k = edit.index
+        for row, section in zip(rows[k + 1 :], sections[k + 1 :], strict=True):
+            row.payload = section
+        self._announce(self._take(k, sections[k]), QModelIndex())
+        return True
+
+    def _take(self, number: int, section: MemorySection) -> list[int]:
+        """Row ``number`` shows ``section``, whose body changed; ``[number]`` when what the row
+        shows changed, else none."""
+        row = self._root.children[number]
+        was = row.payload.body
+        if self._rows.get(id(was), ("",))[0] is was:
+            del self._rows[id(was)]
+        children = self._entry_rows(section)
+        self._rows[id(section.body)] = (section.body, children)
+        return [number] if self._sync_row(row, Spec(row.key, section, children), QModelIndex()) else []
 
     def _entry_rows(self, section: MemorySection) -> Sequence[Spec]:
         """The section's entry rows; without a query, made (and the entries read) when the

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -115,6 +116,18 @@ class MemoryQuery:
         return not needle or needle in entry.text.lower()
 
 
+@dataclass(frozen=True)
+class SectionEdit:
+    """How a follow-up differs from the version it was read from: section ``index``'s body
+    alone changed, and the sections below it lie ``lines`` further down. A view that shows the
+    earlier version updates the one row (``previous`` is weak: a chain of follow-ups must not
+    keep every version alive)."""
+
+    previous: weakref.ref[TeamMemory]
+    index: int
+    lines: int
+
+
 @dataclass(eq=False)
 class TeamMemory:
     """A parsed TEAM-MEMORY.md."""
@@ -132,6 +145,9 @@ class TeamMemory:
     scan_clean: bool = field(default=False, repr=False)
     # The same places in the text's UTF-8 bytes, once known (``utf8_offsets``).
     byte_offsets: list[int] | None = field(default=None, repr=False)
+    # Set on a follow-up that re-read one section (``with_section``).
+    edit: SectionEdit | None = field(default=None, repr=False)
+    _unknown: frozenset[str] | None = field(default=None, init=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -189,6 +205,13 @@ class TeamMemory:
                 at += _utf8_length(heading) + _utf8_length(section.body)
             self.byte_offsets = found
         return self.byte_offsets
+
+    def unknown_tags(self) -> frozenset[str]:
+        """The tags outside ADR-001's list in any section, kept: the filter asks after every
+        append, and a follow-up works its answer out from the last one (``with_section``)."""
+        if self._unknown is None:
+            self._unknown = frozenset().union(*(s.unknown_tags() for s in self.sections))
+        return self._unknown
 
     def roles(self) -> Iterator[MemorySection]:
         return (s for s in self.sections if s.kind == "role")
@@ -314,15 +337,20 @@ def with_section(
     section.body = "".join(lines[1:])
     _read_meta(section)
     moved = len(lines) - (was.end_line - was.line)
-    after = [s if not moved else _moved(s, moved) for s in previous.sections[k + 1 :]]
+    after = _moved(previous.sections[k + 1 :], moved) if moved else previous.sections[k + 1 :]
     sections = [*previous.sections[:k], section, *after]
-    problems = _whole_file_problems(False, previous.title, sections, file)  # a heading is not blank
+    # The title and every heading are as they were, and ``previous`` scanned clean: its
+    # problems are the whole file's, and they hold for this version too.
+    problems = list(previous.problems)
     shift = len(text) - previous.text_length
     memory = TeamMemory(
         text, previous.title, sections, previous.line_count + moved, problems, _shifted(offsets, k, shift), True
     )
     if byte_shift is not None and previous.byte_offsets is not None:
         memory.byte_offsets = _shifted(previous.byte_offsets, k, byte_shift)
+    memory.edit = SectionEdit(weakref.ref(previous), k, moved)
+    if previous._unknown is not None and was.unknown_tags() <= section.unknown_tags():
+        memory._unknown = previous._unknown | section.unknown_tags()  # no tag can have gone
     return memory
 
 
@@ -330,16 +358,22 @@ def _shifted(offsets: list[int], k: int, shift: int) -> list[int]:
     return offsets[: k + 1] + [o + shift for o in offsets[k + 1 :]]
 
 
-def _moved(section: MemorySection, lines: int) -> MemorySection:
-    """``section`` ``lines`` further down the file: the same body and entries (they count their
-    lines from the heading), a new section object, since the previous parse still holds the old
-    one. Its fields are copied as they are: through ``__init__`` the 400 copies of an append to
-    a ten-times TEAM-MEMORY took 0.4 ms."""
-    moved = object.__new__(MemorySection)
-    moved.__dict__.update(section.__dict__)
-    moved.line += lines
-    moved.end_line += lines
-    return moved
+def _moved(sections: list[MemorySection], lines: int) -> list[MemorySection]:
+    """``sections`` ``lines`` further down the file: the same bodies and entries (they count
+    their lines from the heading), in new section objects, since the previous parse still holds
+    the old ones. Each takes a copy of its original's fields as they are: through ``__init__``
+    the 400 copies of an append to a ten-times TEAM-MEMORY took 0.4 ms, copying the dict in
+    place of updating an empty one halves what is left."""
+    made: list[MemorySection] = []
+    new = object.__new__
+    for section in sections:
+        fields = section.__dict__.copy()
+        fields["line"] += lines
+        fields["end_line"] += lines
+        moved = new(MemorySection)
+        moved.__dict__ = fields
+        made.append(moved)
+    return made
 
 
 def _read_meta(section: MemorySection) -> None:

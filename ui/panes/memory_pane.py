@@ -131,7 +131,7 @@ class MemoryPane(QWidget):
         if style != self.line_count.styleSheet():  # set again, it restyles the label: 0.2 ms an append
             self.line_count.setStyleSheet(style)
         self.line_count.setToolTip("Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else "")
-        present = sorted(set().union(*(s.unknown_tags() for s in memory.sections)))
+        present = sorted(memory.unknown_tags())
         wanted = [ALL_TAGS, *TAGS, *present]
         if [self.tag_box.itemText(i) for i in range(self.tag_box.count())] != wanted:
             current = self.tag_box.currentText()
