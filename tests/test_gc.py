@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ from markdown_it import MarkdownIt
 
 from conftest import CH006, COW, DEMO, SHARED
 from models.session.gc_parse import parse_gc
+from models.session.refs import norm, plain_safe, quote, segments
 from models.text.textfile import decode
 from models.text.tokens import EstimateTokenizer, get_tokenizer
 
@@ -246,8 +249,10 @@ def test_binary_and_non_utf8_bytes_are_reported() -> None:
 
 
 def test_duplicate_sibling_titles_warn() -> None:
-    gc = parse_gc("# T\n## A\n### N\n### N\n## A\n", TOK)
-    assert sum("both called" in p.message for p in gc.problems) == 2
+    """Each later twin among siblings, in file order (the lines read off the text)."""
+    gc = parse_gc("# T\n## A\n### N\n### N\n## A\n### M\n### m\n### Other\n", TOK)
+    twins = [(p.line, p.message.split("'")[1]) for p in gc.problems if "both called" in p.message]
+    assert twins == [(4, "N"), (5, "A"), (7, "m")]
 
 
 def test_parses_are_shared_by_text_and_tokenizer() -> None:
@@ -293,3 +298,30 @@ def test_a_heading_ends_where_its_next_line_starts(path: Path) -> None:
         starts = [sum(len(line) for line in lines[:n]) for n in range(len(lines) + 1)]
         assert [gc.heading_end(s) for s in gc.flat()] == [starts[s.line + 1] for s in gc.flat()]
     assert gc.heading_end(gc.flat()[-1]) == len(version)
+
+
+def _titles(rng: random.Random) -> list[str]:
+    """Titles as agents write them, and the characters that make one hard to compare or to
+    write plain: emphasis, code, underscores, runs of spaces, tabs, Unicode spaces, a dot."""
+    pieces = ["Scope", "in", "IN", "Ä", "결정", " ", "  ", "_", "*", "`", "\t", "\u00a0", "\u2003", ".", "#", "(first)"]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 8))]
+
+
+def test_norm_and_segments_follow_their_rules_on_random_titles() -> None:
+    """``norm`` has a quick path for plain titles and ``segments`` one for levels without two
+    alike titles; both must give what the written rules give (refs' module docstring): drop
+    ``*`` and backticks, join runs of spaces and underscores into one space, strip, lower; a
+    title is written plain when it is unique up to ``norm`` among its siblings and safe, else
+    quoted with ``#N`` for its N-th exact occurrence."""
+    rng = random.Random(18)
+    for _ in range(3000):
+        siblings = _titles(rng)
+        keys = [re.sub(r"[\s_]+", " ", t.replace("*", "").replace("`", "")).strip().lower() for t in siblings]
+        assert [norm(t) for t in siblings] == keys
+        expected = []
+        for n, (title, key) in enumerate(zip(siblings, keys, strict=True)):
+            if keys.count(key) == 1 and plain_safe(title, key):
+                expected.append(title)
+            else:
+                expected.append(quote(title, siblings[: n + 1].count(title)))
+        assert segments(siblings) == expected, siblings

@@ -14,6 +14,7 @@ import bisect
 import itertools
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from models.text.problems import Problem
 
@@ -29,9 +30,9 @@ _CANDIDATE_NEXT = re.compile(r"\n {0,3}[#`~<]")
 TABLE_DELIMITER = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*\r?\n?$")
 
 
-@dataclass(frozen=True)
-class Heading:
-    """An ATX heading: its line index (0-based), level and text with closing #s removed."""
+class Heading(NamedTuple):
+    """An ATX heading: its line index (0-based), level and text with closing #s removed. A
+    tuple: a GC has thousands, and a frozen dataclass took three times as long to make."""
 
     line: int
     level: int
@@ -49,7 +50,10 @@ class BlockScan:
 
 def heading_text(rest: str) -> str:
     """Strip the optional closing sequence of an ATX heading (``## Title ##``)."""
-    return _CLOSING_HASHES.sub("", rest.strip()).strip()
+    stripped = rest.strip()
+    if not stripped.endswith("#"):  # the usual heading: no closing sequence to look for
+        return stripped
+    return _CLOSING_HASHES.sub("", stripped).strip()
 
 
 def scan(
@@ -87,6 +91,11 @@ def scan(
         i = bisect.bisect_right(starts, found) - 1
         line = lines[i]
         at = starts[i + 1]
+        if line.lstrip(" ").startswith("#"):  # a heading or nothing: no fence or comment to try
+            match = _ATX.match(line)
+            if match:
+                headings.append(Heading(i, len(match.group(1)), heading_text(match.group(2))))
+            continue
         opened = _FENCE_OPEN.match(line)
         if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
             end, closed = _fence_end(lines, i, opened.group(2)[0], len(opened.group(2)))
@@ -110,10 +119,6 @@ def scan(
                 end = min(end + 1, n)
             in_code[i:end] = [True] * (end - i)
             at = starts[end]
-            continue
-        match = _ATX.match(line)
-        if match:
-            headings.append(Heading(i, len(match.group(1)), heading_text(match.group(2))))
     return BlockScan(headings, in_code, problems)
 
 
