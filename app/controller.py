@@ -8,16 +8,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from app.live_session import LiveSession
 from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
+from app.team_dialogs import pick_member, pick_team_folder
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
-from models.claude.team import list_teams, read_team
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.review.actions import apply_review, compose_resend, handled_line, write_resend
@@ -184,43 +184,22 @@ class Controller(QObject):
         self.team.set_session(session.folder, [t.role for t in session.teammates()], confirmed)
 
     def _ask_team(self) -> None:
-        """Offer the teams Claude Code keeps (``~/.claude/teams/*/config.json``), or any folder."""
-        teams = list_teams(Path.home() / ".claude")
-        other = "Another folder…"
-        folder = ""
-        if teams:
-            names = [f"{t.name}  ({len(read_team(t).members)} members)" for t in teams]
-            name, ok = QInputDialog.getItem(
-                self.window, "Claude Code team", "Link this session to:", [*names, other], 0, False
-            )
-            if not ok:
-                return
-            if name != other:
-                folder = str(teams[names.index(name)])
-        if not folder:
-            start = str(Path.home() / ".claude" / "teams")
-            folder = QFileDialog.getExistingDirectory(
-                self.window, "Claude Code team folder (~/.claude/teams/<team>)", start
-            )
-        if folder:
-            self.set_team_folder(Path(folder))
+        folder = pick_team_folder(self.window)
+        if folder is not None:
+            self.set_team_folder(folder)
             unmatched = [t.role for t in self.live.session.teammates() if t.receives] if self.live else []
             members = set(self.team.members())
             for role in (r for r in unmatched if r not in members):
                 self._ask_member(role)  # the same names matched themselves; the rest are the Lead's
 
     def _ask_member(self, role: str) -> None:
-        """The Lead picks the Claude Code member a role is delivered to (or none)."""
         members = self.team.members()
         if not members:
             self._error("Link a Claude Code team first (Inbox: Watch Claude Code team…)")
             return
-        none = "(no member: deliver nothing)"
-        name, ok = QInputDialog.getItem(
-            self.window, "Claude Code member", f"Deliver {role}'s updates to:", [*members, none], 0, False
-        )
-        if ok:
-            self.team.choose(role, None if name == none else name)
+        chosen, member = pick_member(self.window, role, members)
+        if chosen:
+            self.team.choose(role, member)
 
     def _team_view(self, view: object) -> None:
         """A fresh read of the team: the table's team columns, and FC-2 for presumed losses."""
