@@ -58,6 +58,22 @@ def test_one_change_in_a_large_text_is_found_at_its_place() -> None:
     assert same_after(base, at, edited, at + 1) and not same_after(base, at - 1, edited, at)
 
 
+@pytest.mark.parametrize("offset", [0, 1, 65_535, 65_536, 65_537, 131_071, 196_609])
+def test_a_change_at_either_side_of_a_piece_boundary_is_seen(offset: int) -> None:
+    """``same_after`` compares in pieces of 65,536 characters counted from ``old_at``; one
+    character changed just before, at or after a piece's end is seen from any start."""
+    rng = random.Random(offset)
+    base = "".join(rng.choice("ab—\n") for _ in range(3 * 65_536 + 7))
+    for start in (0, 3, 65_535):
+        changed = start + offset
+        if changed >= len(base):
+            continue
+        edited = base[:changed] + ("c" if base[changed] != "c" else "d") + base[changed + 1 :]
+        assert same_after(base, start, edited, start) is False is _same_after(base, start, edited, start)
+        grown = "xy" + base
+        assert same_after(base, start, grown, start + 2) is True is _same_after(base, start, grown, start + 2)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
