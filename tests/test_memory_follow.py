@@ -159,7 +159,7 @@ def test_the_trap_writes_are_the_kind_a_follow_up_takes_otherwise() -> None:
 
 def test_a_follow_up_says_which_section_it_changed_and_which_tags_are_on_offer() -> None:
     """The view updates one row and the tag filter works out its list from the last one
-    (``TeamMemory.edit``, ``unknown_tags``): each step's section, the lines the rest moved and
+    (``TeamMemory.follow_up``, ``unknown_tags``): each step's section, the lines the rest moved and
     the tags outside ADR-001's list, as read off the text by hand. Taking a tag's last entry
     away must take the tag off the list."""
     raw = (
@@ -167,7 +167,7 @@ def test_a_follow_up_says_which_section_it_changed_and_which_tags_are_on_offer()
         "- [Gotcha] the retry doubles — twice\n- [Finding] one\n\n## implementer-2\n- [Decision] 결정\n"
     ).encode()
     previous = parse_memory(_decoded(raw))
-    assert previous.edit is None and previous.unknown_tags() == {"Gotcha"}
+    assert previous.follow_up is None and previous.unknown_tags() == {"Gotcha"}
     steps = [  # (write, section changed, lines moved, tags outside the list after it)
         (raw + "- [Oddity] 이상한 것\n- [Oddity] again\n".encode(), 2, 2, {"Gotcha", "Oddity"}),
         (None, 1, -1, {"Oddity"}),  # the [Gotcha] line taken out
@@ -183,8 +183,12 @@ def test_a_follow_up_says_which_section_it_changed_and_which_tags_are_on_offer()
             write = raw.replace(b"[Oddity] again", b"[Finding] again")
         assert write is not None
         followed = follow_bytes(previous, raw, write)
-        assert followed is not None and followed.edit is not None, step
-        assert (followed.edit.previous() is previous, followed.edit.index, followed.edit.lines) == (True, index, lines)
+        assert followed is not None and followed.follow_up is not None, step
+        assert (followed.follow_up.previous() is previous, followed.follow_up.index, followed.follow_up.lines) == (
+            True,
+            index,
+            lines,
+        )
         assert followed.unknown_tags() == tags == parse_memory(_decoded(write)).unknown_tags(), step
         previous, raw = followed, write
 

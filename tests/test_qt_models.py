@@ -224,7 +224,7 @@ def test_memory_follow_ups_show_what_a_fresh_model_shows(
         live.rowsInserted.connect(note)
         live.rowsRemoved.connect(note)
         memory = parse_memory(edited, previous=memory if from_last else None)
-        assert (memory.edit is not None) == from_last
+        assert (memory.follow_up is not None) == from_last
         live.set_memory(memory)
         live.rowsInserted.disconnect(note)
         live.rowsRemoved.disconnect(note)

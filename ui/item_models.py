@@ -290,9 +290,9 @@ class MemoryModel(NodeTreeModel):
 
     def _follow_edit(self, memory: TeamMemory, shown: TeamMemory) -> bool:
         """``_follow`` for a follow-up that says it changed one section of the version shown
-        (``TeamMemory.edit``): the headers are known to be the same, so only that row is
+        (``TeamMemory.follow_up``): the headers are known to be the same, so only that row is
         synced, and the rows below take their moved section objects without a look at each."""
-        edit = memory.edit
+        edit = memory.follow_up
         rows, sections = self._root.children, memory.sections
         if edit is None or edit.previous() is not shown or self.query.active or len(rows) != len(sections):
             return False

@@ -183,9 +183,9 @@ def _name_sections(sections: list[Section], flat: list[Section], problems: list[
     twins: list[Section] = []
     for group in (sections, *(s.children for s in flat if s.children)):
         titles = [s.title for s in group]
-        for section, written in zip(group, segments(titles), strict=True):
-            section.segment = written
         keys = [norm(t) for t in titles]
+        for section, written in zip(group, segments(titles, keys), strict=True):
+            section.segment = written
         if len(set(keys)) < len(keys):
             seen: set[str] = set()
             for section, key in zip(group, keys, strict=True):

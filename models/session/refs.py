@@ -58,12 +58,13 @@ def quote(text: str, occurrence: int = 1) -> str:
     return f'"{body}"' + (f"#{occurrence}" if occurrence > 1 else "")
 
 
-def segments(siblings: list[str]) -> list[str]:
+def segments(siblings: list[str], keys: list[str] | None = None) -> list[str]:
     """Each title of one level as a segment among its siblings, in one pass: a level may hold
-    hundreds of headings, and every reload assigns them all."""
+    hundreds of headings, and every reload assigns them all. ``keys``: their ``norm``s, when
+    the caller has them."""
     if not siblings:
         return []
-    keys = [norm(t) for t in siblings]
+    keys = [norm(t) for t in siblings] if keys is None else keys
     if len(set(keys)) == len(keys):  # the usual level: no two alike, each title its own
         return [title if plain_safe(title, key) else quote(title) for title, key in zip(siblings, keys, strict=True)]
     counts = Counter(keys)

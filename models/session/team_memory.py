@@ -117,7 +117,7 @@ class MemoryQuery:
 
 
 @dataclass(frozen=True)
-class SectionEdit:
+class MemoryFollowUp:
     """How a follow-up differs from the version it was read from: section ``index``'s body
     alone changed, and the sections below it lie ``lines`` further down. A view that shows the
     earlier version updates the one row (``previous`` is weak: a chain of follow-ups must not
@@ -146,7 +146,7 @@ class TeamMemory:
     # The same places in the text's UTF-8 bytes, once known (``utf8_offsets``).
     byte_offsets: list[int] | None = field(default=None, repr=False)
     # Set on a follow-up that re-read one section (``with_section``).
-    edit: SectionEdit | None = field(default=None, repr=False)
+    follow_up: MemoryFollowUp | None = field(default=None, repr=False)
     _unknown: frozenset[str] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -348,7 +348,7 @@ def with_section(
     )
     if byte_shift is not None and previous.byte_offsets is not None:
         memory.byte_offsets = _shifted(previous.byte_offsets, k, byte_shift)
-    memory.edit = SectionEdit(weakref.ref(previous), k, moved)
+    memory.follow_up = MemoryFollowUp(weakref.ref(previous), k, moved)
     if previous._unknown is not None and was.unknown_tags() <= section.unknown_tags():
         memory._unknown = previous._unknown | section.unknown_tags()  # no tag can have gone
     return memory
