@@ -15,6 +15,8 @@ from conftest import COW, DEMO, REAL_SESSIONS
 from gc_edits import random_edit
 from models.session.folder import open_session
 from models.session.gc_parse import parse_gc
+from models.session.memory_entries import TAGS
+from models.session.memory_follow import follow_bytes
 from models.session.team_memory import MemoryQuery, parse_memory
 from models.text.tokens import get_tokenizer
 from ui.gc_tree_model import GcTreeModel
@@ -337,6 +339,55 @@ def test_gc_rows_along_a_chain_of_edits_show_what_a_fresh_model_shows(path: Path
         fresh.set_gc(parse_gc(text, TOK))
         assert _gc_rows(live) == _gc_rows(fresh), text[:80]
     assert followed >= 10  # most edits stay inside one section: the path under test
+    qtmodeltester.check(live, force_py=True)
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted([*REAL_SESSIONS.glob("*/TEAM-MEMORY.md"), DEMO / "TEAM-MEMORY.md"]),
+    ids=lambda p: p.parent.name,
+)
+def test_memory_rows_along_a_chain_of_edits_show_what_a_fresh_model_shows(
+    path: Path, qtmodeltester: ModelTester
+) -> None:
+    """As the window reads an agent's writes: from the bytes that changed when they can say,
+    else from the last parse. Along thirty writes of each real TEAM-MEMORY (most of them an
+    entry appended under another, some an entry with a tag outside ADR-001's list taken out,
+    the rest random edits that may rename a heading, open a fence or cut across sections),
+    every row shows what a model built afresh from a cold parse does (its text, its lines, its
+    entries and their tags), and the tags on offer are those the cold parse's entries hold
+    outside ADR-001's list."""
+    raw = path.read_bytes()
+    rng = random.Random(path.parent.name)
+    live = MemoryModel()
+    memory = parse_memory(raw.decode("utf-8"))
+    live.set_memory(memory)
+    read_from_last = 0
+    for step in range(30):
+        text = raw.decode("utf-8")
+        lines = text.splitlines(keepends=True)
+        bullets = [n for n, line in enumerate(lines) if line.startswith("- ") and line.endswith("\n")]
+        odd = [n for n, line in enumerate(lines) if "[Oddity]" in line]
+        if step % 3 and bullets:  # an entry put in under another, as an agent appends one
+            at = rng.choice(bullets) + 1
+            tag = rng.choice(["Finding", "Decision", "Oddity"])
+            text = "".join([*lines[:at], f"- [{tag}] added in step {step} — 단계\n", *lines[at:]])
+        elif step % 2 and odd:  # an entry with a tag outside the list taken out again
+            text = "".join(lines[: odd[0]] + lines[odd[0] + 1 :])
+        else:
+            text = random_edit(text, rng)
+        new = text.encode("utf-8")
+        memory = follow_bytes(memory, raw, new) or parse_memory(text, previous=memory)
+        read_from_last += memory.follow_up is not None
+        live.set_memory(memory)
+        raw = new
+        cold = parse_memory(text)
+        fresh = MemoryModel()
+        fresh.set_memory(cold)
+        assert _rows(live) == _rows(fresh), text[:80]
+        held = {e.tag for s in cold.sections for e in s.entries if e.tag and e.tag not in TAGS}
+        assert memory.unknown_tags() == held, step
+    assert read_from_last >= 10  # most writes stay inside one section's body: the path under test
     qtmodeltester.check(live, force_py=True)
 
 
