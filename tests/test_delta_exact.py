@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from app.cli.main import main
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import edits, two_edits
-from models.delta.apply import apply_delta
+from models.delta.apply import apply_delta, same_apart_from_version
 from models.delta.decisions import render_full
 from models.delta.diff import diff_gc
 from models.delta.items import Delta, DeltaItem
@@ -287,3 +287,62 @@ def test_the_ack_validator_reads_quoted_references_back() -> None:
         "[PERMANENT] Lead Guidelines",
     ]
     assert found[1] is not None and found[1].item is not None and found[1].item.key == "G-2"
+
+
+def _front(keys: list[str], newline: str) -> str:
+    return newline.join(["---", *keys, "---", ""]) if keys else ""
+
+
+def _without_version(text: str) -> str:
+    """What publishing compares: the text with the value of its front matter's first
+    ``version:`` line read as GC-v0, worked out here from the lines themselves."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != "---":
+        return text
+    for n, line in enumerate(lines[1:], start=1):
+        if line.rstrip("\r\n") == "---":
+            return text  # the front matter ended without a version
+        if line.startswith("version:"):
+            end = line[len(line.rstrip("\r\n")) :]
+            value = line[len("version:") : len(line) - len(end)]
+            spaces = value[: len(value) - len(value.lstrip(" \t"))]
+            trailing = value[len(value.rstrip(" \t")) :]
+            lines[n] = f"version:{spaces}GC-v0{trailing}{end}"
+            return "".join(lines)
+    return text
+
+
+_VERSIONS = ["GC-v3", "GC-v12", "7", "GC-v3  "]
+
+
+@st.composite
+def _published_and_working(draw: st.DrawFn) -> tuple[str, str]:
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    version = f"version: {draw(st.sampled_from(_VERSIONS))}"
+    keys = draw(st.sampled_from([[], [version, "feature: x"], ["feature: x", version], ["feature: x"]]))
+    body = draw(
+        st.lists(st.sampled_from(["# GC", "## Scope", "- a: 1", "- b: 2 — 결정", "", "version: GC-v9"]), max_size=8)
+    )
+    a = _front(keys, newline) + newline.join(body) + newline
+    change = draw(st.sampled_from(["same", "version", "body", "feature", "order", "no front"]))
+    b_keys, b_body = list(keys), list(body)
+    if change == "version" and version in b_keys:
+        b_keys[b_keys.index(version)] = f"version: {draw(st.sampled_from(_VERSIONS))}"
+    elif change == "body":
+        b_body.append("- c: 3")
+    elif change == "feature" and b_keys:
+        b_keys = [k.replace("feature: x", "feature: y") for k in b_keys]
+    elif change == "order":
+        b_keys.reverse()
+    elif change == "no front":
+        b_keys = []
+    return a, _front(b_keys, newline) + newline.join(b_body) + newline
+
+
+@settings(max_examples=400, deadline=None)
+@given(_published_and_working())
+def test_the_working_gc_is_compared_with_the_published_one_apart_from_its_version(pair: tuple[str, str]) -> None:
+    """``same_apart_from_version`` answers without copying the GC: the same as comparing both
+    texts with their version read as GC-v0 (a version line in the body does not count)."""
+    a, b = pair
+    assert same_apart_from_version(a, b) == (_without_version(a) == _without_version(b))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.delta.apply import apply_delta, set_version
+from models.delta.apply import apply_delta, same_apart_from_version, set_version
 from models.delta.decisions import UpdatePlan, plan_update, render_full, snapshot_path, snapshot_versions
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, DeltaItem, Impact, structure
@@ -120,7 +120,7 @@ class Composer:
         """Something to publish: the working GC is not the last published one (or none was)."""
         if self.base_text is None:
             return not is_blank(self.working_text)
-        return self.dirty or set_version(self.working_text, 0) != set_version(self.base_text, 0)
+        return self.dirty or not same_apart_from_version(self.working_text, self.base_text)
 
     def items(self) -> tuple[DeltaItem, ...]:
         if self.hand_items is not None:
