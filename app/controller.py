@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
+from app.busy import opening
 from app.live_session import LiveSession
 from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
@@ -94,15 +95,16 @@ class Controller(QObject):
             return False
         if chosen is None:
             return False
-        live = LiveSession(chosen, get_tokenizer(self.settings.tokenizer), self)
-        if self.live is not None:
-            self.reviewer.drop()  # a pass over the old session's inboxes is shown nowhere
-            self.live.close()
-            self.live.deleteLater()  # a child of ours until deleted: the old session and its watcher go
-        self.live = live
-        live.changed.connect(self._changed)
-        self.window.show_session(live.session)
-        self.window.composer.set_composer(Composer.open(live.session))
+        with opening(self.window, chosen):
+            live = LiveSession(chosen, get_tokenizer(self.settings.tokenizer), self)
+            if self.live is not None:
+                self.reviewer.drop()  # a pass over the old session's inboxes is shown nowhere
+                self.live.close()
+                self.live.deleteLater()  # a child of ours until deleted: the old session and its watcher go
+            self.live = live
+            live.changed.connect(self._changed)
+            self.window.show_session(live.session)
+            self.window.composer.set_composer(Composer.open(live.session))
         self.team_lost, self.team_lost_since = {}, {}
         self._migrate_team_setting()
         self._follow_team()
