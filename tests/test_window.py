@@ -64,9 +64,14 @@ def test_selecting_a_section_previews_it(controller: Controller, demo_copy: Path
     assert "D-8" in w.preview.toPlainText() and "Risks" not in w.preview.toPlainText()
 
 
-def test_a_long_gc_previews_its_first_lines_and_says_how_many_it_has(controller: Controller, demo_copy: Path) -> None:
+def test_a_long_gc_previews_its_first_lines_and_says_how_many_it_has(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
     """Past 20,000 characters the preview stops at a line end and says how many lines the
-    whole GC body, or the selected section, holds: counted here from the file's lines."""
+    whole GC body, or the selected section, holds: counted here from the file's lines.
+
+    The part above the GC's last heading is on screen first; the rest, the long section and
+    the line that says how many lines there are, follows the window's first paint."""
     gc_file = demo_copy / "global-context.md"
     gc_file.write_text(
         gc_file.read_text(encoding="utf-8") + "\n## Long Notes\n" + "".join(f"- note-{i}: kept\n" for i in range(1500)),
@@ -76,6 +81,10 @@ def test_a_long_gc_previews_its_first_lines_and_says_how_many_it_has(controller:
     body = lines.index("---", 1) + 1  # the line after the front matter's closing fence
     controller.open(demo_copy)
     w = controller.window
+    first = w.preview.toPlainText()
+    assert "Global Context — Payments Ledger v2" in first and "Long Notes" not in first and "note-0" not in first
+    w.show()
+    qtbot.waitUntil(lambda: "select a section to see it whole." in w.preview.toPlainText(), timeout=5000)
     shown = w.preview.toPlainText()
     assert f" of {len(lines) - body:,} lines; select a section to see it whole." in shown
     assert "Global Context — Payments Ledger v2" in shown and "note-1499" not in shown

@@ -8,6 +8,7 @@ like any other text. The viewer additionally refuses to load resources and follo
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import markdown
@@ -47,6 +48,22 @@ def _separate_lists(text: str) -> str:
                 out.append("\n")
         out.append(line)
     return "".join(out)
+
+
+def first_part_end(text: str, at_least: int) -> int | None:
+    """Where a first part of ``text`` may end for a preview that renders the rest a moment
+    later: the start of the first heading line at or past ``at_least`` characters, outside code
+    fences and comments. Everything before a heading renders as it will in the whole, where a
+    cut inside a list or a table would show it broken until the rest came. None when there is
+    no such heading (the caller renders the whole at once)."""
+    if len(text) <= at_least:
+        return None
+    lines = split_lines(text)
+    starts = list(itertools.accumulate(map(len, lines), initial=0))
+    for heading in mdblocks.scan(lines, "preview", joined=(text, starts)).headings:
+        if starts[heading.line] >= at_least:
+            return starts[heading.line]
+    return None
 
 
 def render_markdown(text: str) -> str:

@@ -8,8 +8,11 @@ from PySide6.QtWidgets import QTreeView, QWidget
 from models.session.folder import Session
 from models.session.gc import GlobalContext, vanished_items
 from models.text.problems import Problem
+from ui.after_paint import AfterPaint
 from ui.gc_tree_model import GcTreeModel
 from ui.widgets import ProblemBanner, number_columns, stack
+
+SCREEN_ROWS = 120  # more rows than a tall screen shows of the tree
 
 
 class SectionsPane(QWidget):
@@ -26,6 +29,7 @@ class SectionsPane(QWidget):
         self.gc_view.setAlternatingRowColors(True)
         number_columns(self.gc_view, {1: "000,000", 2: "Items"})
         self.gc_view.setMinimumWidth(300)
+        self.expand_rest = AfterPaint(self.gc_view.viewport(), self)
         stack(self, self.gc_banner, self.gc_view)
 
     def show_gc(self, session: Session, first: bool) -> None:
@@ -42,5 +46,30 @@ class SectionsPane(QWidget):
             warnings.append(Problem("warning", "global-context.md", f"… and {len(gone) - 10} more items"))
         self.gc_banner.show_problems([*session.problems.get("gc", []), *warnings])
         if first:
-            self.gc_view.expandAll()
+            # The rows a screen shows now, the other thousands after the first paint: expanding
+            # a 2,000-section tree took 9 ms of opening it, and as long again to lay out.
+            if self._expand_first(SCREEN_ROWS):
+                self.expand_rest.cancel()
+            else:
+                self.expand_rest.arm(self.gc_view.expandAll)
             self.gc_view.setCurrentIndex(QModelIndex())
+
+    def _expand_first(self, rows: int) -> bool:
+        """Expand, in the order the tree shows them, the rows among its first ``rows`` lines
+        when all is expanded; whether that was the whole tree."""
+        model, view = self.gc_model, self.gc_view
+        seen = 0
+        pending: list[tuple[QModelIndex, int]] = [(QModelIndex(), 0)]  # (parent, next row), depth first
+        while pending:
+            parent, row = pending.pop()
+            if row >= model.rowCount(parent):
+                continue
+            if seen >= rows:
+                return False
+            seen += 1
+            index = model.index(row, 0, parent)
+            pending.append((parent, row + 1))
+            if model.hasChildren(index):
+                view.setExpanded(index, True)
+                pending.append((index, 0))
+        return True

@@ -1,0 +1,122 @@
+"""Work put off until after the first paint: the preview's rest and the rest of the GC tree.
+
+What a person sees first must be what they see once the rest has come: the same lines at the
+top of the preview, the same rows at the top of the tree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from models.text.markdown_html import first_part_end, render_markdown
+from ui.after_paint import AfterPaint
+from ui.panes.sections_pane import SCREEN_ROWS
+from ui.widgets import FIRST_PART, PREVIEW_LIMIT, MarkdownView
+
+
+def test_work_waits_for_a_paint_and_runs_once(qtbot: QtBot) -> None:
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    after = AfterPaint(widget)
+    ran: list[str] = []
+    after.arm(lambda: ran.append("first"))
+    after.arm(lambda: ran.append("second"))  # in place of the first
+    qtbot.wait(60)  # out of sight: nothing paints, nothing runs
+    assert ran == [] and after.pending
+    widget.show()
+    qtbot.waitUntil(lambda: ran == ["second"], timeout=5000)
+    assert not after.pending
+    widget.update()
+    qtbot.wait(60)
+    assert ran == ["second"]
+
+
+def test_cancelled_work_never_runs_and_flush_runs_it_now(qtbot: QtBot) -> None:
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    after = AfterPaint(widget)
+    ran: list[int] = []
+    after.arm(lambda: ran.append(1))
+    after.cancel()
+    widget.show()
+    qtbot.waitExposed(widget)
+    qtbot.wait(60)
+    assert ran == []
+    after.arm(lambda: ran.append(2))
+    after.flush()
+    assert ran == [2] and not after.pending
+    after.flush()
+    assert ran == [2]
+
+
+def test_first_part_ends_at_the_first_heading_past_the_limit_outside_code() -> None:
+    head = "# Title\n\n" + "".join(f"- item {n}: some words\n" for n in range(40))
+    fenced = "```\n## not a heading, in code\n```\n"
+    text = head + fenced + "<!--\n## nor in a comment\n-->\n" + "## Real\n- x\n### Deeper\n- y\n"
+    limit = len(head)  # the fence starts exactly at the limit; its inner line lies past it
+    assert first_part_end(text, limit) == text.index("## Real")
+    assert first_part_end(text, text.index("## Real") + 1) == text.index("### Deeper")
+    assert first_part_end(text, text.index("### Deeper") + 1) is None
+    assert first_part_end(text, len(text)) is None
+
+
+def test_the_preview_shows_its_first_part_then_the_whole_at_the_same_place(qtbot: QtBot) -> None:
+    sections = "".join(f"## Area {n}\n" + "".join(f"- item-{n}-{k}: value {k}\n" for k in range(8)) for n in range(100))
+    assert FIRST_PART < len(sections) < PREVIEW_LIMIT
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_markdown(sections)  # no event is handled until the wait below: the rest waits
+    cut = sections.index("## Area ", FIRST_PART)  # the first heading past the first part's limit
+    first = view.toPlainText()
+    assert view.rest.pending
+    assert "item-0-0: value 0" in first and sections[: cut - 1].splitlines()[-1][2:] in first
+    assert sections[cut:].splitlines()[0][3:] not in first  # the heading the first part stops at
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)  # the Lead scrolled before the rest came
+    top = view.cursorForPosition(view.viewport().rect().topLeft()).block().text()
+    assert top.startswith("item-")
+    qtbot.waitUntil(lambda: not view.rest.pending, timeout=5000)
+    whole = QTextDocument()
+    whole.setHtml(render_markdown(sections))  # the text rendered in one step
+    assert view.toPlainText() == whole.toPlainText()
+    assert view.cursorForPosition(view.viewport().rect().topLeft()).block().text() == top
+
+
+def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_painting(
+    qtbot: QtBot, controller: Controller, tmp_path: Path
+) -> None:
+    folder = tmp_path / ".agent" / "teams" / "wide"
+    folder.mkdir(parents=True)
+    # 300 sections, each with one subsection: 600 rows when all are expanded.
+    gc = "---\nversion: GC-v3\n---\n\n# Wide\n\n" + "".join(
+        f"## Area {n}\n- a-{n}: x\n\n### Detail {n}\n- d-{n}: y\n\n" for n in range(300)
+    )
+    (folder / "global-context.md").write_text(gc, encoding="utf-8")
+    assert controller.open(folder)
+    w = controller.window
+    view, model = w.gc_view, w.gc_model
+
+    def shown_rows(count: int) -> list[str]:
+        titles: list[str] = []
+        index = model.index(0, 0, QModelIndex())
+        while index.isValid() and len(titles) < count:
+            titles.append(str(index.data()))
+            index = view.indexBelow(index)
+        return titles
+
+    # As a person reads the tree, top down: area, its detail, the next area, ...
+    expected = [title for n in range(300) for title in (f"Area {n}", f"Detail {n}")]
+    assert shown_rows(SCREEN_ROWS) == expected[:SCREEN_ROWS]
+    assert not view.isExpanded(model.index(299, 0, QModelIndex()))
+    w.show()
+    qtbot.waitUntil(lambda: not w.sections_pane.expand_rest.pending, timeout=5000)
+    assert shown_rows(1000) == expected
