@@ -162,6 +162,14 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         rows.append(
+            (
+                "  then, after its first paint",
+                "rendering the rest of the preview, expanding the rest of the section tree",
+                ms(one.open_rest),
+                *("—",) * 4,
+            )
+        )
+        rows.append(
             ratio_row(
                 "external write → view (TEAM-MEMORY)",
                 "one-line append, median of 5 / debounce + reading and counting the file",
