@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
+from app.demo import copy_session
+from app.settings import AppSettings
 from models.text.markdown_html import first_part_end, render_markdown
+from tests.conftest import COW
 from ui.after_paint import AfterPaint
 from ui.panes.sections_pane import SCREEN_ROWS
 from ui.widgets import FIRST_PART, PREVIEW_LIMIT, MarkdownView
@@ -120,3 +123,42 @@ def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_pai
     w.show()
     qtbot.waitUntil(lambda: not w.sections_pane.expand_rest.pending, timeout=5000)
     assert shown_rows(1000) == expected
+
+
+class _FirstPaints(QObject):
+    """Whether each view's first paint showed a row at its top."""
+
+    def __init__(self, views: dict[str, QAbstractItemView]) -> None:
+        super().__init__()
+        self.views = views
+        self.rows_at_first_paint: dict[str, bool] = {}
+        for view in views.values():
+            view.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            for name, view in self.views.items():
+                if watched is view.viewport() and name not in self.rows_at_first_paint:
+                    self.rows_at_first_paint[name] = view.indexAt(QPoint(4, 4)).isValid()
+        return False
+
+
+def test_the_first_frame_of_an_open_holds_the_sections_teammates_and_memory(qtbot: QtBot, tmp_path: Path) -> None:
+    """A real session opened into an empty window on screen, as the app starts: the turn of
+    the event loop after the open paints each view with its rows. (A view left to lay itself
+    out does so in a later turn, and until then the screen shows it as it was: empty.)"""
+    controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    w = controller.window
+    qtbot.addWidget(w)
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    QApplication.processEvents()  # the empty window as painted, before the open
+    paints = _FirstPaints({"sections": w.gc_view, "teammates": w.teammate_view, "memory": w.memory_view})
+    try:
+        assert controller.open(copy_session(COW, tmp_path))
+        QApplication.processEvents()  # one turn: the first frame
+        assert paints.rows_at_first_paint == {"sections": True, "teammates": True, "memory": True}
+    finally:
+        w.context_pane.wait()
+        controller.close()

@@ -288,6 +288,11 @@ class MainWindow(WindowMenus):
             self.memory_pane.show_memory(session, first)
         if todo & {"gates", "plan"}:  # the plan's gate list counts too
             self.gates_pane.show_gates(session)
+        if first:
+            # Laid out now, not in the next turn of the event loop as views do by themselves:
+            # the first frame then holds the rows, and the window is painted once, not twice.
+            for view in (self.gc_view, self.teammate_view, self.memory_view):
+                view.doItemsLayout()
         self._update_status()
         self.viewUpdated.emit(todo)
 
