@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from app.cli.main import main
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import edits, two_edits
-from models.delta.apply import apply_delta, same_apart_from_version
+from models.delta.apply import apply_delta, same_apart_from_version, set_version
 from models.delta.decisions import render_full
 from models.delta.diff import diff_gc
-from models.delta.items import Delta, DeltaItem
+from models.delta.items import ApplyError, Delta, DeltaItem
 from models.delta.message import oneline_exact, render_message, render_oneline
 from models.delta.message_parse import parse_message
 from models.session.gc_parse import parse_gc
@@ -346,3 +346,36 @@ def test_the_working_gc_is_compared_with_the_published_one_apart_from_its_versio
     texts with their version read as GC-v0 (a version line in the body does not count)."""
     a, b = pair
     assert same_apart_from_version(a, b) == (_without_version(a) == _without_version(b))
+
+
+def _proven_by_applying(old: str, new: str, delta: Delta) -> bool:
+    """The proof as ADR-002 states it: the delta applied to the old GC gives the new one."""
+    try:
+        return apply_delta(old, delta) == new
+    except ApplyError:
+        return False
+
+
+@settings(max_examples=400, deadline=None)
+@given(_published_and_working())
+def test_a_delta_is_proven_exactly_when_applying_it_reproduces_the_new_gc(pair: tuple[str, str]) -> None:
+    """A delta with no items (only the version moves) is proven without building the bumped
+    copy: the answer is the one applying it gives, for every pair of versions drawn."""
+    a, b = pair
+    result = diff_gc(a, b)
+    assert result.exact == _proven_by_applying(a, b, result.delta)
+    assert (result.problem is None) == result.exact
+
+
+def test_a_version_bump_of_every_real_gc_is_proven_and_a_near_miss_is_not() -> None:
+    for path in [*sorted(REAL_SESSIONS.glob("*/global-context.md")), DEMO / "global-context.md"]:
+        old = path.read_text(encoding="utf-8")
+        bumped = set_version(old, 99)
+        result = diff_gc(old, bumped)
+        assert result.delta.items == () and result.exact, path
+        assert result.exact == _proven_by_applying(old, bumped, result.delta)
+        spaced = bumped.replace("version: GC-v99", "version:  GC-v99", 1)  # not what a bump writes
+        if spaced != bumped:
+            missed = diff_gc(old, spaced)
+            assert missed.delta.items == () and not missed.exact, path
+            assert not _proven_by_applying(old, spaced, missed.delta)

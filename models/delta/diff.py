@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from models.delta.align import Same, gaps, same_runs
-from models.delta.apply import apply_delta
+from models.delta.apply import apply_delta, front_breaks, is_version_bump
 from models.delta.batches import apply_to_section
 from models.delta.items import (
     AT_START,
@@ -197,6 +197,8 @@ def diff_gc(old_text: str, new_text: str) -> DiffResult:
     if _preamble(old) != _preamble(new):
         differ.items.append(DeltaItem("REPLACED", PREAMBLE, content=_preamble(new)))
     delta = Delta(old.version, new.version, tuple(differ.items))
+    if not delta.items and is_version_bump(old_text, delta.new_version, new_text) and not front_breaks(old, new):
+        return DiffResult(delta, True)  # what applying it proves, without the bumped copy
     try:
         result = apply_delta(old_text, delta)
     except ApplyError as exc:
