@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -68,6 +68,26 @@ def test_every_model_passes_qt_model_tester(qtmodeltester: ModelTester, session_
     model = _filled(kind, session_path)
     assert model.rowCount() > 0
     qtmodeltester.check(model, force_py=True)
+
+
+@pytest.mark.parametrize("kind", ["gc", "teammates", "memory", "gates"])
+def test_every_row_can_be_selected_and_none_edited(kind: str) -> None:
+    """The views show the session, they do not edit it in place: every row, at every depth and
+    in every column, is enabled and selectable and nothing more (Qt's own default, asked of
+    the model in C++ rather than of a Python override on every row a view lays out)."""
+    model = _filled(kind, COW)
+    wanted = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    seen, todo = 0, [QModelIndex()]
+    while todo:
+        parent = todo.pop()
+        for row in range(model.rowCount(parent)):
+            for column in range(model.columnCount(parent)):
+                index = model.index(row, column, parent)
+                assert model.flags(index) == wanted, (kind, row, column)
+                seen += 1
+            todo.append(model.index(row, 0, parent))
+    assert seen > 0
+    assert model.flags(QModelIndex()) == Qt.ItemFlag.NoItemFlags
 
 
 def test_memory_filtering_keeps_the_model_consistent(qtmodeltester: ModelTester) -> None:
