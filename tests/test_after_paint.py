@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings
+from PySide6.QtCore import QModelIndex, QSettings
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.demo import copy_session
 from app.settings import AppSettings
+from bench.session_rows import ViewPaints
 from models.text.markdown_html import first_part_end, render_markdown
 from tests.conftest import COW
 from ui.after_paint import AfterPaint
@@ -125,24 +126,6 @@ def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_pai
     assert shown_rows(1000) == expected
 
 
-class _FirstPaints(QObject):
-    """Whether each view's first paint showed a row at its top."""
-
-    def __init__(self, views: dict[str, QAbstractItemView]) -> None:
-        super().__init__()
-        self.views = views
-        self.rows_at_first_paint: dict[str, bool] = {}
-        for view in views.values():
-            view.viewport().installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            for name, view in self.views.items():
-                if watched is view.viewport() and name not in self.rows_at_first_paint:
-                    self.rows_at_first_paint[name] = view.indexAt(QPoint(4, 4)).isValid()
-        return False
-
-
 def test_the_first_frame_of_an_open_holds_the_sections_teammates_and_memory(qtbot: QtBot, tmp_path: Path) -> None:
     """A real session opened into an empty window on screen, as the app starts: the turn of
     the event loop after the open paints each view with its rows. (A view left to lay itself
@@ -154,11 +137,11 @@ def test_the_first_frame_of_an_open_holds_the_sections_teammates_and_memory(qtbo
     w.show()
     qtbot.waitExposed(w)
     QApplication.processEvents()  # the empty window as painted, before the open
-    paints = _FirstPaints({"sections": w.gc_view, "teammates": w.teammate_view, "memory": w.memory_view})
+    paints = ViewPaints({"sections": w.gc_view, "teammates": w.teammate_view, "memory": w.memory_view})
     try:
         assert controller.open(copy_session(COW, tmp_path))
         QApplication.processEvents()  # one turn: the first frame
-        assert paints.rows_at_first_paint == {"sections": True, "teammates": True, "memory": True}
+        assert paints.first_had_rows == {"sections": True, "teammates": True, "memory": True}
     finally:
         w.context_pane.wait()
         controller.close()
