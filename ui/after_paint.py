@@ -13,8 +13,9 @@ from collections.abc import Callable
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
-# After the paint, not in the same turn of the event loop: the frame is handed to the screen
-# first. Short enough that nobody scrolls to the part still missing.
+# A moment after the paint: by then the frame has gone to the screen (a paint and its flush
+# happen together, before any timer fires). Short enough that nobody scrolls to the part still
+# missing.
 AFTER_PAINT_MS = 20
 
 
