@@ -18,7 +18,7 @@ from app.demo import copy_session
 from app.settings import AppSettings
 from bench.session_rows import ViewPaints
 from models.text.markdown_html import first_part_end, render_markdown
-from tests.conftest import COW
+from tests.conftest import COW, REAL_SESSIONS
 from ui.after_paint import AfterPaint
 from ui.panes.sections_pane import SCREEN_ROWS
 from ui.widgets import FIRST_PART, PREVIEW_LIMIT, MarkdownView
@@ -95,17 +95,22 @@ def test_the_preview_shows_its_first_part_then_the_whole_at_the_same_place(qtbot
     assert view.cursorForPosition(view.viewport().rect().topLeft()).block().text() == top
 
 
-def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_painting(
-    qtbot: QtBot, controller: Controller, tmp_path: Path
-) -> None:
-    folder = tmp_path / ".agent" / "teams" / "wide"
+def _wide_session(root: Path) -> Path:
+    """A session whose GC has 300 sections, each with one subsection: 600 rows when all are
+    expanded, and more text than the preview renders before its first paint."""
+    folder = root / ".agent" / "teams" / "wide"
     folder.mkdir(parents=True)
-    # 300 sections, each with one subsection: 600 rows when all are expanded.
     gc = "---\nversion: GC-v3\n---\n\n# Wide\n\n" + "".join(
         f"## Area {n}\n- a-{n}: x\n\n### Detail {n}\n- d-{n}: y\n\n" for n in range(300)
     )
     (folder / "global-context.md").write_text(gc, encoding="utf-8")
-    assert controller.open(folder)
+    return folder
+
+
+def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_painting(
+    qtbot: QtBot, controller: Controller, tmp_path: Path
+) -> None:
+    assert controller.open(_wide_session(tmp_path))
     w = controller.window
     view, model = w.gc_view, w.gc_model
 
@@ -145,3 +150,30 @@ def test_the_first_frame_of_an_open_holds_the_sections_teammates_and_memory(qtbo
     finally:
         w.context_pane.wait()
         controller.close()
+
+
+def test_a_session_opened_before_the_last_ones_rest_came_shows_only_its_own(
+    qtbot: QtBot, controller: Controller, tmp_path: Path
+) -> None:
+    """The Lead opens another session at once, one whose GC is short enough to render whole:
+    what the first session put off must not land on it."""
+    w = controller.window
+    assert controller.open(_wide_session(tmp_path / "wide"))
+    assert w.preview.rest.pending and w.sections_pane.expand_rest.pending
+    assert controller.open(copy_session(REAL_SESSIONS / "ch001-ldap", tmp_path / "short"))
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(100)  # past the put-off work's delay: anything stale would have run by now
+    assert not w.preview.rest.pending and not w.sections_pane.expand_rest.pending
+    shown = w.preview.toPlainText()
+    assert "Global Context — CH-001 LDAP" in shown and "Phase Status" in shown and "Area 0" not in shown
+    titles = [str(w.gc_model.index(row, 0, QModelIndex()).data()) for row in range(w.gc_model.rowCount())]
+    assert titles == [
+        "Project Summary",
+        "Design Reference",
+        "Key Design Decisions",
+        "Scope",
+        "Cross-Reference Integrity Requirement [CRITICAL]",
+        "Active Teammates",
+        "Phase Status",
+    ]
