@@ -125,8 +125,15 @@ class Controller(QObject):
         if self.team.team_folder() is not None:
             self.team.deliver_due()
 
+    def _may_leave_cycles(self, parts: set[Part]) -> bool:
+        """Whether a change may have left reference cycles for a full collection to free: a GC
+        read whole leaves its old sections, which point at their parents. A follow-up of one
+        section does not, nor do TEAM-MEMORY's (tests/test_runtime.py counts what they leave)."""
+        read = self.live.session.gc if self.live is not None else None
+        return "gc" in parts and (read is None or read.follow_up is None)
+
     def _changed(self, parts: set[Part]) -> None:
-        self.collector.poke()
+        self.collector.poke(cycles=self._may_leave_cycles(parts))
         if self.live is not None:
             self.window.show_session(self.live.session, parts)
             self.window.composer.on_session_changed(parts)

@@ -58,6 +58,62 @@ def test_a_replaced_gc_is_freed_once_the_app_is_idle(
     ctl.close()
 
 
+def test_follow_ups_leave_no_cause_to_walk_the_heap_when_the_app_goes_quiet(
+    qtbot: QtBot, tuned: None, tmp_path: Path, demo_copy: Path
+) -> None:
+    """An agent's TEAM-MEMORY append and a GC item edit are read as follow-ups, which leave no
+    reference cycles: the quiet spell after them does not walk every live object. Opening
+    the session (the one before it is left behind) does."""
+    from PySide6.QtCore import QSettings
+
+    from app.settings import AppSettings
+
+    ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(ctl.window)
+    collector = ctl.collector
+    assert ctl.open(demo_copy)
+    qtbot.waitUntil(lambda: collector.collected == 1, timeout=3000)  # the open's quiet spell
+    memory, gc_file = demo_copy / "TEAM-MEMORY.md", demo_copy / "global-context.md"
+    edits = [
+        ("memory", memory, "## implementer-2\n", "## implementer-2\n- [Finding] an agent's append\n"),
+        ("gc", gc_file, "## Risks\n", "## Risks\n- R-9: an agent's new risk\n"),
+    ]
+    for part, path, anchor, replacement in edits:
+        text = path.read_text(encoding="utf-8")
+        assert anchor in text
+        with qtbot.waitSignal(
+            ctl.window.viewUpdated, timeout=5000, check_params_cb=lambda parts, part=part: part in parts
+        ):
+            path.write_text(text.replace(anchor, replacement, 1), encoding="utf-8")
+        skipped = collector.skipped
+        qtbot.waitUntil(lambda skipped=skipped: collector.skipped > skipped, timeout=3000)
+        assert collector.collected == 1, part
+    assert ctl.live is not None and ctl.live.session.gc is not None
+    assert ctl.live.session.gc.follow_up is not None  # the GC edit was read as a follow-up
+    ctl.window.context_pane.wait()
+    ctl.close()
+
+
+def test_python_s_blocks_growing_by_a_quarter_bring_a_full_collection(qtbot: QtBot) -> None:
+    """With no change that may leave cycles, the collector still collects once the blocks
+    Python holds have grown by ``GROWTH`` since its last collection, and not before."""
+    import sys
+
+    collector = runtime.IdleCollector()
+    collector.collect()  # the first one is owed: nothing has been collected yet
+    assert collector.collected == 1
+    collector.poke(cycles=False)
+    collector.collect()
+    assert (collector.collected, collector.skipped) == (1, 1)
+    base = sys.getallocatedblocks()
+    kept = [[n] for n in range(int(base * runtime.GROWTH) + 1000)]  # a quarter more blocks, held
+    assert sys.getallocatedblocks() >= base * (1 + runtime.GROWTH)
+    collector.poke(cycles=False)
+    collector.collect()
+    assert (collector.collected, collector.skipped) == (2, 1)
+    del kept
+
+
 _FAULTS = """
 import resource, sys
 from app.runtime import tune_malloc
