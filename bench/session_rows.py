@@ -43,7 +43,7 @@ class SessionFigures:
     teammates: int
     vocabulary: float
     opened: float
-    open_rest: float  # the work put off until after the first paint, done at once
+    open_rest: float  # the work put off until after the first paint, timed as it ran
     open_floor: float
     memory_follow: float  # median of 5
     memory_floor: float
