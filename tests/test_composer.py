@@ -276,13 +276,13 @@ def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, control
     rendered = pane.rendered.toPlainText()
     assert "Q-3: rendered <b>safely</b>" in rendered  # raw HTML shown as text
     w = controller.window
-    row = next(r for r in range(w.teammate_proxy.rowCount()) if w.teammate_proxy.index(r, 0).data() == "implementer-1")
-    w.teammate_view.setCurrentIndex(w.teammate_proxy.index(row, 0))
+    row = next(r for r in range(w.teammate_model.rowCount()) if w.teammate_model.index(r, 0).data() == "implementer-1")
+    w.teammate_view.setCurrentIndex(w.teammate_model.index(row, 0))
     text = w._copy_teammate_message()
     assert text is not None and "- ADDED §Open Questions: Q-3" in text
     assert QGuiApplication.clipboard().text() == text
-    row = next(r for r in range(w.teammate_proxy.rowCount()) if w.teammate_proxy.index(r, 0).data() == "researcher-1")
-    w.teammate_view.setCurrentIndex(w.teammate_proxy.index(row, 0))
+    row = next(r for r in range(w.teammate_model.rowCount()) if w.teammate_model.index(r, 0).data() == "researcher-1")
+    w.teammate_view.setCurrentIndex(w.teammate_model.index(row, 0))
     assert w._copy_teammate_message() is None  # finished (COMPLETE): no update is due
 
 

@@ -20,8 +20,8 @@ from ui.widgets import is_shown
 
 
 def _row_of(controller: Controller, role: str) -> int:
-    proxy = controller.window.teammate_proxy
-    return next(r for r in range(proxy.rowCount()) if proxy.index(r, 0).data() == role)
+    model = controller.window.teammate_model
+    return next(r for r in range(model.rowCount()) if model.index(r, 0).data() == role)
 
 
 def _modes(controller: Controller) -> dict[str, str]:
@@ -35,20 +35,20 @@ def test_setting_a_state_from_the_table_changes_the_recipients(
     w = controller.window
     row = _row_of(controller, "researcher-1")
     state_column = w.teammate_model.headers.index("State")
-    assert w.teammate_proxy.index(row, state_column).data() == "finished (not sent)"
+    assert w.teammate_model.index(row, state_column).data() == "finished (not sent)"
     composer = w.composer.composer
     assert composer is not None and "researcher-1" not in composer.default_impact().affected
-    tip = w.teammate_proxy.index(row, state_column).data(Qt.ItemDataRole.ToolTipRole)
+    tip = w.teammate_model.index(row, state_column).data(Qt.ItemDataRole.ToolTipRole)
     assert "orchestration-plan.md line 35" in tip  # the table row that says COMPLETE
     view = w.teammate_view
-    rect = view.visualRect(w.teammate_proxy.index(row, 0))
+    rect = view.visualRect(w.teammate_model.index(row, 0))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     action = next(a for a in view.actions() if a.text() == "Set state: active")
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "plan" in parts):
         action.trigger()  # what the context menu's item does
     plan = split_front_matter((demo_copy / "orchestration-plan.md").read_text(encoding="utf-8"), "p")[0].data
     assert plan["teammate_status"]["researcher-1"] == "ACTIVE"
-    assert w.teammate_proxy.index(_row_of(controller, "researcher-1"), state_column).data() == "active"
+    assert w.teammate_model.index(_row_of(controller, "researcher-1"), state_column).data() == "active"
     assert _modes(controller)["researcher-1"] == "full"  # FC-1: two versions behind, now a recipient
 
 

@@ -176,8 +176,8 @@ def test_every_real_session_in_the_window(name: str, qtbot: QtBot, controller: C
     assert controller.open(copy)
     w = controller.window
     assert w.teammate_model.rowCount() == len(open_session(copy, TOK).teammates())
-    for row in range(w.teammate_proxy.rowCount()):
-        w.teammate_view.setCurrentIndex(w.teammate_proxy.index(row, 0))
+    for row in range(w.teammate_model.rowCount()):
+        w.teammate_view.setCurrentIndex(w.teammate_model.index(row, 0))
         w._copy_teammate_message()
     w.central_tabs.setCurrentWidget(w.composer)
     pane = w.composer

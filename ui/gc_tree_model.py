@@ -16,8 +16,8 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from models.session.gc import GlobalContext, Section
-from ui.item_models import ALIGN, DISPLAY, RIGHT, SORT_ROLE, TOOLTIP
-from ui.node_model import Node, NodeTreeModel, Spec, keyed
+from ui.item_models import ALIGN, DISPLAY, RIGHT, TOOLTIP
+from ui.node_model import SORT_ROLE, Node, NodeTreeModel, Spec, keyed
 
 
 def _section_specs(sections: Sequence[Section], place: dict[int, int]) -> list[Spec]:

@@ -14,7 +14,7 @@ from models.session.memory_entries import MemoryEntry
 from models.session.team_memory import MemoryQuery, MemorySection, TeamMemory
 from models.session.teammates import Teammate
 from models.session.versions import label
-from ui.node_model import LazySpecs, NodeTreeModel, Spec, keyed
+from ui.node_model import SORT_ROLE, LazySpecs, NodeTreeModel, Spec, keyed
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
 TOOLTIP = Qt.ItemDataRole.ToolTipRole
@@ -22,7 +22,6 @@ ALIGN = Qt.ItemDataRole.TextAlignmentRole
 FOREGROUND = Qt.ItemDataRole.ForegroundRole
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 FONT = Qt.ItemDataRole.FontRole
-SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 WARN_BG = QColor("#fff3cd")

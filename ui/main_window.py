@@ -117,7 +117,6 @@ class MainWindow(WindowMenus):
         # The panes' widgets under the names the controller, scripts and tests have always used.
         self.gc_model, self.gc_view = self.sections_pane.gc_model, self.sections_pane.gc_view
         self.teammate_model = self.teammates_pane.teammate_model
-        self.teammate_proxy = self.teammates_pane.teammate_proxy
         self.teammate_view = self.teammates_pane.teammate_view
         self.plan_banner = self.teammates_pane.plan_banner
         memory = self.memory_pane

@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 PAYLOAD_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2  # what a sortable column orders by, where it is not the text
 
 
 def plain_tooltip(text: str) -> str:
@@ -111,6 +112,13 @@ def keyed(pairs: Sequence[tuple[str, Any, Sequence[Spec]]]) -> list[Spec]:
     return out
 
 
+def _sort_key(value: Any) -> tuple[int, Any]:
+    """Numbers before text, each in its own order, so that a column holding both never fails."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, value)
+    return (1, "" if value is None else str(value))
+
+
 def _renumber(node: Node) -> None:
     for number, child in enumerate(node.children):
         child.row = number
@@ -127,6 +135,8 @@ class NodeTreeModel(QAbstractItemModel):
         # Whether top-level rows built from now on keep their children as ``pending`` until
         # fetchMore: a subclass sets it for a large tree that is shown collapsed.
         self.defer_children = False
+        self._sorted: tuple[int, Qt.SortOrder] | None = None  # set by a view that sorts
+        self._given: dict[Hashable, int] = {}  # each top-level key's place in the last sync
 
     # -- what subclasses provide ---------------------------------------------------------
 
@@ -247,9 +257,53 @@ class NodeTreeModel(QAbstractItemModel):
                 return deeper
         return QModelIndex()
 
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Order the top-level rows by ``column`` (``SORT_ROLE``, else the text) and keep them
+        so through every sync; equal rows keep the order the session gives.
+
+        Sorting here rather than in a QSortFilterProxyModel: the proxy asks this model for an
+        index and then its data for every cell a view touches, twice the calls into Python, and
+        laying out and fitting the teammate table through it cost a tenth of opening a session.
+        """
+        self._sorted = (column, order)
+        self._apply_sort()
+
     def sync(self, specs: Sequence[Spec]) -> None:
         """Make the tree match ``specs`` with the fewest structural signals."""
+        if self._sorted is not None:
+            # Rows already shown keep their places, new ones come last; the sort then moves
+            # them as one layout change, which keeps the selection on the rows it was on.
+            self._given = {spec.key: n for n, spec in enumerate(specs)}
+            shown = {child.key: n for n, child in enumerate(self._root.children)}
+            specs = sorted(specs, key=lambda spec: shown.get(spec.key, len(shown)))
         self._sync_children(self._root, QModelIndex(), specs)
+        if self._sorted is not None:
+            self._apply_sort()
+
+    def _apply_sort(self) -> None:
+        assert self._sorted is not None
+        column, order = self._sorted
+        root = self._root
+        given = self._given
+        by_session = sorted(root.children, key=lambda child: given.get(child.key, len(given)))
+        rows = sorted(
+            by_session,
+            key=lambda child: _sort_key(self._sort_value(child.payload, column)),
+            reverse=order == Qt.SortOrder.DescendingOrder,  # stable: equal rows keep their order
+        )
+        if all(a is b for a, b in zip(rows, root.children, strict=True)):
+            return
+        self.layoutAboutToBeChanged.emit()
+        before = self.persistentIndexList()
+        places = [(index.internalPointer(), index.column()) for index in before]
+        root.children = rows
+        _renumber(root)
+        self.changePersistentIndexList(before, [self.createIndex(node.row, col, node) for node, col in places])
+        self.layoutChanged.emit()
+
+    def _sort_value(self, payload: Any, column: int) -> Any:
+        value = self.display(payload, column, SORT_ROLE)
+        return self.display(payload, column, Qt.ItemDataRole.DisplayRole) if value is None else value
 
     def _sync_children(self, node: Node, index: QModelIndex, specs: Sequence[Spec]) -> None:
         old_keys = [c.key for c in node.children]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
@@ -10,7 +10,7 @@ from models.review.ledger import Handled
 from models.review.validation import Review
 from models.session.folder import Session
 from models.session.lifecycle import STATES
-from ui.item_models import SORT_ROLE, TeammateModel
+from ui.item_models import TeammateModel
 from ui.node_model import PAYLOAD_ROLE
 from ui.widgets import ProblemBanner, short_time, stack, table_view
 
@@ -37,10 +37,8 @@ class TeammatesPane(QWidget):
         super().__init__(parent)
         self.plan_banner = ProblemBanner()
         self.teammate_model = TeammateModel(self)
-        self.teammate_proxy = QSortFilterProxyModel(self)
-        self.teammate_proxy.setSourceModel(self.teammate_model)
-        self.teammate_proxy.setSortRole(SORT_ROLE)
-        self.teammate_view = table_view(self.teammate_proxy, fit_columns=True)
+        # The model sorts its own rows (``NodeTreeModel.sort``), without a proxy between.
+        self.teammate_view = table_view(self.teammate_model, fit_columns=True)
         self.teammate_view.setSortingEnabled(True)
         self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.teammate_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
