@@ -28,13 +28,16 @@ WARN_BG = QColor("#fff3cd")
 BAD_BG = QColor("#f8d7da")
 GOOD_FG = QColor("#1e7b34")
 MUTED_FG = QColor("#7a7a7a")
+# Made once: a view asks for every visible cell's colours on each paint and each fit of the
+# columns, and making a brush per answer was most of what those answers cost.
+WARN_BRUSH, BAD_BRUSH, GOOD_BRUSH, MUTED_BRUSH = (QBrush(c) for c in (WARN_BG, BAD_BG, GOOD_FG, MUTED_FG))
 
 
 _STATUS_ICONS = {"CONTEXT_LOST": "✖ ", "BLOCKED": "⛔ ", "CONTEXT_PRESSURE": "⚠ ", "COMPLETE": "✔ "}
-_STATUS_COLOURS = {
-    "CONTEXT_LOST": BAD_BG,
-    "BLOCKED": BAD_BG,
-    "CONTEXT_PRESSURE": WARN_BG,
+_STATUS_BRUSHES = {
+    "CONTEXT_LOST": BAD_BRUSH,
+    "BLOCKED": BAD_BRUSH,
+    "CONTEXT_PRESSURE": WARN_BRUSH,
 }
 
 
@@ -125,23 +128,23 @@ class TeammateModel(NodeTreeModel):
                 return -1 if version is None else version
             return values[column]
         if role == BACKGROUND:
-            if column == 4 and mate.status in _STATUS_COLOURS:
-                return QBrush(_STATUS_COLOURS[mate.status])
+            if column == 4 and mate.status in _STATUS_BRUSHES:
+                return _STATUS_BRUSHES[mate.status]
             if column == self.DUE and self.due.get(mate.role):
-                return QBrush(WARN_BG)
+                return WARN_BRUSH
             team = self.team.get(mate.role)
             if team is not None and column == self.COMPACTIONS and team.lost_since:
-                return QBrush(BAD_BG)
+                return BAD_BRUSH
             if team is not None and column == self.CONTEXT and team.context is not None and team.context.pressure:
-                return QBrush(WARN_BG)
+                return WARN_BRUSH
             if team is not None and column == self.DELIVERY and team.followed and team.followed.delivered_ts is None:
-                return QBrush(WARN_BG)
+                return WARN_BRUSH
             if column == 1 and self._behind(mate):
-                return QBrush(WARN_BG)
+                return WARN_BRUSH
         if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
-            return QBrush(GOOD_FG)
+            return GOOD_BRUSH
         if role == FOREGROUND and not mate.receives:
-            return QBrush(MUTED_FG)
+            return MUTED_BRUSH
         if role == TOOLTIP:
             if column == 1 and self._behind(mate):
                 return f"Confirmed {label(mate.confirmed)}, the GC is at {label(self.current)}"
@@ -347,7 +350,7 @@ class MemoryModel(NodeTreeModel):
         if role == TOOLTIP:
             return entry.text
         if role == FOREGROUND and (entry.archived or (column == 1 and not entry.known_tag)):
-            return QBrush(MUTED_FG)
+            return MUTED_BRUSH
         if role == FONT and entry.archived:
             font = QFont()
             font.setItalic(True)
@@ -377,7 +380,7 @@ class GateModel(NodeTreeModel):
         if role == FOREGROUND and column == 1 and gate.verdict:
             verdict = gate.verdict.upper()
             if verdict in ("APPROVED", "PASS", "PASSED"):
-                return QBrush(GOOD_FG)
+                return GOOD_BRUSH
             return QBrush(QColor("#9a6700") if "CONDITIONAL" in verdict else QColor("#b42318"))
         if role == TOOLTIP:
             return gate.path
