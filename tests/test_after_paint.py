@@ -125,10 +125,31 @@ def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_pai
     # As a person reads the tree, top down: area, its detail, the next area, ...
     expected = [title for n in range(300) for title in (f"Area {n}", f"Detail {n}")]
     assert shown_rows(SCREEN_ROWS) == expected[:SCREEN_ROWS]
-    assert not view.isExpanded(model.index(299, 0, QModelIndex()))
+    assert model.rowCount() == SCREEN_ROWS  # the other 180 areas come after the first paint
     w.show()
     qtbot.waitUntil(lambda: not w.sections_pane.expand_rest.pending, timeout=5000)
     assert shown_rows(1000) == expected
+
+
+def test_an_outside_edit_before_the_rest_came_shows_every_row_and_the_rest_changes_nothing(
+    qtbot: QtBot, controller: Controller, tmp_path: Path
+) -> None:
+    folder = _wide_session(tmp_path)
+    assert controller.open(folder)
+    w = controller.window
+    model = w.gc_model
+    assert w.sections_pane.expand_rest.pending and model.rowCount() == SCREEN_ROWS
+    path = folder / "global-context.md"
+    with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
+        path.write_text(path.read_text(encoding="utf-8") + "## Area 300\n- a-300: x\n", encoding="utf-8")
+    tops = [f"Area {n}" for n in range(301)]
+    assert [model.index(row, 0, QModelIndex()).data() for row in range(model.rowCount())] == tops
+    inserted: list[int] = []
+    model.rowsInserted.connect(lambda *_: inserted.append(1))
+    w.show()
+    qtbot.waitUntil(lambda: not w.sections_pane.expand_rest.pending, timeout=5000)
+    assert inserted == [] and model.rowCount() == 301
+    assert w.gc_view.isExpanded(model.index(299, 0, QModelIndex()))  # expanded as an open leaves it
 
 
 def test_the_first_frame_of_an_open_holds_the_sections_teammates_and_memory(qtbot: QtBot, tmp_path: Path) -> None:

@@ -40,15 +40,17 @@ class GcTreeModel(NodeTreeModel):
         self._subrows: dict[int, tuple[Section, int, list[Spec]]] = {}
         self._shown: GlobalContext | None = None
 
-    def set_gc(self, gc: GlobalContext | None) -> None:
-        """Show ``gc``. A follow-up of the GC shown takes its sections without touching the
-        rows; any other version is synced by title, which keeps selection and expansion."""
+    def set_gc(self, gc: GlobalContext | None, rows: int | None = None) -> bool:
+        """Show ``gc``; whether every top-level section has its row. A follow-up of the GC
+        shown takes its sections without touching the rows; any other version is synced by
+        title, which keeps selection and expansion. ``rows`` (an open) makes the first so
+        many top-level rows only: a call without it makes the others, as one insertion."""
         self.total_tokens = gc.tokens if gc else 0
         shown, self._shown = self._shown, gc
         if gc is None:
             self._flat, self._subrows = [], {}
             self.sync([])
-            return
+            return True
         follow_up = gc.follow_up
         if (
             follow_up is not None
@@ -56,18 +58,25 @@ class GcTreeModel(NodeTreeModel):
             and follow_up.previous() is shown
             and self._follow(gc, follow_up.edited, follow_up.top)
         ):
-            return
+            return True
         self._flat = gc.flat()
         place = {id(s): n for n, s in enumerate(self._flat)}
+        tops = gc.sections if rows is None or rows >= len(gc.sections) else gc.sections[:rows]
         subrows = {}
-        for top in gc.sections:
+        for top in tops:
             at = place[id(top)]
             known = self._subrows.get(id(top))
             reuse = known is not None and known[0] is top and known[1] == at
             children = known[2] if known is not None and reuse else _section_specs(top.children, place)
             subrows[id(top)] = (top, at, children)
         self._subrows = subrows
-        self.sync(keyed([(s.title, place[id(s)], subrows[id(s)][2]) for s in gc.sections]))
+        self.sync(keyed([(s.title, place[id(s)], subrows[id(s)][2]) for s in tops]))
+        return len(tops) == len(gc.sections)
+
+    @property
+    def shown_gc(self) -> GlobalContext | None:
+        """The GC the rows stand for (the last ``set_gc``)."""
+        return self._shown
 
     def _follow(self, gc: GlobalContext, edited: Section, top: int) -> bool:
         """Show ``gc``, a follow-up of the shown GC, if its rows are those of the shown one:
