@@ -96,3 +96,26 @@ def test_rows_move_to_their_sorted_place_and_the_selection_goes_with_them(qtmode
         "implementer-0",  # no ACK, like the three above it; it came last in the session's order
     ]
     assert held.data() == "implementer-2" and held.row() == 0
+
+
+def test_rows_that_sort_alike_keep_the_sessions_order_after_any_update() -> None:
+    """Qt's proxy kept equal rows in the source's order; so does the model, whatever it was
+    sorted by when an update came."""
+    session = open_session(DEMO, TOK)
+    model = TeammateModel()
+    model.set_teammates(session.teammates(), session.gc_version)
+    ack, status = model.headers.index("ACK"), model.headers.index("Status")
+    acks = {"implementer-3": "5/5 APPLIED", "implementer-2": "4/5 APPLIED"}
+    model.sort(ack, Qt.SortOrder.DescendingOrder)
+    model.set_reviews(acks, {})
+    assert [model.index(r, 0).data() for r in range(model.rowCount())][:2] == ["implementer-3", "implementer-2"]
+    model.set_reviews(acks, {"implementer-4": "full"})  # an update while sorted by ACK
+    model.sort(status, Qt.SortOrder.AscendingOrder)
+    # IN_PROGRESS (three, in the session's order), then ✔ COMPLETE, then ✖ CONTEXT_LOST.
+    assert [model.index(r, 0).data() for r in range(model.rowCount())] == [
+        "implementer-1",
+        "implementer-2",
+        "implementer-3",
+        "researcher-1",
+        "implementer-4",
+    ]

@@ -67,20 +67,23 @@ class TeammateModel(NodeTreeModel):
         self.acks: dict[str, str] = {}
         self.due: dict[str, str] = {}
         self.team: dict[str, TeamRow] = {}  # a linked Claude Code team's view, per role
+        # In the session's order, whatever the table is sorted by: rows that sort alike keep it.
+        self._rows: list[Spec] = []
 
     def set_teammates(self, teammates: list[Teammate], current: int | None) -> None:
         self.current = current
-        self.sync([Spec(t.role, t) for t in teammates])
+        self._rows = [Spec(t.role, t) for t in teammates]
+        self.sync(self._rows)
 
     def set_reviews(self, acks: dict[str, str], due: dict[str, str]) -> None:
         """The last ACK result and the action due, per teammate (from the Inbox)."""
         self.acks, self.due = acks, due
-        self.sync([Spec(node.key, node.payload) for node in self.node(QModelIndex()).children])
+        self.sync(self._rows)
 
     def set_team(self, rows: dict[str, TeamRow]) -> None:
         """Member, delivery, context and compactions per teammate (from a linked team)."""
         self.team = rows
-        self.sync([Spec(node.key, node.payload) for node in self.node(QModelIndex()).children])
+        self.sync(self._rows)
 
     def _behind(self, mate: Teammate) -> bool:
         return self.current is not None and mate.confirmed is not None and mate.confirmed < self.current
