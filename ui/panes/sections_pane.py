@@ -59,8 +59,11 @@ class SectionsPane(QWidget):
             self.gc_view.setCurrentIndex(QModelIndex())
 
     def _show_rest(self) -> None:
-        """The rows an open put off: the other top-level sections, everything expanded."""
-        self.gc_model.set_gc(self.gc_model.shown_gc)
+        """The rows an open put off: the other top-level sections (unless an update since
+        has made them), everything expanded."""
+        gc = self.gc_model.shown_gc
+        if gc is not None and self.gc_model.rowCount() < len(gc.sections):
+            self.gc_model.set_gc(gc)
         self.gc_view.expandAll()
 
     def _expand_first(self, rows: int) -> bool:
