@@ -308,6 +308,7 @@ class NodeTreeModel(QAbstractItemModel):
     def _sync_children(self, node: Node, index: QModelIndex, specs: Sequence[Spec]) -> None:
         old_keys = [c.key for c in node.children]
         new_keys = [s.key for s in specs]
+        built: set[int] = set()  # rows made from their specs here: nothing to compare
         if old_keys != new_keys:
             matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
             # Back to front, so that the rows of earlier opcodes keep their numbers.
@@ -319,11 +320,15 @@ class NodeTreeModel(QAbstractItemModel):
                     self.endRemoveRows()
                 if tag in ("insert", "replace"):
                     self.beginInsertRows(index, i1, i1 + (j2 - j1) - 1)
-                    node.children[i1:i1] = [self._build(s, node) for s in specs[j1:j2]]
+                    made = [self._build(s, node) for s in specs[j1:j2]]
+                    built.update(map(id, made))
+                    node.children[i1:i1] = made
                     _renumber(node)
                     self.endInsertRows()
         changed = [
-            row for row, pair in enumerate(zip(node.children, specs, strict=True)) if self._sync_row(*pair, index)
+            row
+            for row, pair in enumerate(zip(node.children, specs, strict=True))
+            if id(pair[0]) not in built and self._sync_row(*pair, index)
         ]
         self._announce(changed, index)
 
