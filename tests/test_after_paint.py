@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QModelIndex, QSettings
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QWidget
@@ -21,7 +22,7 @@ from models.text.markdown_html import first_part_end, render_markdown
 from tests.conftest import COW, REAL_SESSIONS
 from ui.after_paint import AfterPaint
 from ui.panes.sections_pane import SCREEN_ROWS
-from ui.widgets import FIRST_PART, PREVIEW_LIMIT, MarkdownView
+from ui.widgets import PREVIEW_LIMIT, MarkdownView
 
 
 def test_work_waits_for_a_paint_and_runs_once(qtbot: QtBot) -> None:
@@ -72,14 +73,15 @@ def test_first_part_ends_at_the_first_heading_past_the_limit_outside_code() -> N
 
 def test_the_preview_shows_its_first_part_then_the_whole_at_the_same_place(qtbot: QtBot) -> None:
     sections = "".join(f"## Area {n}\n" + "".join(f"- item-{n}-{k}: value {k}\n" for k in range(8)) for n in range(100))
-    assert FIRST_PART < len(sections) < PREVIEW_LIMIT
     view = MarkdownView()
     qtbot.addWidget(view)
     view.resize(500, 300)
     view.show()
     qtbot.waitExposed(view)
+    limit = view.first_part()  # as the view is before it shows the text (no scroll bar yet)
+    assert limit < len(sections) < PREVIEW_LIMIT
     view.show_markdown(sections)  # no event is handled until the wait below: the rest waits
-    cut = sections.index("## Area ", FIRST_PART)  # the first heading past the first part's limit
+    cut = sections.index("## Area ", limit)  # the first heading past the first part's limit
     first = view.toPlainText()
     assert view.rest.pending
     assert "item-0-0: value 0" in first and sections[: cut - 1].splitlines()[-1][2:] in first
@@ -87,12 +89,28 @@ def test_the_preview_shows_its_first_part_then_the_whole_at_the_same_place(qtbot
     bar = view.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)  # the Lead scrolled before the rest came
     top = view.cursorForPosition(view.viewport().rect().topLeft()).block().text()
-    assert top.startswith("item-")
+    assert top.startswith(("item-", "Area "))  # a line of the text, wherever the middle fell
     qtbot.waitUntil(lambda: not view.rest.pending, timeout=5000)
     whole = QTextDocument()
     whole.setHtml(render_markdown(sections))  # the text rendered in one step
     assert view.toPlainText() == whole.toPlainText()
     assert view.cursorForPosition(view.viewport().rect().topLeft()).block().text() == top
+
+
+@pytest.mark.parametrize("size", [(500, 300), (700, 1000), (1000, 900)])
+def test_the_first_part_fills_the_view_it_is_shown_in(qtbot: QtBot, size: tuple[int, int]) -> None:
+    """The first frame shows no blank space below a first part: real GCs, one after another
+    (headings, tables, lists, code), in a small, a tall and a wide view."""
+    names = ("cow-pipeline-redesign", "opus46-nlp-conversion", "skl006-delivery")
+    text = "\n".join((REAL_SESSIONS / name / "global-context.md").read_text(encoding="utf-8") for name in names)
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_markdown(text)
+    assert view.rest.pending  # only the first part is in
+    assert view.document().size().height() >= view.viewport().height()
 
 
 def _wide_session(root: Path) -> Path:

@@ -57,17 +57,18 @@ class ProblemBanner(QLabel):
 
 
 PREVIEW_LIMIT = 20_000  # characters (a whole ordinary GC); rendering a 20,000-line GC takes seconds
-# Characters rendered before the view's first paint when there are more: more than a tall
-# screen shows. Rendering all 20,000 took 17 ms of opening a large session (Python-Markdown
-# 10, Qt taking the HTML 6), for lines below the fold.
-FIRST_PART = 6_000
+# Characters rendered first by a view not on screen, whose size says nothing yet: more than
+# a tall screen's preview shows.
+UNSIZED_PART = 6_000
 
 
 class MarkdownView(QTextBrowser):
     """Renders Markdown with raw HTML escaped; loads no resources and follows no links.
 
-    Long text is shown in two steps: up to a heading past ``FIRST_PART`` characters at once,
+    Long text is shown in two steps: up to a heading past ``first_part()`` characters at once,
     then the whole after the view has painted that part (``rest``, an ``AfterPaint``).
+    Rendering all 20,000 characters took 17 ms of opening a large session (Python-Markdown 10,
+    Qt taking the HTML 6), for lines below the fold.
     """
 
     _shown: str | None = None
@@ -101,13 +102,26 @@ class MarkdownView(QTextBrowser):
         if shown == self._shown:
             return  # an edit elsewhere in the file: keep the rendering and the scroll position
         self._shown = shown
-        first = first_part_end(shown, FIRST_PART)
+        first = first_part_end(shown, self.first_part())
         if first is None:
             self.rest.cancel()
             self.setHtml(render_markdown(shown))
             return
         self.setHtml(render_markdown(shown[:first]))
         self.rest.arm(lambda: self._render_whole(shown))
+
+    def first_part(self) -> int:
+        """Characters that fill the view, with a quarter to spare: its lines times the average
+        characters a line holds. Rendered Markdown holds fewer (headings are larger, lists
+        indented, tables padded), and the part runs on to the next heading; real GCs fill the
+        view with half of this (``tests/test_after_paint.py``)."""
+        if not self.isVisible():
+            return UNSIZED_PART
+        viewport = self.viewport()
+        metrics = self.fontMetrics()
+        lines = viewport.height() // max(metrics.lineSpacing(), 1) + 1
+        per_line = viewport.width() // max(metrics.averageCharWidth(), 1)
+        return lines * per_line * 5 // 4
 
     def _render_whole(self, shown: str) -> None:
         """The whole text in place of its first part, at the same scroll position."""
