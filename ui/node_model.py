@@ -259,7 +259,8 @@ class NodeTreeModel(QAbstractItemModel):
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Order the top-level rows by ``column`` (``SORT_ROLE``, else the text) and keep them
-        so through every sync; equal rows keep the order the session gives.
+        so through every sync; equal rows keep the order of the specs ``sync`` was last handed,
+        which is therefore the session's, never the order shown.
 
         Sorting here rather than in a QSortFilterProxyModel: the proxy asks this model for an
         index and then its data for every cell a view touches, twice the calls into Python, and
