@@ -19,7 +19,7 @@ from models.session.memory_entries import (
     read_entries,
     strip_markers,
 )
-from models.session.team_memory import parse_memory
+from models.session.team_memory import MemorySection, parse_memory
 
 REAL_LINES = sorted(
     {
@@ -113,6 +113,24 @@ def test_a_body_with_a_fence_or_comment_is_counted_by_reading_it() -> None:
         assert count_entries(body) is None
         section = parse_memory(f"# TEAM-MEMORY\n## r\n{body}").sections[0]
         assert section.entry_count == len(section.entries)
+
+
+def _section(body: str) -> MemorySection:
+    return parse_memory(f"# TEAM-MEMORY\n## r\n{body}").sections[0]
+
+
+def test_whether_a_section_has_entries_is_what_the_reader_says() -> None:
+    """``has_entries`` (the tree's expander, asked of every section row) answers without
+    counting; the reader is the reference, on every real section and on random bodies with
+    blank lines of every kind, fences and comments, leading or following an entry."""
+    real = _bodies_of_real_files()
+    assert [_section(b).has_entries for b in real] == [_read_count(b) > 0 for b in real]
+    rng = random.Random(1819)
+    lines = ["\n", "  \n", "\t\n", "\r\n", "\u00a0\n", " \u00a0 \n", "- a\n", "  more\n", "\u00a0lead\n",
+             "```\n", "```python\n", "~~~\n", "<!-- note\n", "-->\n", "- x <!-- y -->\n", "code\n"]  # fmt: skip
+    bodies = ["".join(rng.choice(lines) for _ in range(rng.randrange(0, 8))) for _ in range(5_000)]
+    assert sum(_read_count(b) == 0 for b in bodies) > 500  # empty ones, and ones all fence or comment
+    assert [_section(b).has_entries for b in bodies] == [_read_count(b) > 0 for b in bodies]
 
 
 def test_unknown_tags_are_found_without_reading_when_every_bracket_is_known() -> None:

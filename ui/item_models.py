@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Qt
@@ -166,6 +166,16 @@ class TeammateModel(NodeTreeModel):
         return None
 
 
+def _more_than(limit: int, groups: Iterable[Sequence[Spec]]) -> bool:
+    """Whether the groups hold more than ``limit`` rows in all, counted only until they do."""
+    total = 0
+    for group in groups:
+        total += len(group)
+        if total > limit:
+            return True
+    return False
+
+
 def _bar(share: float, cells: int = 5) -> str:
     full = min(cells, round(share * cells))
     return "▰" * full + "▱" * (cells - full)
@@ -270,7 +280,7 @@ class MemoryModel(NodeTreeModel):
         self._rows = rows
         # A file far past ADR-001's limit is shown collapsed (MemoryPane): its entries become
         # rows when their section is expanded, not 20,000 of them on every open.
-        self.defer_children = sum(len(c) for _, _, c in specs) > DEFER_ENTRIES
+        self.defer_children = _more_than(DEFER_ENTRIES, (c for _, _, c in specs))
         self.sync(keyed(specs))
 
     def _follow(self, memory: TeamMemory) -> bool:
@@ -324,12 +334,17 @@ class MemoryModel(NodeTreeModel):
         query = self.query
         if query.active:
             return keyed([(e.text, e, ()) for e in section.entries if query.matches(e)])
-        return LazySpecs(lambda: keyed([(e.text, e, ()) for e in section.entries]), section.entry_count)
+        return LazySpecs(
+            lambda: keyed([(e.text, e, ()) for e in section.entries]),
+            lambda: section.entry_count,
+            lambda: section.has_entries,
+        )
 
     def signature(self, payload: Any) -> tuple[object, ...]:
-        """Header, count and marker for sections; text, tag and archived flag for entries."""
+        """Header, body (its count is what the row shows of it, counted only for the rows on
+        screen) and marker for sections; text, tag and archived flag for entries."""
         if isinstance(payload, MemorySection):
-            return (payload.header, payload.entry_count, payload.replaced)
+            return (payload.header, payload.body, payload.replaced)
         return (payload.text, payload.tag, payload.archived)
 
     def display(self, payload: Any, column: int, role: int) -> Any:

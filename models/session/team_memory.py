@@ -23,6 +23,8 @@ from models.text.common import common_prefix, same_after
 from models.text.problems import Problem
 from models.text.textfile import Undecoded, is_blank, line_starts, split_lines
 
+_NOT_BLANK = re.compile(r"\S")  # what makes a line start an entry (``count_entries``)
+
 LINE_LIMIT = 500  # ADR-001 §5 curation rule 4
 
 SectionKind = Literal["meta", "lead", "role"]
@@ -64,6 +66,25 @@ class MemorySection:
                     self._entries = read_entries(self.body, self.kind == "meta")[0]
                 entries = self._entries
         return entries
+
+    @property
+    def has_entries(self) -> bool:
+        """Whether there is an entry, without counting them: the first line with any character
+        but white space starts one (``read_entries``), unless it opens a fence or a comment,
+        which can hide the lines after it (then they are counted). The tree asks every section
+        row it lays out for its expander; counting the entries of all 400 sections of a 14 MB
+        file took 60 ms of opening it."""
+        if self._entries is not None or self._count is not None:
+            return self.entry_count > 0
+        body = self.body
+        found = _NOT_BLANK.search(body)
+        if found is None:
+            return False
+        end = body.find("\n", found.start())
+        first = body[found.start() : end if end >= 0 else len(body)]
+        if "```" in first or "~~~" in first or "<!--" in first:
+            return self.entry_count > 0
+        return True
 
     @property
     def entry_count(self) -> int:

@@ -27,7 +27,7 @@ from models.session.folder import Session
 from models.session.memory_entries import TAGS, MemoryEntry
 from models.session.team_memory import LINE_LIMIT, MemoryQuery, MemorySection
 from models.text.problems import Problem
-from ui.item_models import DEFER_ENTRIES, MemoryModel
+from ui.item_models import MemoryModel
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
 from ui.widgets import ProblemBanner, button, button_bar, number_columns, plain_label, row, stack
@@ -157,7 +157,7 @@ class MemoryPane(QWidget):
         entries open (far past ADR-001's 500 lines) every live update would cost that.
         """
         model = self.memory_model
-        if model.entry_count() > DEFER_ENTRIES:  # the model keeps those rows until expanded
+        if model.defer_children:  # a file past DEFER_ENTRIES: its rows wait until expanded
             return
         for number in range(first, last + 1):
             self.memory_view.expand(model.index(number, 0))
