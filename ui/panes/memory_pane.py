@@ -106,8 +106,10 @@ class MemoryPane(QWidget):
             self.memory_actions.set_file(path, session.memory.text if session.memory else None, session.memory)
         else:  # its text is read when judged, not here: a follow-up need not have joined it yet
             self.memory_actions.check_loss(session.memory, session.memory_bytes)
-        self.memory_model.set_memory(session.memory)
+        # The banner first: showing or hiding it resizes the tree, which then lays out every
+        # row it holds (as in the sections pane): the old rows, not the new ones.
         self.memory_banner.show_problems(session.problems.get("memory", []))
+        self.memory_model.set_memory(session.memory)
         self._update_bar()
         if first:
             self._expand_rows(0, self.memory_model.rowCount() - 1)
