@@ -301,3 +301,45 @@ def test_a_prune_while_the_first_look_runs_waits_for_it_and_is_no_loss(
         assert actions.prune()
     qtbot.wait(SETTLED_MS * 4)
     assert not w.loss_box.isVisibleTo(w)  # pruned on purpose: no warning
+
+
+def _shown_entries(controller: Controller) -> list[str]:
+    """Every entry row the memory view holds, section by section, as shown."""
+    model = controller.window.memory_model
+    shown = []
+    for row in range(model.rowCount()):
+        section = model.index(row, 0)
+        shown += [model.index(n, 0, section).data() for n in range(model.rowCount(section))]
+    return shown
+
+
+def test_the_tag_filter_offers_other_tags_after_the_first_frame_and_lets_go_of_one_that_leaves(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """ADR-001's seven tags are always offered; one the entries use besides ([Risk] here)
+    joins them once the open's first frame is out, and filters as they do. When an agent's
+    write takes its last entry away, the filter goes back to all tags and shows them all (the
+    demo's file holds 25 entries, Meta's three lines among them)."""
+    path = demo_copy / "TEAM-MEMORY.md"
+    text = path.read_text(encoding="utf-8")
+    anchor = "## implementer-1\n"
+    path.write_text(text.replace(anchor, anchor + "- [Risk] ledger lag under load\n"), encoding="utf-8")
+    w = controller.window
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    assert controller.open(demo_copy)
+    pane = w.memory_pane
+    qtbot.waitUntil(lambda: not pane.tags_after.pending, timeout=5000)
+    offered = [pane.tag_box.itemText(i) for i in range(pane.tag_box.count())]
+    adr_001 = ["Finding", "Pattern", "Decision", "Warning", "Dependency", "Conflict", "Question"]
+    assert offered == ["All tags", *adr_001, "Risk"]
+    pane.tag_box.setFocus()
+    qtbot.keyClicks(pane.tag_box, "Risk")  # typing picks the item, as in any list
+    assert pane.tag_box.currentText() == "Risk"
+    assert _shown_entries(controller) == ["ledger lag under load"]
+    with _wait_memory(qtbot, controller):
+        path.write_text(text, encoding="utf-8")  # a write from a copy without it
+    assert pane.tag_box.currentText() == "All tags"
+    assert [pane.tag_box.itemText(i) for i in range(pane.tag_box.count())] == ["All tags", *adr_001]
+    assert len(_shown_entries(controller)) == 25

@@ -27,6 +27,7 @@ from models.session.folder import Session
 from models.session.memory_entries import TAGS, MemoryEntry
 from models.session.team_memory import LINE_LIMIT, MemoryQuery, MemorySection
 from models.text.problems import Problem
+from ui.after_paint import AfterPaint
 from ui.item_models import MemoryModel
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
@@ -66,6 +67,9 @@ class MemoryPane(QWidget):
         self.memory_view.setUniformRowHeights(True)
         self.memory_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         number_columns(self.memory_view, {1: "Dependency"})
+        # The tags beyond ADR-001's list, for the tag filter, once the open's first frame is out:
+        # finding them reads every section (20 ms on a 14 MB file), and the list is closed.
+        self.tags_after = AfterPaint(self.memory_view.viewport(), self)
         self.memory_model.rowsInserted.connect(self._expand_inserted_sections)
         self.tag_box.currentTextChanged.connect(self._apply_filter)
         self.search_box.textChanged.connect(self._apply_filter)
@@ -112,7 +116,12 @@ class MemoryPane(QWidget):
         self.memory_model.set_memory(session.memory)
         self._update_bar()
         if first:
+            self._offer_tags([])  # the last session's own tags go now
+            self.tags_after.arm(self._update_tags)
             self._expand_rows(0, self.memory_model.rowCount() - 1)
+        else:
+            self.tags_after.cancel()
+            self._update_tags()
 
     def save_settings(self) -> None:
         self.settings.setValue("memory/show_archived", "true" if self.archived_box.isChecked() else "false")
@@ -133,8 +142,16 @@ class MemoryPane(QWidget):
         if style != self.line_count.styleSheet():  # set again, it restyles the label: 0.2 ms an append
             self.line_count.setStyleSheet(style)
         self.line_count.setToolTip("Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else "")
-        present = sorted(memory.unknown_tags())
-        wanted = [ALL_TAGS, *TAGS, *present]
+
+    def _update_tags(self) -> None:
+        """Offer ADR-001's tags and any other the entries use."""
+        memory = self.session.memory if self.session else None
+        self._offer_tags(sorted(memory.unknown_tags()) if memory is not None else [])
+
+    def _offer_tags(self, others: list[str]) -> None:
+        """ADR-001's tags and ``others`` in the filter; a chosen tag no longer offered gives way
+        to all tags, and the view shows them all again."""
+        wanted = [ALL_TAGS, *TAGS, *others]
         if [self.tag_box.itemText(i) for i in range(self.tag_box.count())] != wanted:
             current = self.tag_box.currentText()
             self.tag_box.blockSignals(True)
@@ -142,6 +159,8 @@ class MemoryPane(QWidget):
             self.tag_box.addItems(wanted)
             self.tag_box.setCurrentText(current if current in wanted else ALL_TAGS)
             self.tag_box.blockSignals(False)
+            if self.tag_box.currentText() != current:
+                self._apply_filter()
 
     def _apply_filter(self) -> None:
         tag = self.tag_box.currentText()
