@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             (
                 "  then, after its first paint",
-                "the rest of the preview; the tree's other top-level rows, all expanded (as they ran)",
+                "the rest of the preview, the tree's other top-level rows, all expanded, the other tags (as they ran)",
                 ms(one.open_rest),
                 *("—",) * 4,
             )

@@ -106,7 +106,7 @@ def tenfold_rows(one: SessionFigures) -> list[Row]:
         ratio_row("10× session: open", workload, ten.opened, one.opened, 10),
         (
             "  then, after its first paint",
-            "the rest of the preview; the tree's other top-level rows, all expanded (as they ran)",
+            "the rest of the preview, the tree's other top-level rows, all expanded, the other tags (as they ran)",
             ms(ten.open_rest),
             *("—",) * 4,
         ),
