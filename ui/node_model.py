@@ -77,18 +77,18 @@ class LazySpecs(Sequence[Spec]):
     the rows on screen.
     """
 
-    __slots__ = ("_any", "_count", "_made", "_make")
+    __slots__ = ("_count", "_made", "_make", "_nonempty")
 
-    def __init__(self, make: Callable[[], list[Spec]], count: Callable[[], int], any: Callable[[], bool]) -> None:
+    def __init__(self, make: Callable[[], list[Spec]], count: Callable[[], int], nonempty: Callable[[], bool]) -> None:
         self._make: Callable[[], list[Spec]] | None = make
         self._made: list[Spec] | None = None
         self._count: int | Callable[[], int] = count
-        self._any = any
+        self._nonempty = nonempty
 
     def __bool__(self) -> bool:
         if self._made is not None or isinstance(self._count, int):
             return len(self) > 0
-        return self._any()
+        return self._nonempty()
 
     def _specs(self) -> list[Spec]:
         if self._made is None:
