@@ -121,18 +121,20 @@ class ViewPaints(QObject):
 
 
 def _time_work(after: AfterPaint, into: list[float]) -> None:
-    """Add to ``into`` the seconds each piece of work handed to ``after`` takes, wherever it runs."""
-    arm = after.arm
+    """Add to ``into`` the seconds each piece of work handed to ``after`` takes, wherever it
+    runs, its next steps included."""
+    for name in ("arm", "then"):
+        hand = getattr(after, name)
 
-    def timed_arm(work: Callable[[], None]) -> None:
-        def timed() -> None:
-            start = time.perf_counter()
-            work()
-            into.append(time.perf_counter() - start)
+        def timed_hand(work: Callable[[], None], hand: Callable[[Callable[[], None]], None] = hand) -> None:
+            def timed() -> None:
+                start = time.perf_counter()
+                work()
+                into.append(time.perf_counter() - start)
 
-        arm(timed)
+            hand(timed)
 
-    after.arm = timed_arm  # type: ignore[method-assign]
+        setattr(after, name, timed_hand)
 
 
 def open_until_shown(app: QApplication, controller: Controller, folder: Path, timeout_s: float = 60) -> float:
@@ -184,7 +186,7 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     opened = open_until_shown(app, controller, folder)
     for after in afters:
         after.flush()
-        del after.arm  # the class's own again
+        del after.arm, after.then  # the class's own again
     open_rest = sum(put_off)
     app.processEvents()
     session = controller.live.session  # type: ignore[union-attr]

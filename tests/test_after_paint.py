@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex, QSettings
+from PySide6.QtCore import QModelIndex, QSettings, QTimer
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -58,6 +58,29 @@ def test_cancelled_work_never_runs_and_flush_runs_it_now(qtbot: QtBot) -> None:
     assert ran == [2] and not after.pending
     after.flush()
     assert ran == [2]
+
+
+def test_a_next_step_runs_a_moment_later_without_a_paint_and_flush_runs_every_step(qtbot: QtBot) -> None:
+    """Long work hands its next step on: it runs after a turn of the event loop in which other
+    events are handled, with no paint needed (rows added below the fold repaint nothing)."""
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    after = AfterPaint(widget)
+    ran: list[str] = []
+    handled: list[str] = []
+
+    def first() -> None:
+        ran.append("rows")
+        QTimer.singleShot(0, lambda: handled.append(f"input after {ran}"))  # what the Lead did meanwhile
+        after.then(lambda: ran.append("expanded"))
+
+    after.arm(first)
+    widget.show()  # its one paint starts the first step
+    qtbot.waitUntil(lambda: ran == ["rows", "expanded"], timeout=5000)
+    assert handled == ["input after ['rows']"] and not after.pending
+    after.arm(first)
+    after.flush()  # all of it, now
+    assert ran == ["rows", "expanded", "rows", "expanded"] and not after.pending
 
 
 def test_first_part_ends_at_the_first_heading_past_the_limit_outside_code() -> None:
@@ -145,6 +168,9 @@ def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_pai
     assert shown_rows(SCREEN_ROWS) == expected[:SCREEN_ROWS]
     assert model.rowCount() == SCREEN_ROWS  # the other 180 areas come after the first paint
     w.show()
+    qtbot.waitUntil(lambda: model.rowCount() == 300, timeout=5000)
+    # Their expansion is a step of its own, a moment later: the Lead's input goes in between.
+    assert w.sections_pane.expand_rest.pending and not view.isExpanded(model.index(299, 0, QModelIndex()))
     qtbot.waitUntil(lambda: not w.sections_pane.expand_rest.pending, timeout=5000)
     assert shown_rows(1000) == expected
 

@@ -23,7 +23,9 @@ class AfterPaint(QObject):
     """Runs one piece of put-off work after ``widget``'s next paint (or at once on ``flush``).
 
     A widget out of sight paints when it comes into sight: its work waits until then, and
-    ``flush`` runs it earlier for anything that needs the whole (a copy, a test).
+    ``flush`` runs it earlier for anything that needs the whole (a copy, a test). Work too long
+    for one piece hands its next step to ``then``, which runs a moment later without waiting
+    for a paint: input is handled in between.
     """
 
     def __init__(self, widget: QWidget, parent: QObject | None = None) -> None:
@@ -32,7 +34,7 @@ class AfterPaint(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(AFTER_PAINT_MS)
-        self._timer.timeout.connect(self.flush)
+        self._timer.timeout.connect(self._run)
         widget.installEventFilter(self)
 
     @property
@@ -45,13 +47,23 @@ class AfterPaint(QObject):
         self._timer.stop()
         self._work = work
 
+    def then(self, work: Callable[[], None]) -> None:
+        """Run ``work`` a moment from now, paint or not: the next step of the work running."""
+        self._work = work
+        self._timer.start()
+
     def cancel(self) -> None:
         """Drop the waiting work: what it would finish is no longer shown."""
         self._timer.stop()
         self._work = None
 
     def flush(self) -> None:
-        """Run the waiting work now, if any."""
+        """Run the waiting work now, if any, with every step it hands on."""
+        while self._work is not None:
+            self._run()
+
+    def _run(self) -> None:
+        """Run one piece of the waiting work (the timer's; it may hand on a next step)."""
         work, self._work = self._work, None
         self._timer.stop()
         if work is not None:
