@@ -20,7 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication
 
 from bench.generate import big_gc
-from bench.rows import HEADER, Row, absolute_row, ms, ratio_row
+from bench.rows import HEADER, Row, absolute_row, ms, put_off_row, ratio_row
 from bench.scale import scale_rows, tenfold_rows
 from bench.session_rows import measure_session
 from models.delta.apply import apply_delta
@@ -161,14 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                 2,
             )
         )
-        rows.append(
-            (
-                "  then, after its first paint",
-                "the rest of the preview, the tree's other top-level rows, all expanded, the other tags (as they ran)",
-                ms(one.open_rest),
-                *("—",) * 4,
-            )
-        )
+        rows.append(put_off_row(one.open_rest))
         rows.append(
             ratio_row(
                 "external write → view (TEAM-MEMORY)",

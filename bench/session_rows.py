@@ -176,8 +176,8 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     app.processEvents()
     # What the open puts off until after the first paint (rendering the rest of the preview,
     # making and expanding the rest of the tree, finding the tag filter's other tags) is timed
-    # as it runs: work the Lead's machine still does
-    # a moment later (the tree's may run in the same turn as the last view's paint, after it).
+    # as it runs: work the Lead's machine still does a moment later (a piece may run in the
+    # same turn as the last view's paint, after it).
     put_off: list[float] = []
     window = controller.window
     afters = (window.preview.rest, window.sections_pane.expand_rest, window.memory_pane.tags_after)
