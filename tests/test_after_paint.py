@@ -167,11 +167,22 @@ def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_pai
     expected = [title for n in range(300) for title in (f"Area {n}", f"Detail {n}")]
     assert shown_rows(SCREEN_ROWS) == expected[:SCREEN_ROWS]
     assert model.rowCount() == SCREEN_ROWS  # the other 180 areas come after the first paint
-    w.show()
-    qtbot.waitUntil(lambda: model.rowCount() == 300, timeout=5000)
     # Their expansion is a step of its own, a moment later: the Lead's input goes in between.
-    assert w.sections_pane.expand_rest.pending and not view.isExpanded(model.index(299, 0, QModelIndex()))
+    # Seen when it begins: the rows are all there, and an event posted as they went in (what
+    # the Lead did meanwhile) has been handled.
+    handled: list[bool] = []
+    model.rowsInserted.connect(lambda *_: QTimer.singleShot(0, lambda: handled.append(True)))
+    at_expansion: list[tuple[int, bool, bool]] = []
+    expand_all = view.expandAll
+
+    def expanding() -> None:
+        at_expansion.append((model.rowCount(), view.isExpanded(model.index(299, 0, QModelIndex())), bool(handled)))
+        expand_all()
+
+    view.expandAll = expanding  # type: ignore[method-assign]
+    w.show()
     qtbot.waitUntil(lambda: not w.sections_pane.expand_rest.pending, timeout=5000)
+    assert at_expansion == [(300, False, True)]
     assert shown_rows(1000) == expected
 
 
