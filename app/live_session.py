@@ -18,9 +18,17 @@ class LiveSession(QObject):
 
     def __init__(self, folder: Path, tokenizer: Tokenizer, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.session: Session = open_session(folder, tokenizer)
-        self._watcher = FolderWatcher(self.session.folder, parent=self)
+        # Watched before it is read: an agent's write that lands after a file was read and
+        # before the watch began was never seen, and the view kept the version before it
+        # until the next write. A write seen while the files are read is read again after.
+        resolved = folder.expanduser().resolve()
+        self._watcher = FolderWatcher(resolved, parent=self)
         self._watcher.pathsChanged.connect(self._on_paths)
+        try:
+            self.session: Session = open_session(resolved, tokenizer)
+        except BaseException:
+            self._watcher.stop()
+            raise
         # The files a reload read are fingerprinted (for the checks before our writes) in the
         # next turn of the event loop, after the change is painted: 6 ms on a 10 MB file.
         self._settle = QTimer(self)

@@ -1,0 +1,45 @@
+"""A session is followed from the moment it is read, not from the moment the read ended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+import app.live_session as live_session
+from app.live_session import LiveSession
+from models.session.folder import Session, open_session
+from models.text.tokens import Tokenizer, get_tokenizer
+
+ANCHOR = "## implementer-2\n"
+APPENDED = "- [Finding] written while the session was read\n"
+
+
+def test_a_write_made_just_after_the_open_read_the_file_is_followed(
+    qtbot: QtBot, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent appends to TEAM-MEMORY right after the open has read it. The watch used to
+    begin only after the whole read, so that write was never seen and the view kept the
+    version before it until the agent's next write."""
+    path = demo_copy / "TEAM-MEMORY.md"
+
+    def open_then_an_agent_writes(folder: Path, tokenizer: Tokenizer) -> Session:
+        session = open_session(folder, tokenizer)
+        text = path.read_text(encoding="utf-8")
+        assert ANCHOR in text
+        path.write_text(text.replace(ANCHOR, ANCHOR + APPENDED), encoding="utf-8")
+        return session
+
+    monkeypatch.setattr(live_session, "open_session", open_then_an_agent_writes)
+    live = LiveSession(demo_copy, get_tokenizer("estimate"))
+    try:
+        memory = live.session.memory
+        assert memory is not None and not any(APPENDED in s.body for s in memory.sections)  # read before the write
+        with qtbot.waitSignal(live.changed, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
+            pass
+        memory = live.session.memory
+        assert memory is not None
+        assert [s.header for s in memory.sections if APPENDED in s.body] == ["implementer-2"]
+    finally:
+        live.close()
