@@ -301,7 +301,7 @@ def split_lines(text: str) -> list[str]:
     """
     if not text:
         return []
-    if not any(brk in text for brk in _OTHER_BREAKS) and text.count("\r") == text.count("\r\n"):
+    if not any(brk in text for brk in _OTHER_BREAKS) and ("\r" not in text or text.count("\r") == text.count("\r\n")):
         # No line end ``str.splitlines`` knows but Markdown does not (a CR is always part of a
         # CRLF): the same lines, made in one pass, where splitting and then adding the line end
         # back makes each line twice (1.8 ms against 3.5 for a 20,000-line GC).
