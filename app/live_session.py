@@ -35,6 +35,7 @@ class LiveSession(QObject):
         self._settle.setSingleShot(True)
         self._settle.setInterval(0)
         self._settle.timeout.connect(self._settle_stamps)
+        self._settle.start()  # the files the open read, once the window shows them
 
     def _on_paths(self, paths: list[str]) -> None:
         parts: set[Part] = set()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -41,5 +43,32 @@ def test_a_write_made_just_after_the_open_read_the_file_is_followed(
         memory = live.session.memory
         assert memory is not None
         assert [s.header for s in memory.sections if APPENDED in s.body] == ["implementer-2"]
+    finally:
+        live.close()
+
+
+def test_the_open_fingerprints_its_files_after_the_window_shows_them(
+    qtbot: QtBot, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks before our writes compare a file with the fingerprint of the bytes read.
+    The open used to hash every file before anything was shown (12 ms on the ten-times
+    session); now the hashing waits for the next turn of the event loop, as a follow-up's
+    does, and gives the fingerprint of the same bytes."""
+    hashed: list[int] = []
+    real_sha256 = hashlib.sha256
+
+    def counting_sha256(data: bytes) -> Any:
+        hashed.append(len(data))
+        return real_sha256(data)
+
+    monkeypatch.setattr(hashlib, "sha256", counting_sha256)
+    files = {name: (demo_copy / name).read_bytes() for name in ("global-context.md", "TEAM-MEMORY.md")}
+    live = LiveSession(demo_copy, get_tokenizer("estimate"))
+    try:
+        assert not {len(raw) for raw in files.values()} & set(hashed)  # nothing of theirs hashed yet
+        qtbot.waitUntil(lambda: {len(raw) for raw in files.values()} <= set(hashed), timeout=5000)
+        for name, raw in files.items():
+            stamp = live.session.stamps[name]
+            assert stamp is not None and stamp.sha256 == real_sha256(raw).hexdigest(), name
     finally:
         live.close()
