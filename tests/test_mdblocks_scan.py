@@ -91,3 +91,16 @@ def test_random_markdown_scans_as_line_by_line() -> None:
         assert _scanned(lines, 1) == expected, "".join(lines)
         fences += bool(expected[2])
     assert fences > 1000  # unclosed fences were among the cases
+
+
+def test_may_hide_lines_answers_as_the_three_searches_it_replaces() -> None:
+    """``may_hide_lines`` looks for each opener's first character before the opener; its
+    answer must be the plain searches' on every real file and on random text that holds the
+    first characters alone, in pairs and whole openers."""
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(SHARED.rglob("*.md"))]
+    rng = random.Random(18)
+    pieces = ["`", "``", "~", "~~", "<", "<!", "<!-", "-->", "a", "\n", *ATOMS]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(20_000)]
+    answers = [("```" in t or "~~~" in t or "<!--" in t, mdblocks.may_hide_lines(t)) for t in texts]
+    assert all(expected == got for expected, got in answers)
+    assert 2_000 < sum(expected for expected, _ in answers) < len(texts) - 2_000  # both answers common

@@ -51,10 +51,8 @@ def section_body(own_text: str) -> tuple[tuple[_RelItem, ...], tuple[str, ...]]:
     section re-parses that section only.
     """
     lines = split_lines(own_text)
-    if "```" in own_text or "~~~" in own_text or "<!--" in own_text:
-        in_code = mdblocks.scan(lines, "").in_code
-    else:  # no fence or comment can open: most sections, and a scan is a third of the work
-        in_code = [False] * len(lines)
+    # Where no fence or comment can open (most sections), no scan: it is a third of the work.
+    in_code = mdblocks.scan(lines, "").in_code if mdblocks.may_hide_lines(own_text) else [False] * len(lines)
     items = parse_items(lines, 1, len(lines), in_code, starts_of(lines))
     keys = [norm(it.key) for it in items]
     counts = Counter(keys)

@@ -110,7 +110,7 @@ def count_entries(body: str) -> int | None:
     A line starts an entry unless it is blank or it continues the one above: led by a space
     or tab, under a line that is not blank. Two blank lines put in front make the first line
     count as any other (tests/test_memory_lines.py holds this to the entries read)."""
-    if "```" in body or "~~~" in body or "<!--" in body:
+    if mdblocks.may_hide_lines(body):
         return None
     framed = "\n\n" + body
     return len(_LED_BY_OTHER.findall(framed)) + len(_LED_AFTER_BLANK.findall(framed))
@@ -132,10 +132,8 @@ def read_entries(body: str, is_meta: bool) -> tuple[tuple[MemoryEntry, ...], tup
     header, so the body can be scanned on its own.
     """
     lines = split_lines(body)
-    if "```" in body or "~~~" in body or "<!--" in body:
-        in_code = mdblocks.scan(lines, "").in_code
-    else:  # no fence or comment can open here (most sections)
-        in_code = [False] * len(lines)
+    # Where no fence or comment can open (most sections), no scan.
+    in_code = mdblocks.scan(lines, "").in_code if mdblocks.may_hide_lines(body) else [False] * len(lines)
     entries: list[MemoryEntry] = []
     meta: dict[str, str] = {}
     i = 0

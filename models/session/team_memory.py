@@ -82,7 +82,7 @@ class MemorySection:
             return False
         end = body.find("\n", found.start())
         first = body[found.start() : end if end >= 0 else len(body)]
-        if "```" in first or "~~~" in first or "<!--" in first:
+        if mdblocks.may_hide_lines(first):
             return self.entry_count > 0
         return True
 

@@ -48,6 +48,14 @@ class BlockScan:
     problems: list[Problem]
 
 
+def may_hide_lines(text: str) -> bool:
+    """Whether ``text`` may hold a fence or a comment, which can hide the lines after it: a
+    reader that finds none need not scan ``text`` for them. Each opener's first character is
+    looked for alone first, at memory speed: the three-character searches took 2 ms for the
+    sections a memory view shows on opening, most of which hold no such character at all."""
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text) or ("<" in text and "<!--" in text)
+
+
 def heading_text(rest: str) -> str:
     """Strip the optional closing sequence of an ATX heading (``## Title ##``)."""
     stripped = rest.strip()
