@@ -70,6 +70,24 @@ def test_sections_added_and_removed_are_the_gaps() -> None:
     assert list(gaps(runs, 50, 50)) == [(10, 11, 10, 10), (30, 30, 29, 30)]
 
 
+def test_one_parse_against_itself_is_one_run_of_all_its_top_level_sections() -> None:
+    """A composer whose working GC is the one on disk plans the teammates one version behind
+    from that very parse. Its runs are answered without reading any section's bounds; they
+    must be those of two separate parses of the same text (the alignment's own walk), and
+    one run of every top-level section a cold parse finds."""
+    for path in GCS:
+        text = path.read_text(encoding="utf-8")
+        cold_caches()
+        gc = parse_gc(text, TOK)
+        cold_caches()
+        twin = parse_gc("".join([text[:1], text[1:]]), TOK)  # the same text, another string
+        assert twin is not gc and twin.text is not gc.text
+        count = len(gc.sections)
+        assert count > 0, path
+        assert same_runs(gc, gc) == (Same(0, 0, count),), path
+        assert same_runs(gc, twin) == (Same(0, 0, count),), path
+
+
 @pytest.mark.parametrize("path", GCS, ids=lambda p: p.parent.name)
 def test_real_gcs_every_edit_and_random_ones_diff_as_a_full_walk_does(
     path: Path, monkeypatch: pytest.MonkeyPatch

@@ -68,6 +68,12 @@ _LAST: list[tuple[weakref.ref[GlobalContext], weakref.ref[GlobalContext], tuple[
 
 
 def _runs(old: GlobalContext, new: GlobalContext) -> tuple[Same, ...]:
+    if old is new or old.text is new.text:  # one text has one set of sections: all in one run
+        # A composer whose working GC is the one on disk plans the teammates one version
+        # behind from that very parse; reading 13,000 sections' bounds to find that they all
+        # agree took 5 ms of each re-plan on the ten-times GC.
+        count = len(new.sections)
+        return (Same(0, 0, count),) if count else ()
     ob, nb = top_bounds(old), top_bounds(new)
     if not ob or not nb:
         return ()

@@ -142,7 +142,10 @@ def touched_share(delta: Delta, old_text: str, new_text: str) -> tuple[int, int]
         while node.parent is not None:
             node = node.parent
         touched.add(node.title)
-    return len(touched), len({*top_titles(old), *top_titles(new)})
+    titles = set(top_titles(new))
+    if old is not new:  # the same parse when the delta only moves the version line
+        titles.update(top_titles(old))
+    return len(touched), len(titles)
 
 
 @dataclass
