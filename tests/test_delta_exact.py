@@ -20,6 +20,8 @@ from models.delta.items import ApplyError, Delta, DeltaItem
 from models.delta.message import oneline_exact, render_message, render_oneline
 from models.delta.message_parse import parse_message
 from models.session.gc_parse import parse_gc
+from models.session.versions import parse_version
+from models.text.frontmatter import split_front_matter
 from models.text.tokens import EstimateTokenizer, get_tokenizer
 
 REAL_GCS = sorted(REAL_SESSIONS.glob("*/global-context.md")) + sorted((DEMO / "gc-history").glob("GC-v*.md"))
@@ -379,3 +381,19 @@ def test_a_version_bump_of_every_real_gc_is_proven_and_a_near_miss_is_not() -> N
             missed = diff_gc(old, spaced)
             assert missed.delta.items == () and not missed.exact, path
             assert not _proven_by_applying(old, spaced, missed.delta)
+
+
+def test_setting_the_version_a_gc_already_has_hands_back_the_same_text() -> None:
+    """The composer asks for the working GC at its new version on every re-plan; when the
+    working GC already says that version (no snapshot to bump from), the answer is the text
+    itself, not a copy of it (a 10 MB copy per ask on the ten-times GC). Another version is
+    still written into a copy, as the front matter reads it."""
+    for path in [*sorted(REAL_SESSIONS.glob("*/global-context.md")), DEMO / "global-context.md"]:
+        text = path.read_text(encoding="utf-8")
+        own = parse_version(split_front_matter(text, path.name)[0].data.get("version"))
+        if own is None:
+            continue
+        assert set_version(text, own) is text, path
+        bumped = set_version(text, own + 1)
+        assert bumped is not text and f"version: GC-v{own + 1}" in bumped, path
+        assert parse_version(split_front_matter(bumped, path.name)[0].data.get("version")) == own + 1, path

@@ -68,6 +68,8 @@ def set_version(text: str, version: int) -> str:
     if edit is None:
         return text
     _, was, raw = edit
+    if raw == was:  # already this version: ``str.replace`` would still copy the whole GC
+        return text
     return text.replace(was, raw, 1)  # its first place, as found; one copy of the GC, not two
 
 
