@@ -183,6 +183,17 @@ class GlobalContext:
             self._line_starts = starts_of(split_lines(self.text))
         return self._line_starts
 
+    @property
+    def line_count(self) -> int:
+        """How many lines ``split_lines`` cuts the text into. The last top-level section ends at
+        the last line, so the sections say it without counting: the composer's Message tab
+        asks after every re-plan, and counting the ten-times GC's line ends took 3.4 ms."""
+        if self._line_starts is not None:
+            return len(self._line_starts) - 1
+        if self.sections:
+            return self.sections[-1].end_line
+        return self.text.count("\n") + (bool(self.text) and not self.text.endswith("\n"))
+
     def title_index(self, parent: Section | None) -> TitleIndex:
         """The top-level sections (``parent`` None) or ``parent``'s subsections by normalised
         title, in order; built once per parse."""

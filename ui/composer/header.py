@@ -45,15 +45,21 @@ def _count(n: int, noun: str) -> str:
 MESSAGE_SHOWN = 200_000  # characters; a full 10 MB GC took a third of a second to lay out
 
 
-def shown_message(message: str, body: str = "") -> str:
+def shown_message(message: str, body: str = "", body_lines: int | None = None) -> str:
     """``message + body`` as the Message tab shows it: past ``MESSAGE_SHOWN`` characters, cut at
     a line end with a line that says so (Copy message copies all of it). The full GC comes as
-    ``body``, after its header: joining a 10 MB GC into one message took 40 ms of every re-plan."""
+    ``body``, after its header: joining a 10 MB GC into one message took 40 ms of every re-plan.
+    ``body_lines``, when the caller knows how many lines ``split_lines`` cuts the body into,
+    spares counting the line ends of all of it."""
     if len(message) + len(body) <= MESSAGE_SHOWN:
         return message + body
     into_body = max(MESSAGE_SHOWN - len(message), 0)
     shown = message[:MESSAGE_SHOWN] + body[:into_body]
     cut = shown.rfind("\n") + 1 or MESSAGE_SHOWN
-    rest = shown.count("\n", cut) + message.count("\n", MESSAGE_SHOWN) + body.count("\n", into_body)
+    if body_lines is None:
+        body_after = body.count("\n", into_body)
+    else:  # the line ends are the lines, less a last line that has none
+        body_after = body_lines - (bool(body) and not body.endswith("\n")) - body.count("\n", 0, into_body)
+    rest = shown.count("\n", cut) + message.count("\n", MESSAGE_SHOWN) + body_after
     rest += not (body or message).endswith("\n")
     return shown[:cut] + f"… {rest:,} more lines: Copy message copies the whole message\n"

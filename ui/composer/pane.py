@@ -249,11 +249,13 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         delta = c.delta()
         # With no snapshot there is no one delta for all (the Teammates tab and Copy message give
         # each teammate's): the tab shows the full GC those without a base get.
+        gc = c.session.gc
         if c.base_version is not None:
             message, body = render_message(delta), ""
         else:
             message, body = render_full("", c.new_version), c.new_text
-        shown = shown_message(message, body)
+        # The working GC is most often the session's own text, whose parse knows its lines.
+        shown = shown_message(message, body, gc.line_count if gc is not None and gc.text is body else None)
         if shown != self._message_shown:  # an unchanged message keeps its scroll position
             self._message_shown = shown
             self.message.setPlainText(shown)
