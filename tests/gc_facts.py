@@ -20,7 +20,10 @@ def cold_caches() -> None:
 
 def gc_facts(gc: GlobalContext) -> list[object]:
     """Everything a view or a command reads from a parsed GC, as plain values."""
+    # The line count and the titles first: asked before the line starts are worked out, they
+    # come from the sections (and a follow-up's titles from the parse it came from).
     facts: list[object] = [gc.version, gc.title, gc.tokens, [str(p) for p in gc.problems]]
+    facts += [gc.line_count, sorted(gc.top_titles())]
     for s in gc.walk():
         items = [(i.key, i.value, i.kind, i.line, i.end_line, i.start, i.end) for i in s.items]
         facts.append(

@@ -45,13 +45,6 @@ def top_bounds(gc: GlobalContext) -> list[int]:
     return [s.start for s in sections] + [sections[-1].end] if sections else []
 
 
-def top_titles(gc: GlobalContext) -> list[str]:
-    """Each top-level section's title."""
-    if isinstance(gc.sections, TopList):
-        return gc.sections.titles()
-    return [s.title for s in gc.sections]
-
-
 def same_runs(old: GlobalContext, new: GlobalContext) -> tuple[Same, ...]:
     """The runs of top-level sections ``old`` and ``new`` have in common, in order. The last
     pair's are kept: a diff asks for them, and its proof again for the same two parses."""

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from models.delta.align import top_titles
 from models.delta.apply import apply_delta
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, Impact, structure
@@ -142,9 +141,7 @@ def touched_share(delta: Delta, old_text: str, new_text: str) -> tuple[int, int]
         while node.parent is not None:
             node = node.parent
         touched.add(node.title)
-    titles = set(top_titles(new))
-    if old is not new:  # the same parse when the delta only moves the version line
-        titles.update(top_titles(old))
+    titles = new.top_titles() if old is new else old.top_titles() | new.top_titles()
     return len(touched), len(titles)
 
 
