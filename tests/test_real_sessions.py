@@ -189,3 +189,15 @@ def test_every_real_session_in_the_window(name: str, qtbot: QtBot, controller: C
     else:
         assert pane.scenarios_model.rowCount() == 0
     w.grab()
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_the_default_impact_names_every_teammate_that_receives_updates(name: str) -> None:
+    """Issue 18: the composer's default impact is read without copying every teammate three
+    times a re-plan; it must still name, in the table's order, each teammate whose state lets
+    it receive updates (active or idle), and no other."""
+    session = open_session(REAL_SESSIONS / name, TOK)
+    mates = session.teammates()
+    expected = tuple(m.role for m in mates if m.state in ("active", "idle"))
+    assert Composer.open(session).default_impact().affected == expected
+    assert session.receiving_roles() == expected

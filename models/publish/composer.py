@@ -136,7 +136,7 @@ class Composer:
 
     def default_impact(self) -> Impact:
         """Every teammate that receives updates (shut down and finished ones are not affected)."""
-        return Impact(tuple(t.role for t in self.session.teammates() if t.receives), "NONE")
+        return Impact(self.session.receiving_roles(), "NONE")
 
     def flags(self) -> list[str | None]:
         """Per item: why it does not agree with the working GC (None: it does)."""
