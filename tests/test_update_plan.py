@@ -9,6 +9,7 @@ import pytest
 
 from conftest import DEMO, REAL_SESSIONS
 from models.delta.decisions import plan_update, snapshot_versions
+from models.delta.items import Impact
 from models.delta.savings import scenario_rows, team_rows
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
@@ -206,3 +207,33 @@ def test_the_full_injection_is_counted_as_its_whole_message_is(path: Path) -> No
                 assert full_tokens(variant, version, tok, parse_gc(text + "x", tok)) == whole
                 other = get_tokenizer("cl100k_base" if name == "o200k_base" else "o200k_base")
                 assert full_tokens(variant, version, tok, parse_gc(variant, other)) == whole
+
+
+def test_a_teammates_decision_does_not_depend_on_who_else_is_in_the_team(
+    demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: teammates alike (the same confirmed version, the same request) are decided
+    and priced once per plan. Each decision must be the one a plan for that teammate alone
+    gives: on the demo with every condition in play (versions behind, lost context, a status
+    that asks for the full GC, a pending reply, a forced full) and on the real sessions."""
+    _set_front(
+        demo_copy,
+        "teammate_gc_versions:\n  implementer-1: GC-v5\n  implementer-2: GC-v5\n"
+        "  implementer-3: GC-v5\n  implementer-4: GC-v3\n  researcher-1: GC-v5\n",
+    )
+    cases = [(demo_copy, {"implementer-2": ("NEED_CLARIFICATION", "inbox/msg-7.md")}, {"implementer-1": "tests"})]
+    cases += [(p, {}, {}) for p in sorted(REAL_SESSIONS.iterdir()) if p.is_dir()]
+    compared = 0
+    for folder, pending, forced in cases:
+        session = open_session(folder, TOK)
+        mates = session.teammates()
+        impact = Impact(tuple(m.role for m in mates), "NONE")
+        whole = plan_update(session, impact=impact, pending=pending, forced_full=forced)
+        for mate in mates:
+            with monkeypatch.context() as m:
+                m.setattr(session, "teammates", lambda mate=mate: [mate])
+                alone = plan_update(session, impact=impact, pending=pending, forced_full=forced)
+            assert [d for d in whole.decisions if d.role == mate.role] == alone.decisions, (folder.name, mate.role)
+            compared += 1
+    modes = {d.mode for d in plan_update(open_session(demo_copy, TOK), pending=cases[0][1]).decisions}
+    assert compared > 15 and {"delta", "full"} <= modes
