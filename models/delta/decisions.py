@@ -243,7 +243,7 @@ def plan_update(
     if current is None:
         plan.notes.append("the GC is unversioned: every teammate gets the full GC")
     mates = session.teammates()
-    affected = tuple(m.role for m in mates if m.receives)
+    affected = session.receiving_roles()  # the composer's default impact, read once
     # Teammates that confirmed the same version and ask the same get the same decision, and
     # the same delta with the impact and its cost: deciding and pricing each of 500 teammates
     # took half of a ten-times re-plan's plan.
@@ -258,9 +258,10 @@ def plan_update(
         status = waiting[0] if waiting is not None else mate.status
         wants_full = mate.role in requested_full or (status or "").upper() in FULL_REQUEST_STATUSES
         alike = (mate.confirmed, (status or "").upper() == "CONTEXT_LOST", wants_full)
-        decision = decided.get(alike) or decided.setdefault(
-            alike, _decide(mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer)
-        )
+        decision = decided.get(alike)
+        if decision is None:
+            decision = _decide(mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer)
+            decided[alike] = decision
         if waiting is not None:
             said = tuple(
                 replace(c, reason=f"{c.reason} ({waiting[1]})") if c.code in ("FC-2", "FC-5") else c
