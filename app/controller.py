@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from app.busy import opening
 from app.live_session import LiveSession
+from app.recent import RecentSessions
 from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
 from app.settings import AppSettings
@@ -72,7 +73,7 @@ class Controller(QObject):
         self._ping_timer.timeout.connect(self.refresh_reviews)
         self._ping_timer.start()
         self.window.set_tokenizer(settings.tokenizer)
-        self.window.set_recent(settings.recent_sessions())
+        self.recent = RecentSessions(settings, self.window, self)
 
     def _pick(self, folder: Path, session_id: str | None) -> Path | None:
         sessions = find_sessions(folder)
@@ -110,8 +111,7 @@ class Controller(QObject):
         self._follow_team()
         self.refresh_reviews()
         self.collector.poke()  # the session left behind is freed once the new one is quiet
-        self.settings.add_recent(live.session.folder)
-        self.window.set_recent(self.settings.recent_sessions())
+        self.recent.add(live.session.folder)
         return True
 
     def _published(self, written: list[Path]) -> None:
@@ -388,6 +388,7 @@ class Controller(QObject):
             time.sleep(0.01)
 
     def close(self) -> None:
+        self.recent.close()
         self.team.stop()
         self.reviewer.stop()
         self.window.memory_actions.stop()
