@@ -20,8 +20,9 @@ from models.session.memory_follow import follow_bytes
 from models.session.team_memory import MemoryQuery, parse_memory
 from models.text.tokens import get_tokenizer
 from ui.gc_tree_model import GcTreeModel
-from ui.item_models import TOOLTIP, GateModel, MemoryModel, TeammateModel
+from ui.item_models import TOOLTIP, GateModel, MemoryModel
 from ui.node_model import PAYLOAD_ROLE, SORT_ROLE, NodeTreeModel, Spec
+from ui.teammate_model import TeammateModel
 
 TOK = get_tokenizer("o200k_base")
 

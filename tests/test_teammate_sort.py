@@ -16,7 +16,7 @@ from app.controller import Controller
 from conftest import DEMO
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
-from ui.item_models import TeammateModel
+from ui.teammate_model import TeammateModel
 
 TOK = get_tokenizer("o200k_base")
 SESSION_ORDER = ["implementer-1", "implementer-2", "implementer-3", "implementer-4", "researcher-1"]

@@ -10,8 +10,8 @@ from models.review.ledger import Handled
 from models.review.validation import Review
 from models.session.folder import Session
 from models.session.lifecycle import STATES
-from ui.item_models import TeammateModel
 from ui.node_model import PAYLOAD_ROLE
+from ui.teammate_model import TeammateModel
 from ui.widgets import ProblemBanner, short_time, stack, table_view
 
 DUE_ACTIONS = ("confirm", "resend", "full", "guide", "lost", "attention")

@@ -1,0 +1,200 @@
+"""The teammate table's model: one row per teammate, with what a linked Claude Code team adds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from models.claude.status import TeamRow
+from models.session.teammates import Teammate
+from models.session.versions import label
+from ui.item_models import (
+    BACKGROUND,
+    BAD_BRUSH,
+    DISPLAY,
+    FOREGROUND,
+    GOOD_BRUSH,
+    MUTED_BRUSH,
+    TOOLTIP,
+    WARN_BRUSH,
+)
+from ui.node_model import SORT_ROLE, NodeTreeModel, Spec
+
+_STATUS_ICONS = {"CONTEXT_LOST": "✖ ", "BLOCKED": "⛔ ", "CONTEXT_PRESSURE": "⚠ ", "COMPLETE": "✔ "}
+_STATUS_BRUSHES = {
+    "CONTEXT_LOST": BAD_BRUSH,
+    "BLOCKED": BAD_BRUSH,
+    "CONTEXT_PRESSURE": WARN_BRUSH,
+}
+
+
+class TeammateModel(NodeTreeModel):
+    """One row per teammate: what it confirmed, what it was sent, its status, who names it."""
+
+    headers = (
+        "Teammate",
+        "Confirmed",
+        "Last sent",
+        "ACK",
+        "Status",
+        "Delivery",
+        "Context",
+        "Compacted",
+        "Due",
+        "Member",
+        "State",
+        "Sources",
+    )
+    # The key facts first, so that they fit a laptop's width; who the member is comes later.
+    DELIVERY, CONTEXT, COMPACTIONS, DUE, MEMBER = 5, 6, 7, 8, 9
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.current: int | None = None
+        self.acks: dict[str, str] = {}
+        self.due: dict[str, str] = {}
+        self.team: dict[str, TeamRow] = {}  # a linked Claude Code team's view, per role
+        # In the session's order, whatever the table is sorted by: rows that sort alike keep it.
+        self._rows: list[Spec] = []
+
+    def set_teammates(self, teammates: list[Teammate], current: int | None) -> None:
+        self.current = current
+        self._rows = [Spec(t.role, t) for t in teammates]
+        self.sync(self._rows)
+
+    def set_reviews(self, acks: dict[str, str], due: dict[str, str]) -> None:
+        """The last ACK result and the action due, per teammate (from the Inbox)."""
+        self.acks, self.due = acks, due
+        self.sync(self._rows)
+
+    def set_team(self, rows: dict[str, TeamRow]) -> None:
+        """Member, delivery, context and compactions per teammate (from a linked team)."""
+        self.team = rows
+        self.sync(self._rows)
+
+    def _behind(self, mate: Teammate) -> bool:
+        return self.current is not None and mate.confirmed is not None and mate.confirmed < self.current
+
+    def signature(self, payload: Any) -> tuple[object, ...]:
+        """Every shown field, and whether the teammate is behind the current GC (the tint)."""
+        mate: Teammate = payload
+        due = (self.acks.get(mate.role), self.due.get(mate.role))
+        state = (mate.state, tuple(f.describe() for f in mate.state_facts))
+        team = self.team.get(mate.role)
+        linked = team.data() if team is not None else None
+        return (
+            mate.role,
+            mate.confirmed,
+            mate.sent,
+            mate.status,
+            tuple(mate.sources),
+            self.current,
+            due,
+            state,
+            str(linked),
+        )
+
+    def display(self, payload: Any, column: int, role: int) -> Any:
+        """Versions as GC-vN; behind or lost teammates are tinted, confirmed-current is green."""
+        mate: Teammate = payload
+        if role in (DISPLAY, SORT_ROLE):
+            due = self.due.get(mate.role, "")
+            team = self.team.get(mate.role)
+            cells = team_cells(team)
+            values = (
+                mate.role,
+                label(mate.confirmed),
+                label(mate.sent),
+                self.acks.get(mate.role, ""),
+                f"{_STATUS_ICONS.get(mate.status or '', '')}{mate.status or ''}",
+                *cells[1:],
+                f"⚑ {due}" if due else "",
+                cells[0],
+                mate.state if mate.receives else f"{mate.state} (not sent)",
+                ", ".join(mate.sources),
+            )
+            if role == SORT_ROLE and column in (1, 2):
+                version = mate.confirmed if column == 1 else mate.sent
+                return -1 if version is None else version
+            return values[column]
+        if role == BACKGROUND:
+            if column == 4 and mate.status in _STATUS_BRUSHES:
+                return _STATUS_BRUSHES[mate.status]
+            if column == self.DUE and self.due.get(mate.role):
+                return WARN_BRUSH
+            team = self.team.get(mate.role)
+            if team is not None and column == self.COMPACTIONS and team.lost_since:
+                return BAD_BRUSH
+            if team is not None and column == self.CONTEXT and team.context is not None and team.context.pressure:
+                return WARN_BRUSH
+            if team is not None and column == self.DELIVERY and team.followed and team.followed.delivered_ts is None:
+                return WARN_BRUSH
+            if column == 1 and self._behind(mate):
+                return WARN_BRUSH
+        if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
+            return GOOD_BRUSH
+        if role == FOREGROUND and not mate.receives:
+            return MUTED_BRUSH
+        if role == TOOLTIP:
+            if column == 1 and self._behind(mate):
+                return f"Confirmed {label(mate.confirmed)}, the GC is at {label(self.current)}"
+            if column == 2 and mate.last_delta is not None:
+                d = mate.last_delta
+                when = d.timestamp or "time unknown"
+                return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {when}"
+            if column in (self.MEMBER, self.DELIVERY, self.CONTEXT, self.COMPACTIONS):
+                which = (self.MEMBER, self.DELIVERY, self.CONTEXT, self.COMPACTIONS).index(column)
+                return team_tooltip(self.team.get(mate.role), which)
+            if column == 10:
+                read = [f.describe() for f in mate.state_facts] or [mate.state_source]
+                return "Newest first:\n" + "\n".join(read) + "\n(right-click to set the state)"
+            if column == 11:
+                return "Where this teammate is named: " + ", ".join(mate.sources)
+        return None
+
+
+def _bar(share: float, cells: int = 5) -> str:
+    full = min(cells, round(share * cells))
+    return "▰" * full + "▱" * (cells - full)
+
+
+def team_cells(team: TeamRow | None) -> tuple[str, str, str, str]:
+    """Member, delivery of the last update, context held (with a bar), compactions."""
+    if team is None:
+        return ("", "", "", "")
+    f, c = team.followed, team.context
+    delivery = f.state if f is not None else ""
+    held = c.tokens if c is not None else None
+    context = f"{_bar(c.share)} {held / 1000:.0f}k/{c.window // 1000}k" if c is not None and held is not None else ""
+    compactions = ""
+    if c is not None and c.compactions:
+        compactions = f"{len(c.compactions)}" + (" ⚠ lost" if team.lost_since else "")
+    return (team.member or "—", delivery, context, compactions)
+
+
+def team_tooltip(team: TeamRow | None, which: int) -> str | None:
+    """What lies behind each team cell: where it was read and what it means."""
+    if team is None:
+        return None
+    f, c = team.followed, team.context
+    if which == 0:
+        return f"Claude Code member {team.member}" if team.member else "No member: nothing is delivered to this role"
+    if which == 1 and f is not None:
+        if f.delivered_ts is None:
+            return f"{f.file}: not delivered" + (f" ({f.reason})" if f.reason else "") + "; Deliver retries"
+        picked = {None: "pickup unknown", True: "picked up", False: "not picked up yet"}[f.picked_up]
+        return f"{f.file} written to the inbox at {f.delivered_ts}; {picked}; {'ACKed' if f.acked else 'no ACK yet'}"
+    if which == 2 and c is not None and c.tokens is not None:
+        where = c.transcript.name if c.transcript else "?"
+        pressure = " — CONTEXT_PRESSURE" if c.pressure else ""
+        model = c.model or "model unknown"
+        return f"{c.tokens:,} of {c.window:,} tokens ({model}) at {c.last_response}, from {where}{pressure}"
+    if which == 3 and c is not None and c.compactions:
+        lost = (
+            f"\nCompacted after its GC was delivered: presumed CONTEXT_LOST (FC-2) since {team.lost_since}"
+            if team.lost_since
+            else ""
+        )
+        return "Compactions: " + ", ".join(c.compactions) + lost
+    return None
