@@ -109,3 +109,34 @@ def test_a_gc_with_a_bom_is_not_taken_for_a_draft_and_follows_the_disk(demo_copy
     assert composer.working_text == edited
     composer.working_text = edited + "- a line of the Lead's\n"
     assert composer.edited_in_app  # and a draft is still told apart
+
+
+def test_a_session_without_a_gc_holds_no_draft_of_the_leads(qtbot: QtBot, tmp_path: Path) -> None:
+    """dia-v5-optimization has no global-context.md (only phase-6/): nothing the Lead wrote
+    waits in the composer, so closing the window asks nothing, and a GC an agent writes later
+    is taken as it is. It used to count as an unpublished edit and ask before closing."""
+    from PySide6.QtCore import QSettings
+
+    from app.demo import copy_session
+    from app.settings import AppSettings
+    from conftest import REAL_SESSIONS
+
+    folder = copy_session(REAL_SESSIONS / "dia-v5-optimization", tmp_path)
+    assert not (folder / "global-context.md").exists()
+    controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(controller.window)
+    asked: list[bool] = []
+    controller.window.confirm_discard = lambda: asked.append(True) or True  # type: ignore[method-assign]
+    controller.window.show()
+    assert controller.open(folder)
+    composer = controller.window.composer.composer
+    assert composer is not None and not composer.dirty
+    gc = "# Global Context — GC-v1\n\n## Scope\n- phase 6 only\n"
+    (folder / "global-context.md").write_text(gc, encoding="utf-8")
+    assert composer.session.reload({"gc"}) == {"gc"}
+    assert composer.follow_disk() and composer.working_text == gc
+    controller.window.close()
+    assert asked == []
+    composer.working_text = gc + "- a line of the Lead's\n"
+    assert composer.dirty  # and a draft is still told apart
+    controller.close()

@@ -81,8 +81,9 @@ class Composer:
         """The working GC differs from the disk GC it was taken from (the Lead edits it here).
 
         Compared as text with what was taken: hashing the encoded draft on every follow-up
-        cost as much as reading the file, and a file with a BOM never hashed as its text."""
-        return self.gc_stamp is None or self.taken_text is None or self.working_text != self.taken_text
+        cost as much as reading the file, and a file with a BOM never hashed as its text. A
+        session with no GC on disk took an empty one: nothing is edited until the Lead writes."""
+        return self.taken_text is None or self.working_text != self.taken_text
 
     @property
     def disk_changed_under_edit(self) -> bool:
