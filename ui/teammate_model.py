@@ -57,20 +57,25 @@ class TeammateModel(NodeTreeModel):
         self.team: dict[str, TeamRow] = {}  # a linked Claude Code team's view, per role
         # In the session's order, whatever the table is sorted by: rows that sort alike keep it.
         self._rows: list[Spec] = []
+        # Each row's texts, per role, made when first asked for since the table last changed.
+        self._texts: dict[str, tuple[Teammate, tuple[str, ...]]] = {}
 
     def set_teammates(self, teammates: list[Teammate], current: int | None) -> None:
         self.current = current
         self._rows = [Spec(t.role, t) for t in teammates]
+        self._texts = {}
         self.sync(self._rows)
 
     def set_reviews(self, acks: dict[str, str], due: dict[str, str]) -> None:
         """The last ACK result and the action due, per teammate (from the Inbox)."""
         self.acks, self.due = acks, due
+        self._texts = {}
         self.sync(self._rows)
 
     def set_team(self, rows: dict[str, TeamRow]) -> None:
         """Member, delivery, context and compactions per teammate (from a linked team)."""
         self.team = rows
+        self._texts = {}
         self.sync(self._rows)
 
     def _behind(self, mate: Teammate) -> bool:
@@ -95,29 +100,42 @@ class TeammateModel(NodeTreeModel):
             str(linked),
         )
 
+    def row_texts(self, mate: Teammate) -> tuple[str, ...]:
+        """The texts of ``mate``'s row, made once per change of the table: a view asks for
+        every cell's text on each paint, and each answer made the whole row."""
+        made = self._texts.get(mate.role)
+        if made is not None and made[0] is mate:
+            return made[1]
+        due = self.due.get(mate.role, "")
+        cells = team_cells(self.team.get(mate.role))
+        texts = (
+            mate.role,
+            label(mate.confirmed),
+            label(mate.sent),
+            self.acks.get(mate.role, ""),
+            f"{_STATUS_ICONS.get(mate.status or '', '')}{mate.status or ''}",
+            *cells[1:],
+            f"⚑ {due}" if due else "",
+            cells[0],
+            mate.state if mate.receives else f"{mate.state} (not sent)",
+            ", ".join(mate.sources),
+        )
+        self._texts[mate.role] = (mate, texts)
+        return texts
+
+    def texts(self, first: int, count: int) -> list[tuple[str, ...]]:
+        """The texts of ``count`` rows from row ``first``, as shown (sorted): what the columns
+        are fitted to."""
+        return [self.row_texts(node.payload) for node in self._root.children[first : first + count]]
+
     def display(self, payload: Any, column: int, role: int) -> Any:
         """Versions as GC-vN; behind or lost teammates are tinted, confirmed-current is green."""
         mate: Teammate = payload
         if role in (DISPLAY, SORT_ROLE):
-            due = self.due.get(mate.role, "")
-            team = self.team.get(mate.role)
-            cells = team_cells(team)
-            values = (
-                mate.role,
-                label(mate.confirmed),
-                label(mate.sent),
-                self.acks.get(mate.role, ""),
-                f"{_STATUS_ICONS.get(mate.status or '', '')}{mate.status or ''}",
-                *cells[1:],
-                f"⚑ {due}" if due else "",
-                cells[0],
-                mate.state if mate.receives else f"{mate.state} (not sent)",
-                ", ".join(mate.sources),
-            )
             if role == SORT_ROLE and column in (1, 2):
                 version = mate.confirmed if column == 1 else mate.sent
                 return -1 if version is None else version
-            return values[column]
+            return self.row_texts(mate)[column]
         if role == BACKGROUND:
             if column == 4 and mate.status in _STATUS_BRUSHES:
                 return _STATUS_BRUSHES[mate.status]

@@ -10,6 +10,7 @@ from models.review.ledger import Handled
 from models.review.validation import Review
 from models.session.folder import Session
 from models.session.lifecycle import STATES
+from ui.column_fit import ColumnFit
 from ui.node_model import PAYLOAD_ROLE
 from ui.teammate_model import TeammateModel
 from ui.widgets import ProblemBanner, short_time, stack, table_view
@@ -38,7 +39,8 @@ class TeammatesPane(QWidget):
         self.plan_banner = ProblemBanner()
         self.teammate_model = TeammateModel(self)
         # The model sorts its own rows (``NodeTreeModel.sort``), without a proxy between.
-        self.teammate_view = table_view(self.teammate_model, fit_columns=True)
+        self.teammate_view = table_view(self.teammate_model)
+        self.column_fit = ColumnFit(self.teammate_view, self.teammate_model.texts)
         self.teammate_view.setSortingEnabled(True)
         self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.teammate_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)

@@ -1,0 +1,107 @@
+"""The teammate table's columns fit their texts, as Qt's own fitting would fit them.
+
+The widths are measured in Python from the model's strings (``ui.column_fit``); Qt's
+``ResizeToContents``, which measures each cell through the item delegate, is the independent
+reference: switched on over the same rows, it must give every column the same width.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtWidgets import QHeaderView
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.demo import copy_session
+from app.settings import AppSettings
+from tests.conftest import REAL_SESSIONS
+from ui.teammate_model import TeammateModel
+
+SESSIONS = sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())
+
+
+def _widths(header: QHeaderView) -> list[int]:
+    return [header.sectionSize(n) for n in range(header.count())]
+
+
+def _qt_widths(qtbot: QtBot, controller: Controller) -> list[int]:
+    """What Qt's fitting makes of the same rows (all of them: these sessions fit a screen)."""
+    header = controller.window.teammate_view.horizontalHeader()
+    header.setResizeContentsPrecision(-1)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setStretchLastSection(True)
+    qtbot.wait(10)
+    return _widths(header)
+
+
+def _open(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
+    controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(controller.window)
+    controller.window.resize(1366, 768)
+    controller.window.show()
+    qtbot.waitExposed(controller.window)
+    assert controller.open(folder)
+    return controller
+
+
+@pytest.mark.parametrize("folder", SESSIONS, ids=lambda p: p.name)
+def test_columns_are_as_wide_as_qt_fits_them_on_every_real_session(qtbot: QtBot, tmp_path: Path, folder: Path) -> None:
+    controller = _open(qtbot, tmp_path, folder)
+    view = controller.window.teammate_view
+    assert 0 < view.model().rowCount() <= 60
+    qtbot.wait(10)
+    ours = _widths(view.horizontalHeader())
+    assert ours[:-1] == _qt_widths(qtbot, controller)[:-1]  # the last column stretches
+    controller.close()
+
+
+def test_the_demo_with_its_team_linked_fits_the_team_columns(qtbot: QtBot, tmp_path: Path) -> None:
+    """The demo's linked team fills Member, Delivery, Context and Compacted, with symbols
+    (``▰▱``, ``⚑``, ``✖``) taken from a fallback font."""
+    controller = _open(qtbot, tmp_path, copy_session(None, tmp_path))
+    model = controller.window.teammate_model
+    qtbot.waitUntil(lambda: any(model.team.values()), timeout=10_000)
+    qtbot.wait(10)
+    ours = _widths(controller.window.teammate_view.horizontalHeader())
+    context = TeammateModel.headers.index("Context")
+    assert ours[context] > controller.window.teammate_view.horizontalHeader().sectionSizeHint(context)
+    assert ours[:-1] == _qt_widths(qtbot, controller)[:-1]
+    controller.close()
+
+
+class _PaintWidths(QObject):
+    """The Due column's width at each paint of the table."""
+
+    def __init__(self, controller: Controller) -> None:
+        super().__init__()
+        self.header = controller.window.teammate_view.horizontalHeader()
+        self.seen: list[int] = []
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.seen.append(self.header.sectionSize(TeammateModel.DUE))
+        return False
+
+
+def test_a_change_is_fitted_before_the_frame_that_shows_it(qtbot: QtBot, controller: Controller) -> None:
+    view = controller.window.teammate_view
+    controller.window.show()
+    qtbot.waitExposed(controller.window)
+    qtbot.wait(20)
+    header = view.horizontalHeader()
+    narrow = header.sectionSize(TeammateModel.DUE)
+    watch = _PaintWidths(controller)
+    view.viewport().installEventFilter(watch)
+    model = controller.window.teammate_model
+    long_due = "resend since 11-21 14:02, and a reason long enough to need a wider column"
+    model.set_reviews(model.acks, {**model.due, "implementer-3": long_due})
+    qtbot.waitUntil(lambda: bool(watch.seen), timeout=5000)
+    wide = header.sectionSize(TeammateModel.DUE)
+    assert wide > narrow + view.fontMetrics().horizontalAdvance("a reason long enough")
+    assert watch.seen[0] == wide  # no frame shows the new text in the old width
+    model.set_reviews(model.acks, {k: v for k, v in model.due.items() if k != "implementer-3"})
+    qtbot.waitUntil(lambda: header.sectionSize(TeammateModel.DUE) == narrow, timeout=5000)
+    view.viewport().removeEventFilter(watch)
