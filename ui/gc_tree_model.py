@@ -30,6 +30,7 @@ class GcTreeModel(NodeTreeModel):
     """The GC section tree with tokens and item counts per section."""
 
     headers = ("Section", "Tokens", "Items")
+    shown_roles = frozenset({DISPLAY, SORT_ROLE, ALIGN, TOOLTIP})
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -54,6 +54,7 @@ class MemoryModel(NodeTreeModel):
     """
 
     headers = ("Entry", "Tag")
+    shown_roles = frozenset({DISPLAY, FONT, TOOLTIP, FOREGROUND})
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -142,6 +142,11 @@ class NodeTreeModel(QAbstractItemModel):
     """Base for every item model of the window; subclasses implement ``display``."""
 
     headers: tuple[str, ...] = ()
+    # The roles ``display`` may answer, where a subclass says (None: any). A view asks for
+    # seven roles of every cell on each paint (font, alignment, two colours, check state, icon,
+    # text), and a model that answers three made the other four into Python calls for nothing:
+    # a tenth of painting the section tree.
+    shown_roles: frozenset[int] | None = None
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -226,11 +231,15 @@ class NodeTreeModel(QAbstractItemModel):
         self.endInsertRows()
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """Delegates to ``display``; ``PAYLOAD_ROLE`` returns the model object itself.
+        """Delegates to ``display`` (roles outside ``shown_roles`` have no data);
+        ``PAYLOAD_ROLE`` returns the model object itself.
 
         Tooltips hold text from session files; Qt would render one that looks like HTML (and
         load its ``<img>``), so each is handed over as escaped rich text, shown as written.
         """
+        roles = self.shown_roles
+        if roles is not None and role not in roles and role != PAYLOAD_ROLE:
+            return None
         if not index.isValid():
             return None
         node: Node = index.internalPointer()

@@ -46,6 +46,7 @@ class TeammateModel(NodeTreeModel):
         "State",
         "Sources",
     )
+    shown_roles = frozenset({DISPLAY, SORT_ROLE, BACKGROUND, FOREGROUND, TOOLTIP})
     # The key facts first, so that they fit a laptop's width; who the member is comes later.
     DELIVERY, CONTEXT, COMPACTIONS, DUE, MEMBER = 5, 6, 7, 8, 9
 
