@@ -6,6 +6,7 @@ constructs that decide section boundaries."""
 from __future__ import annotations
 
 import random
+import re
 
 from conftest import ROOT, SHARED
 from models.text import mdblocks
@@ -13,10 +14,15 @@ from models.text.problems import Problem
 from models.text.textfile import split_lines
 
 _BLOCK_STARTS = frozenset("`~<#")
+# The patterns as the scanner had them, matched against the whole line with its ending.
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|\r?\n?$)(.*?)\r?\n?$")
+_FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*?)\r?\n?$")
+_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 ATOMS = [
     "# h\n", "## h2 ##\n", "   ### x\n", "    # not\n", "```\n", "```py\n", "~~~\n", "````\n", "``` a`b\n",
     "<!-- c\n", "-->\n", "<!-- one -->\n", "text\n", "\t```\n", "  ```  \n", "<div>\n", "#nospace\n", "- a\n",
-    "", "x -->\n", "\r\n", "# cr\r\n", "  ~~~~  \n", " <!--x-->y\n", "#", "```",
+    "", "x -->\n", "\r\n", "# cr\r\n", "  ~~~~  \n", " <!--x-->y\n", "#", "```", "#\r\r\n", "## a\r\r\n",
+    "#\r", "## b\rc\n", "```\r\r\n", "~~~ x\r",
 ]  # fmt: skip
 
 
@@ -45,16 +51,16 @@ def _reference_scan(lines: list[str], first_line_number: int) -> tuple[object, .
         first = line[:4].lstrip(" ")[:1]
         if first not in _BLOCK_STARTS:
             continue  # most lines: no fence, comment or heading can start here
-        opened = mdblocks._FENCE_OPEN.match(line)
+        opened = _FENCE_OPEN.match(line)
         if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
             fence = (opened.group(2)[0], len(opened.group(2)), i)
             in_code[i] = True
             continue
-        if mdblocks._COMMENT_OPEN.match(line):
+        if _COMMENT_OPEN.match(line):
             in_code[i] = True
             in_comment = "-->" not in line.split("<!--", 1)[1]
             continue
-        match = mdblocks._ATX.match(line)
+        match = _ATX.match(line)
         if match:
             headings.append(mdblocks.Heading(i, len(match.group(1)), mdblocks.heading_text(match.group(2))))
     if fence is not None:

@@ -15,15 +15,17 @@ from typing import Literal
 
 from models.session.refs import norm
 from models.text import mdblocks
+from models.text.mdblocks import line_body
 from models.text.textfile import line_starts as starts_of
 from models.text.textfile import split_lines
 
 ItemKind = Literal["bullet", "bold", "table"]
 
-_BULLET = re.compile(r"^(?P<indent> {0,3})(?P<mark>[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*?)\r?\n?$")
-_BOLD_KEY = re.compile(r"^\*\*(?P<key>[^*\n]+?)(?::\*\*|\*\*[ \t]*:)[ \t]*(?P<value>.*?)\r?\n?$")
+# Matched whole (``fullmatch``) against a line's ``line_body`` (see there why).
+_BULLET = re.compile(r"(?P<indent> {0,3})(?P<mark>[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*)")
+_BOLD_KEY = re.compile(r"\*\*(?P<key>[^*\n]+?)(?::\*\*|\*\*[ \t]*:)[ \t]*(?P<value>.*)")
 _BULLET_STARTS = frozenset("-*+0123456789")
-_PLAIN_KEY = re.compile(r"^(?P<key>[^:`*\n]{1,80}?):(?:[ \t]+(?P<value>.*?))?\r?\n?$")
+_PLAIN_KEY = re.compile(r"(?P<key>[^:`*\n]{1,80}?):(?:[ \t]+(?P<value>.*))?")
 
 
 @dataclass(eq=False, slots=True)
@@ -99,16 +101,17 @@ def parse_items(lines: list[str], start: int, end: int, in_code: list[bool], lin
                 j += 1
             i = j
             continue
-        bullet = _BULLET.match(line) if line.lstrip(" ")[:1] in _BULLET_STARTS else None
+        bullet = _BULLET.fullmatch(line_body(line)) if line.lstrip(" ")[:1] in _BULLET_STARTS else None
         if bullet:
             j = _bullet_end(lines, i, end, _indent(line))
             content = bullet.group("content")
-            kv = _BOLD_KEY.match(content) if content.startswith("**") else _PLAIN_KEY.match(content)
+            content = line_body(content)  # a line ending in two CRs keeps one in its content
+            kv = _BOLD_KEY.fullmatch(content) if content.startswith("**") else _PLAIN_KEY.fullmatch(content)
             if kv:
                 add(kv.group("key"), kv.group("value") or "", "bullet", i, j)
             i = j
             continue
-        bold = _BOLD_KEY.match(line) if line.startswith("**") else None
+        bold = _BOLD_KEY.fullmatch(line_body(line)) if line.startswith("**") else None
         if bold:
             j = i + 1
             if bold.group("value"):
@@ -116,8 +119,8 @@ def parse_items(lines: list[str], start: int, end: int, in_code: list[bool], lin
                     j < end
                     and lines[j].strip()
                     and not in_code[j]
-                    and not _BULLET.match(lines[j])
-                    and not _BOLD_KEY.match(lines[j])
+                    and not _BULLET.fullmatch(line_body(lines[j]))
+                    and not _BOLD_KEY.fullmatch(line_body(lines[j]))
                     and not mdblocks.is_table_row(lines[j])
                 ):
                     j += 1
