@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex, QSettings, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -253,3 +253,54 @@ def test_a_session_opened_before_the_last_ones_rest_came_shows_only_its_own(
         "Active Teammates",
         "Phase Status",
     ]
+
+
+class _ListsFirst(QObject):
+    """What the preview holds when the section tree, the teammate table and the memory view
+    have each painted rows (the first frame of an open, as a person sees it)."""
+
+    def __init__(self, controller: Controller) -> None:
+        super().__init__()
+        window = controller.window
+        self.preview = window.preview
+        self.views = {v.viewport(): v for v in (window.gc_view, window.teammate_view, window.memory_view)}
+        self.painted: set[QObject] = set()
+        self.preview_then: str | None = None
+        for viewport in self.views:
+            viewport.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        view = self.views.get(watched)
+        if event.type() == QEvent.Type.Paint and view is not None and view.indexAt(QPoint(4, 4)).isValid():
+            self.painted.add(watched)
+            if len(self.painted) == len(self.views) and self.preview_then is None:
+                self.preview_then = self.preview.toPlainText()
+        return False
+
+
+def test_an_open_paints_the_lists_first_and_the_preview_a_moment_later(qtbot: QtBot, tmp_path: Path) -> None:
+    """Rendering the GC's Markdown took 13 ms of the benchmark's open, before any list could
+    paint. A window on screen now paints its lists first; the preview follows on its own, and
+    a section the Lead picks is previewed at once."""
+    controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    window = controller.window
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    watch = _ListsFirst(controller)
+    assert controller.open(COW)
+    qtbot.waitUntil(lambda: watch.preview_then is not None, timeout=5000)
+    assert watch.preview_then == ""  # not the text of a session shown before, nor this one's yet
+    # cow's GC as its file reads: the title line, then the first section.
+    qtbot.waitUntil(lambda: "Global Context — COW Pipeline Redesign" in window.preview.toPlainText(), timeout=5000)
+    assert "Scope" in window.preview.toPlainText()
+    view = window.gc_view
+    row = window.gc_model.index(1, 0, QModelIndex())
+    assert row.data() == "Phase Pipeline Status"
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(row).center())
+    assert window.preview_title.text().startswith("§Phase Pipeline Status")
+    assert window.preview.toPlainText().startswith("Phase Pipeline Status")  # no wait: at once
+    for viewport in watch.views:
+        viewport.removeEventFilter(watch)
+    controller.close()

@@ -91,7 +91,7 @@ class MainWindow(WindowMenus):
 
     def _build_panes(self) -> None:
         self.sections_pane = SectionsPane()
-        self.sections_pane.gc_view.selectionModel().currentChanged.connect(self._show_section)
+        self.sections_pane.gc_view.selectionModel().currentChanged.connect(lambda now, _: self._show_section(now))
         self.teammates_pane = TeammatesPane()
         copy = QAction("Copy this teammate's update message", self.teammates_pane.teammate_view)
         copy.setShortcut(QKeySequence("Ctrl+Shift+M"))
@@ -271,7 +271,10 @@ class MainWindow(WindowMenus):
         todo: set[Part] = set(ALL_PARTS) if first or parts is None else set(parts)
         if "gc" in todo:
             self.sections_pane.show_gc(session, first)
-            self._show_section(self.gc_view.currentIndex())
+            # A session opening previews its GC after the first frame: rendering the Markdown
+            # took 13 ms of the open, before the section tree, the teammates and TEAM-MEMORY
+            # (what the Lead looks for first) could paint.
+            self._show_section(self.gc_view.currentIndex(), later=first)
         # The teammate table reads the plan, the phase folders and TEAM-MEMORY's roles, and of
         # the GC only its version: an agent's edit of the GC or an append to TEAM-MEMORY leaves
         # it as it was, and gathering 500 teammates again cost more than the edit.
@@ -319,7 +322,7 @@ class MainWindow(WindowMenus):
         self._memory_mark = mark
         return changed
 
-    def _show_section(self, index: QModelIndex) -> None:
+    def _show_section(self, index: QModelIndex, later: bool = False) -> None:
         session = self.session
         if session is None or session.gc is None:
             self.preview_title.setText("No global-context.md in this session")
@@ -333,10 +336,10 @@ class MainWindow(WindowMenus):
             self.preview_title.setText(f"{gc.title or 'Global context'} — {label(gc.version)} · {gc.tokens:,} tokens")
             body = gc.front.body_start  # the body's lines: to the last section's end (past the last line)
             lines = gc.sections[-1].end_line - gc.text.count("\n", 0, body) if gc.sections else None
-            self.preview.show_markdown(gc.text, body, lines=lines)
+            self.preview.show_markdown(gc.text, body, lines=lines, later=later)
             return
         self.preview_title.setText(f"{section.ref} · {section.tokens:,} tokens · line {section.line + 1}")
-        self.preview.show_markdown(gc.text, section.start, section.end, section.end_line - section.line)
+        self.preview.show_markdown(gc.text, section.start, section.end, section.end_line - section.line, later=later)
 
     def _update_status(self) -> None:
         session = self.session

@@ -84,11 +84,14 @@ class MarkdownView(QTextBrowser):
             "code, pre { background: #f4f4f4; }"
         )
 
-    def show_markdown(self, text: str, start: int = 0, end: int | None = None, lines: int | None = None) -> None:
+    def show_markdown(
+        self, text: str, start: int = 0, end: int | None = None, lines: int | None = None, later: bool = False
+    ) -> None:
         """Render ``text[start:end]`` unless it is already shown; very long text is cut at a
         line end. A range, not a slice: the preview of a whole 10 MB GC copied all of it, and
         counted its lines, to show 20,000 characters; ``lines``, when the caller knows how
-        many the range holds, spares the count."""
+        many the range holds, spares the count. ``later``: a view on screen renders after its
+        next paint (a session opening: its lists go out first, see ``MainWindow``)."""
         end = len(text) if end is None else end
         if end - start > PREVIEW_LIMIT:
             cut = text.rfind("\n", start, start + PREVIEW_LIMIT) + 1 or start + PREVIEW_LIMIT
@@ -102,6 +105,14 @@ class MarkdownView(QTextBrowser):
         if shown == self._shown:
             return  # an edit elsewhere in the file: keep the rendering and the scroll position
         self._shown = shown
+        if later and self.isVisible():
+            self.clear()  # not the last session's text beside this one's lists
+            self.rest.arm(lambda: self._render_first(shown))
+            return
+        self._render_first(shown)
+
+    def _render_first(self, shown: str) -> None:
+        """Render ``shown``, or its first part now and the rest after the next paint."""
         first = first_part_end(shown, self.first_part())
         if first is None:
             self.rest.cancel()
