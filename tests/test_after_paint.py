@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
@@ -263,7 +263,8 @@ class _ListsFirst(QObject):
         super().__init__()
         window = controller.window
         self.preview = window.preview
-        self.views = {v.viewport(): v for v in (window.gc_view, window.teammate_view, window.memory_view)}
+        views: tuple[QAbstractItemView, ...] = (window.gc_view, window.teammate_view, window.memory_view)
+        self.views: dict[QObject, QAbstractItemView] = {v.viewport(): v for v in views}
         self.painted: set[QObject] = set()
         self.preview_then: str | None = None
         for viewport in self.views:
