@@ -67,6 +67,22 @@ def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Contro
     ctl.close()
 
 
+def shown_controller(qtbot: QtBot, tmp_path: Path, size: tuple[int, int] = (1366, 768)) -> Controller:
+    """A headless controller with its own settings file, its window on screen at ``size`` and
+    no session open yet: as the app starts."""
+    from PySide6.QtCore import QSettings
+
+    from app.controller import Controller
+    from app.settings import AppSettings
+
+    controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(controller.window)
+    controller.window.resize(*size)
+    controller.window.show()
+    qtbot.waitExposed(controller.window)
+    return controller
+
+
 def settle_reviews(qtbot: QtBot, controller: Controller) -> None:
     """Wait until the Inbox shows the last pass asked for: reviews run in a worker, and the
     worker is idle only once every requested pass has been shown."""

@@ -9,17 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.demo import copy_session
-from app.settings import AppSettings
 from bench.session_rows import ViewPaints
 from models.text.markdown_html import first_part_end, render_markdown
-from tests.conftest import COW, REAL_SESSIONS
+from tests.conftest import COW, REAL_SESSIONS, shown_controller
 from ui.after_paint import AfterPaint
 from ui.panes.sections_pane import SCREEN_ROWS
 from ui.widgets import PREVIEW_LIMIT, MarkdownView
@@ -211,12 +210,8 @@ def test_the_first_frame_of_an_open_holds_the_sections_teammates_and_memory(qtbo
     """A real session opened into an empty window on screen, as the app starts: the turn of
     the event loop after the open paints each view with its rows. (A view left to lay itself
     out does so in a later turn, and until then the screen shows it as it was: empty.)"""
-    controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    controller = shown_controller(qtbot, tmp_path)
     w = controller.window
-    qtbot.addWidget(w)
-    w.resize(1366, 768)
-    w.show()
-    qtbot.waitExposed(w)
     QApplication.processEvents()  # the empty window as painted, before the open
     paints = ViewPaints({"sections": w.gc_view, "teammates": w.teammate_view, "memory": w.memory_view})
     try:
@@ -283,12 +278,8 @@ def test_an_open_paints_the_lists_first_and_the_preview_a_moment_later(qtbot: Qt
     """Rendering the GC's Markdown took 13 ms of the benchmark's open, before any list could
     paint. A window on screen now paints its lists first; the preview follows on its own, and
     a section the Lead picks is previewed at once."""
-    controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
+    controller = shown_controller(qtbot, tmp_path)
     window = controller.window
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
     watch = _ListsFirst(controller)
     assert controller.open(COW)
     qtbot.waitUntil(lambda: watch.preview_then is not None, timeout=5000)

@@ -10,14 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QHeaderView
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.demo import copy_session
-from app.settings import AppSettings
-from tests.conftest import REAL_SESSIONS
+from tests.conftest import REAL_SESSIONS, shown_controller
 from ui.teammate_model import TeammateModel
 
 SESSIONS = sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())
@@ -38,11 +37,7 @@ def _qt_widths(qtbot: QtBot, controller: Controller) -> list[int]:
 
 
 def _open(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
-    controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
-    qtbot.addWidget(controller.window)
-    controller.window.resize(1366, 768)
-    controller.window.show()
-    qtbot.waitExposed(controller.window)
+    controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
     return controller
 
