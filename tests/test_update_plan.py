@@ -237,3 +237,39 @@ def test_a_teammates_decision_does_not_depend_on_who_else_is_in_the_team(
             compared += 1
     modes = {d.mode for d in plan_update(open_session(demo_copy, TOK), pending=cases[0][1]).decisions}
     assert compared > 15 and {"delta", "full"} <= modes
+
+
+def _shape(gc: object) -> list[tuple[object, ...]]:
+    from models.session.gc import GlobalContext
+
+    assert isinstance(gc, GlobalContext)
+    return [
+        (s.ref, s.level, s.line, s.start, s.end, s.own_end, [(i.key, i.value, i.start, i.end) for i in s.items])
+        for s in gc.walk()
+    ]
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [DEMO, *(p for p in sorted(REAL_SESSIONS.iterdir()) if (p / "global-context.md").is_file())],
+    ids=lambda p: p.name,
+)
+def test_the_structure_of_the_sessions_gc_is_its_own_parse(folder: Path) -> None:
+    """Issue 18: a plan reads the structure of the GC the session has just parsed from that
+    parse (the token counts differ, the sections and items do not) instead of reading it
+    again. Both are held to a cold parse; an edit of the text after it is read as before."""
+    from models.delta import items
+    from models.delta.items import structure
+    from models.session.gc_parse import _parse
+    from models.text.tokens import EstimateTokenizer
+
+    with items._MEMO_LOCK:
+        items._MEMO.clear()  # no text another test asked for stands in for this one
+    session = open_session(folder, TOK)
+    assert session.gc is not None
+    text = session.gc.text
+    cold = _parse(text, EstimateTokenizer(), "global-context.md")[0]
+    assert structure(text) is session.gc
+    assert _shape(structure(text)) == _shape(cold)
+    edited = text.replace("\n- ", "\n- edited: yes\n- ", 1)
+    assert _shape(structure(edited)) == _shape(_parse(edited, EstimateTokenizer(), "global-context.md")[0])

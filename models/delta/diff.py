@@ -36,9 +36,7 @@ from models.delta.items import (
 from models.session.gc import GlobalContext, Section
 from models.session.gc_items import Item
 from models.session.refs import norm
-from models.text.tokens import EstimateTokenizer
 
-_STRUCTURE = EstimateTokenizer()
 _VERSION_LINE = re.compile(r"^version:.*$", re.M)
 
 

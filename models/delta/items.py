@@ -15,7 +15,7 @@ from typing import Literal
 
 from models.session.gc import GlobalContext
 from models.session.gc_items import Item
-from models.session.gc_parse import parse_gc
+from models.session.gc_parse import kept_parse, parse_gc
 from models.session.refs import top_segment
 from models.text.tokens import EstimateTokenizer
 
@@ -49,13 +49,15 @@ def structure(text: str) -> GlobalContext:
                 _MEMO.append(_MEMO.pop(n))
                 break
     if parsed is None:
-        parsed = parse_gc(text, _STRUCTURE, previous=_LAST[0])
+        # The session's own parse of this text, if it has one; else read from the last one.
+        parsed = kept_parse(text) or parse_gc(text, _STRUCTURE, previous=_LAST[0])
         with _MEMO_LOCK:
             _MEMO.append((text, parsed))
             held = sum(len(kept) for kept, _ in _MEMO)
             while len(_MEMO) > _MEMO_MOST or (len(_MEMO) > _MEMO_LEAST and held > _MEMO_CHARS):
                 held -= len(_MEMO.pop(0)[0])
-    _LAST[0] = parsed
+    if parsed.tokenizer == _STRUCTURE.name:  # a structure parse follows on from its own kind
+        _LAST[0] = parsed
     return parsed
 
 
