@@ -239,6 +239,26 @@ def test_a_teammates_decision_does_not_depend_on_who_else_is_in_the_team(
     assert compared > 15 and {"delta", "full"} <= modes
 
 
+def test_a_decision_made_for_a_teammate_is_the_decision_replaced(demo_copy: Path) -> None:
+    """Issue 18: the plan makes each teammate's decision directly (``_for``) instead of through
+    ``dataclasses.replace``; on every decision of the demo's and the real sessions' plans, with
+    a role, a delta and a cost of another, both give the same decision, every field of it."""
+    from dataclasses import fields, replace
+
+    from models.delta.decisions import Decision, _for
+
+    assert [f.name for f in fields(Decision)] == [
+        "role", "mode", "conditions", "tokens", "full_tokens", "base_version", "delta",
+    ]  # fmt: skip
+    decisions = [d for p in (demo_copy, *sorted(REAL_SESSIONS.iterdir())) if p.is_dir()
+                 for d in plan_update(open_session(p, TOK)).decisions]  # fmt: skip
+    deltas = [d.delta for d in decisions if d.delta is not None]
+    assert len(decisions) > 15 and deltas
+    for decision in decisions:
+        assert _for(decision, "someone") == replace(decision, role="someone")
+        assert _for(decision, "someone", deltas[0], 7) == replace(decision, role="someone", delta=deltas[0], tokens=7)
+
+
 def _shape(gc: object) -> list[tuple[object, ...]]:
     from models.session.gc import GlobalContext
 

@@ -273,15 +273,30 @@ def plan_update(
             forced = (*decision.conditions, Condition("FORCED", f"the Lead chose the full GC: {reason}"))
             decision = replace(decision, mode="full", conditions=forced, delta=None, tokens=plan.full_tokens)
         if decision.delta is None:
-            decision = replace(decision, role=mate.role) if decision.role != mate.role else decision
+            decision = _for(decision, mate.role) if decision.role != mate.role else decision
         else:
             found = priced.get(id(decision.delta))
             if found is None:
                 delta = replace(decision.delta, impact=impact or Impact(affected))
                 found = priced[id(decision.delta)] = (delta, bases.cost(delta, tokenizer))
-            decision = replace(decision, role=mate.role, delta=found[0], tokens=found[1])
+            decision = _for(decision, mate.role, found[0], found[1])
         plan.decisions.append(decision)
     return plan
+
+
+def _for(decision: Decision, role: str, delta: Delta | None = None, tokens: int | None = None) -> Decision:
+    """``decision`` for ``role`` (with ``delta`` and its ``tokens``, when given), made directly:
+    ``dataclasses.replace`` looks the fields up on every call, 2.7 µs against 1.2, once for
+    each of a re-plan's 500 teammates."""
+    return Decision(
+        role,
+        decision.mode,
+        decision.conditions,
+        decision.tokens if tokens is None else tokens,
+        decision.full_tokens,
+        decision.base_version,
+        decision.delta if delta is None else delta,
+    )
 
 
 def _proven(bases: _Bases, delta: Delta) -> DiffResult | None:
