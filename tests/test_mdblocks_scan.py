@@ -110,3 +110,33 @@ def test_may_hide_lines_answers_as_the_three_searches_it_replaces() -> None:
     answers = [("```" in t or "~~~" in t or "<!--" in t, mdblocks.may_hide_lines(t)) for t in texts]
     assert all(expected == got for expected, got in answers)
     assert 2_000 < sum(expected for expected, _ in answers) < len(texts) - 2_000  # both answers common
+
+
+def _text_scanned(lines: list[str], first_line_number: int) -> tuple[object, ...]:
+    """``scan_text``'s reading of the joined lines, in the reference's terms; the offsets must
+    be where each heading's line starts."""
+    text = "".join(lines)
+    scan = mdblocks.scan_text(text, "f", first_line_number)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    assert scan.offsets == [starts[h.line] for h in scan.headings]
+    assert scan.line_count == len(lines)
+    return ([(h.line, h.level, h.text) for h in scan.headings], [str(p) for p in scan.problems])
+
+
+def test_the_text_scan_finds_what_the_line_scan_finds() -> None:
+    """Issue 18: TEAM-MEMORY's headings are read from the text alone (``scan_text``), with no
+    list of lines. Its headings, their lines and offsets, its problems and its line count are
+    the line-by-line reference's on every real file and on random Markdown (which holds
+    unclosed fences and comments, CRLF and text with no last line end)."""
+    files = sorted([*SHARED.rglob("*.md"), *(ROOT / "resources").rglob("*.md")])
+    cases = [split_lines(path.read_text(encoding="utf-8", errors="replace")) for path in files]
+    rng = random.Random(18)
+    cases += [split_lines("".join(rng.choice(ATOMS) for _ in range(rng.randint(0, 30)))) for _ in range(20_000)]
+    headings = 0
+    for lines in cases:
+        reference = _reference_scan(lines, 2)
+        assert _text_scanned(lines, 2) == (reference[0], reference[2]), "".join(lines)
+        headings += len(reference[0])
+    assert headings > 20_000

@@ -21,7 +21,7 @@ from models.session.memory_entries import (
 from models.text import mdblocks
 from models.text.common import common_prefix, same_after
 from models.text.problems import Problem
-from models.text.textfile import Undecoded, is_blank, line_starts, split_lines
+from models.text.textfile import Undecoded, is_blank, split_lines
 
 _NOT_BLANK = re.compile(r"\S")  # what makes a line start an entry (``count_entries``)
 
@@ -272,27 +272,29 @@ def parse_memory(text: str, file: str = "TEAM-MEMORY.md", previous: TeamMemory |
 
 
 def _parse_all(text: str, file: str) -> TeamMemory:
-    lines = split_lines(text)
-    starts = line_starts(lines)
-    scan = mdblocks.scan(lines, file, 1, (text, starts))
+    """The whole file, from its headings alone (``mdblocks.scan_text``): splitting a 200,000-line
+    file into lines to find 400 headings took 50 of the 70 ms this takes."""
+    scan = mdblocks.scan_text(text, file)
     title: str | None = None
     sections: list[MemorySection] = []
-    heads = [h for h in scan.headings if h.level <= 2]
-    if heads and heads[0].level == 1:
-        title = heads[0].text
-    for index, head in enumerate(h for h in heads if h.level == 2):
-        section = _section(head.text, head.line)
-        sections.append(section)
-        if index:
-            sections[index - 1].end_line = head.line
+    offsets: list[int] = []  # where each section's heading line starts
+    heads = [(h, at) for h, at in zip(scan.headings, scan.offsets, strict=True) if h.level <= 2]
+    if heads and heads[0][0].level == 1:
+        title = heads[0][0].text
+    for head, at in heads:
+        if head.level == 2:
+            if sections:
+                sections[-1].end_line = head.line
+            sections.append(_section(head.text, head.line))
+            offsets.append(at)
     if sections:
-        sections[-1].end_line = len(lines)
-    for section in sections:
-        section.body = text[starts[section.line + 1] : starts[section.end_line]]
+        sections[-1].end_line = scan.line_count
+    stops = [*offsets[1:], len(text)] if offsets else []
+    for section, at, stop in zip(sections, offsets, stops, strict=True):
+        section.body = text[text.find("\n", at, stop) + 1 or stop : stop]  # the lines under the heading
         _read_meta(section)
     problems = list(scan.problems) + _whole_file_problems(is_blank(text), title, sections, file)
-    offsets = [starts[s.line] for s in sections]
-    return TeamMemory(text, title, sections, len(lines), problems, offsets, not scan.problems)
+    return TeamMemory(text, title, sections, scan.line_count, problems, offsets, not scan.problems)
 
 
 def _whole_file_problems(blank: bool, title: str | None, sections: list[MemorySection], file: str) -> list[Problem]:

@@ -141,6 +141,73 @@ def scan(
     return BlockScan(headings, in_code, problems)
 
 
+@dataclass
+class TextScan:
+    """``scan``'s headings and problems, with where each heading's line starts in the text and
+    how many lines the text has."""
+
+    headings: list[Heading]
+    offsets: list[int]  # of each heading's line
+    problems: list[Problem]
+    line_count: int
+
+
+def scan_text(text: str, file: str, first_line_number: int = 1) -> TextScan:
+    """What ``scan`` finds of headings and problems in ``text``, read from the text alone.
+
+    A reader that wants only the headings (TEAM-MEMORY's sections) split the text into lines
+    for ``scan`` and listed where each starts: on a 200,000-line file, 50 ms and 200,000
+    strings, for 400 headings. Here a line is cut out only where a block may open, and lines
+    are counted between them at memory speed. The rules are ``scan``'s, and the tests hold the
+    two to each other on every real file and on random Markdown.
+    """
+    headings: list[Heading] = []
+    offsets: list[int] = []
+    problems: list[Problem] = []
+    end_of_text = len(text)
+    at, line = 0, 0  # the offset of the line still to be read, and its index
+
+    def line_end(start: int) -> int:
+        return text.find("\n", start, end_of_text) + 1 or end_of_text
+
+    while True:
+        if _CANDIDATE_HERE.match(text, at, end_of_text):
+            found = at
+        else:
+            following = _CANDIDATE_NEXT.search(text, at, end_of_text)
+            if following is None:
+                break
+            found = following.start() + 1
+        i = line + text.count("\n", at, found)
+        stop = line_end(found)
+        content = text[found:stop]
+        at, line = stop, i + 1
+        if content.lstrip(" ").startswith("#"):
+            match = _ATX.fullmatch(line_body(content))
+            if match:
+                headings.append(Heading(i, len(match.group(1)), heading_text(match.group(2))))
+                offsets.append(found)
+            continue
+        opened = _FENCE_OPEN.fullmatch(line_body(content))
+        if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
+            char, length = opened.group(2)[0], len(opened.group(2))
+            closed = False
+            while at < end_of_text and not closed:
+                following_line = line_end(at)
+                closed = _closes(text[at:following_line], char, length)
+                at, line = following_line, line + 1
+            if not closed:
+                message = "code fence is never closed; everything after it is treated as code"
+                problems.append(Problem("warning", file, message, i + first_line_number))
+            continue
+        if _COMMENT_OPEN.match(content) and "-->" not in content.split("<!--", 1)[1]:
+            close = text.find("-->", at, end_of_text)
+            after = end_of_text if close < 0 else line_end(close)
+            at, line = after, line + text.count("\n", at, after)
+    lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+    return TextScan(headings, offsets, problems, lines)
+
+
 def _closes(line: str, char: str, length: int) -> bool:
     """Whether ``line`` (a line after the opening one) closes a fence of ``length`` ``char``s."""
     stripped = line.rstrip("\r\n")
