@@ -112,31 +112,39 @@ def test_may_hide_lines_answers_as_the_three_searches_it_replaces() -> None:
     assert 2_000 < sum(expected for expected, _ in answers) < len(texts) - 2_000  # both answers common
 
 
-def _text_scanned(lines: list[str], first_line_number: int) -> tuple[object, ...]:
-    """``scan_text``'s reading of the joined lines, in the reference's terms; the offsets must
-    be where each heading's line starts."""
+def _text_scanned(lines: list[str], first_line_number: int, skip: int = 0) -> tuple[object, ...]:
+    """``scan_text``'s reading of the joined lines from line ``skip`` on, in the reference's
+    terms (lines counted from ``skip``); the offsets must be where each heading's line starts,
+    the line count the whole text's."""
     text = "".join(lines)
-    scan = mdblocks.scan_text(text, "f", first_line_number)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
+    scan = mdblocks.scan_text(text, "f", first_line_number, start=starts[skip])
     assert scan.offsets == [starts[h.line] for h in scan.headings]
     assert scan.line_count == len(lines)
-    return ([(h.line, h.level, h.text) for h in scan.headings], [str(p) for p in scan.problems])
+    headings = [(h.line - skip, h.level, h.text) for h in scan.headings]
+    return (headings, [str(p) for p in scan.problems], scan.ends_in_code)
 
 
 def test_the_text_scan_finds_what_the_line_scan_finds() -> None:
-    """Issue 18: TEAM-MEMORY's headings are read from the text alone (``scan_text``), with no
-    list of lines. Its headings, their lines and offsets, its problems and its line count are
-    the line-by-line reference's on every real file and on random Markdown (which holds
+    """Issue 18: TEAM-MEMORY's and the GC's headings are read from the text alone
+    (``scan_text``), with no list of lines. Its headings, their lines and offsets, its problems,
+    whether the last line is code and its line count are the line-by-line reference's, from
+    the first line and from a later one, on every real file and on random Markdown (which holds
     unclosed fences and comments, CRLF and text with no last line end)."""
     files = sorted([*SHARED.rglob("*.md"), *(ROOT / "resources").rglob("*.md")])
     cases = [split_lines(path.read_text(encoding="utf-8", errors="replace")) for path in files]
     rng = random.Random(18)
     cases += [split_lines("".join(rng.choice(ATOMS) for _ in range(rng.randint(0, 30)))) for _ in range(20_000)]
-    headings = 0
+    headings = ends_in_code = 0
     for lines in cases:
-        reference = _reference_scan(lines, 2)
-        assert _text_scanned(lines, 2) == (reference[0], reference[2]), "".join(lines)
-        headings += len(reference[0])
-    assert headings > 20_000
+        for skip in (0, len(lines) // 3):  # the whole text, and from a line on (a GC's body)
+            reference = _reference_scan(lines[skip:], 2 + skip)
+            in_code = reference[1]
+            assert isinstance(in_code, list)
+            expected = (reference[0], reference[2], bool(in_code) and in_code[-1])
+            assert _text_scanned(lines, 2, skip) == expected, ("".join(lines), skip)
+            headings += len(reference[0])
+            ends_in_code += expected[2]
+    assert headings > 20_000 and ends_in_code > 1000

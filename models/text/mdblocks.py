@@ -149,23 +149,26 @@ class TextScan:
     headings: list[Heading]
     offsets: list[int]  # of each heading's line
     problems: list[Problem]
-    line_count: int
+    line_count: int  # of the whole text
+    ends_in_code: bool  # the last line lies inside a fence or a comment (or is one's last)
 
 
-def scan_text(text: str, file: str, first_line_number: int = 1) -> TextScan:
+def scan_text(text: str, file: str, first_line_number: int = 1, start: int = 0) -> TextScan:
     """What ``scan`` finds of headings and problems in ``text``, read from the text alone.
 
     A reader that wants only the headings (TEAM-MEMORY's sections) split the text into lines
     for ``scan`` and listed where each starts: on a 200,000-line file, 50 ms and 200,000
     strings, for 400 headings. Here a line is cut out only where a block may open, and lines
     are counted between them at memory speed. The rules are ``scan``'s, and the tests hold the
-    two to each other on every real file and on random Markdown.
+    two to each other on every real file and on random Markdown. ``start`` is where a line
+    starts (a GC's body, below its front matter): the lines before it are counted, not read.
     """
     headings: list[Heading] = []
     offsets: list[int] = []
     problems: list[Problem] = []
     end_of_text = len(text)
-    at, line = 0, 0  # the offset of the line still to be read, and its index
+    at, line = start, text.count("\n", 0, start)  # the offset of the line still to be read, and its index
+    code_until = -1  # where the last fence or comment read ends
 
     def line_end(start: int) -> int:
         return text.find("\n", start, end_of_text) + 1 or end_of_text
@@ -199,13 +202,16 @@ def scan_text(text: str, file: str, first_line_number: int = 1) -> TextScan:
             if not closed:
                 message = "code fence is never closed; everything after it is treated as code"
                 problems.append(Problem("warning", file, message, i + first_line_number))
+            code_until = at
             continue
-        if _COMMENT_OPEN.match(content) and "-->" not in content.split("<!--", 1)[1]:
-            close = text.find("-->", at, end_of_text)
-            after = end_of_text if close < 0 else line_end(close)
-            at, line = after, line + text.count("\n", at, after)
+        if _COMMENT_OPEN.match(content):
+            if "-->" not in content.split("<!--", 1)[1]:
+                close = text.find("-->", at, end_of_text)
+                after = end_of_text if close < 0 else line_end(close)
+                at, line = after, line + text.count("\n", at, after)
+            code_until = at
     lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
-    return TextScan(headings, offsets, problems, lines)
+    return TextScan(headings, offsets, problems, lines, start < end_of_text and code_until == end_of_text)
 
 
 def _closes(line: str, char: str, length: int) -> bool:
