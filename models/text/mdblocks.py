@@ -28,6 +28,11 @@ _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 # every character (ten times slower on a 14 MB TEAM-MEMORY).
 _CANDIDATE_HERE = re.compile(r" {0,3}[#`~<]")
 _CANDIDATE_NEXT = re.compile(r"\n {0,3}[#`~<]")
+# The same lines for ``scan_text``, where a heading is matched whole (its hashes in group 2,
+# its text after them): what ``_ATX`` matches of the line without its ending.
+_BLOCK = r"( {0,3})(?:(#{1,6})(?=[ \t]|\r?\n|\r?\Z)|```|~~~|<!--)"
+_BLOCK_HERE = re.compile(_BLOCK)
+_BLOCK_NEXT = re.compile(r"\n" + _BLOCK)
 TABLE_DELIMITER = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*\r?\n?$")
 
 
@@ -174,23 +179,19 @@ def scan_text(text: str, file: str, first_line_number: int = 1, start: int = 0) 
         return text.find("\n", start, end_of_text) + 1 or end_of_text
 
     while True:
-        if _CANDIDATE_HERE.match(text, at, end_of_text):
-            found = at
-        else:
-            following = _CANDIDATE_NEXT.search(text, at, end_of_text)
-            if following is None:
-                break
-            found = following.start() + 1
+        block = _BLOCK_HERE.match(text, at, end_of_text) or _BLOCK_NEXT.search(text, at, end_of_text)
+        if block is None:
+            break
+        found = block.start(1)
         i = line + text.count("\n", at, found)
         stop = line_end(found)
-        content = text[found:stop]
         at, line = stop, i + 1
-        if content.lstrip(" ").startswith("#"):
-            match = _ATX.fullmatch(line_body(content))
-            if match:
-                headings.append(Heading(i, len(match.group(1)), heading_text(match.group(2))))
-                offsets.append(found)
+        hashes = block.group(2)
+        if hashes is not None:  # a heading, matched whole: most blocks a GC opens are
+            headings.append(Heading(i, len(hashes), heading_text(line_body(text[block.end() : stop]))))
+            offsets.append(found)
             continue
+        content = text[found:stop]
         opened = _FENCE_OPEN.fullmatch(line_body(content))
         if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
             char, length = opened.group(2)[0], len(opened.group(2))
