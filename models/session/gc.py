@@ -16,6 +16,7 @@ from models.session.gc_items import Item, section_body, section_keys
 from models.session.refs import Segment, norm, split_ref
 from models.text.frontmatter import FrontMatter
 from models.text.problems import Problem
+from models.text.textfile import line_count as count_lines
 from models.text.textfile import line_starts as starts_of
 from models.text.textfile import split_lines
 
@@ -193,7 +194,7 @@ class GlobalContext:
             return len(self._line_starts) - 1
         if self.sections:
             return self.sections[-1].end_line
-        return self.text.count("\n") + (bool(self.text) and not self.text.endswith("\n"))
+        return count_lines(self.text)
 
     def top_titles(self) -> frozenset[str]:
         """The titles of the top-level sections. A follow-up that re-read one section has the

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from models.text.problems import Problem
+from models.text.textfile import line_count
 
 # Matched whole (``fullmatch``) against a line's ``line_body``.
 _ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)(.*)")
@@ -161,9 +162,9 @@ class TextScan:
 def scan_text(text: str, file: str, first_line_number: int = 1, start: int = 0) -> TextScan:
     """What ``scan`` finds of headings and problems in ``text``, read from the text alone.
 
-    A reader that wants only the headings (TEAM-MEMORY's sections) split the text into lines
-    for ``scan`` and listed where each starts: on a 200,000-line file, 50 ms and 200,000
-    strings, for 400 headings. Here a line is cut out only where a block may open, and lines
+    A reader that wants only the headings (TEAM-MEMORY's sections, a GC's read whole) split
+    the text into lines for ``scan`` and listed where each starts: on a 200,000-line file,
+    50 ms and 200,000 strings, for 400 headings. Here a line is cut out only where a block may open, and lines
     are counted between them at memory speed. The rules are ``scan``'s, and the tests hold the
     two to each other on every real file and on random Markdown. ``start`` is where a line
     starts (a GC's body, below its front matter): the lines before it are counted, not read.
@@ -175,8 +176,8 @@ def scan_text(text: str, file: str, first_line_number: int = 1, start: int = 0) 
     at, line = start, text.count("\n", 0, start)  # the offset of the line still to be read, and its index
     code_until = -1  # where the last fence or comment read ends
 
-    def line_end(start: int) -> int:
-        return text.find("\n", start, end_of_text) + 1 or end_of_text
+    def line_end(offset: int) -> int:  # where the line holding ``offset`` ends (the next one starts)
+        return text.find("\n", offset, end_of_text) + 1 or end_of_text
 
     while True:
         block = _BLOCK_HERE.match(text, at, end_of_text) or _BLOCK_NEXT.search(text, at, end_of_text)
@@ -211,8 +212,8 @@ def scan_text(text: str, file: str, first_line_number: int = 1, start: int = 0) 
                 after = end_of_text if close < 0 else line_end(close)
                 at, line = after, line + text.count("\n", at, after)
             code_until = at
-    lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
-    return TextScan(headings, offsets, problems, lines, start < end_of_text and code_until == end_of_text)
+    ends_in_code = start < end_of_text and code_until == end_of_text
+    return TextScan(headings, offsets, problems, line_count(text), ends_in_code)
 
 
 def _closes(line: str, char: str, length: int) -> bool:

@@ -313,6 +313,11 @@ def split_lines(text: str) -> list[str]:
     return out
 
 
+def line_count(text: str) -> int:
+    """``len(split_lines(text))``, without making the lines."""
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
 def line_starts(lines: list[str]) -> list[int]:
     """Character offset of each line's start, plus the text's length at the end."""
     return list(itertools.accumulate(map(len, lines), initial=0))
