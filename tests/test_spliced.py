@@ -110,9 +110,16 @@ def test_a_reread_finds_what_a_whole_read_finds(tmp_path: Path, large: bool) -> 
         stops = sorted(rng.sample(range(len(old_bytes) + 1), min(len(old_bytes) + 1, 5)))
         give_up = rng.random() < 0.1
 
-        def region(same: int, size: int, stops: list[int] = stops, give_up: bool = give_up) -> int | None:
-            assert size == len(new)
-            return None if give_up else next((s for s in stops if s >= same), len(old_bytes))
+        def region(
+            same: int,
+            size: int,
+            stops: list[int] = stops,
+            give_up: bool = give_up,
+            new_size: int = len(new),
+            old_size: int = len(old_bytes),
+        ) -> int | None:
+            assert size == new_size
+            return None if give_up else next((s for s in stops if s >= same), old_size)
 
         got = _reread(path, old, region)
         expected = _expected(old_bytes, new, region)
