@@ -8,6 +8,7 @@ from the text itself (``len(text[:o].encode())`` for byte offsets, its lines for
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 from pathlib import Path
@@ -304,6 +305,45 @@ def test_a_session_follows_its_memory_from_bytes_and_keeps_them_paired(tmp_path:
     path.write_bytes(new)
     assert session.reload(["memory"]) == {"memory"}
     assert session.memory_bytes == new and session.problems["memory"] == []
+
+
+def test_a_followed_memory_that_becomes_a_folder_or_a_fifo_keeps_the_last_version(tmp_path: Path) -> None:
+    """After a follow-up from bytes, TEAM-MEMORY.md replaced by a folder or a FIFO is named in
+    one line and the version shown stays, with its bytes; the file back with one more entry is
+    followed from those bytes again. A dangling link is an absent file, as on a full read."""
+    folder = tmp_path / "session"
+    shutil.copytree(DEMO, folder)
+    path = folder / "TEAM-MEMORY.md"
+    session = open_session(folder, get_tokenizer("o200k_base"))
+    first = path.read_bytes().replace(b"## implementer-1\n", b"## implementer-1\n- [Finding] one\n", 1)
+    path.write_bytes(first)
+    assert session.reload(["memory"]) == {"memory"} and isinstance(session.memory_bytes, Spliced)
+    shown = session.memory
+    for make, said in (
+        (lambda: path.mkdir(), "cannot be read: is a folder, not a file"),
+        (lambda: os.mkfifo(path), "cannot be read: not a regular file (a FIFO); not read"),
+    ):
+        path.unlink()
+        make()
+        assert session.reload(["memory"]) == {"memory"}
+        assert [p.message for p in session.problems["memory"]] == [said]
+        assert session.memory is shown and whole(session.memory_bytes or b"") == first
+        path.rmdir() if path.is_dir() else path.unlink()
+        path.write_bytes(first)
+        assert session.reload(["memory"]) == {"memory"} and session.memory is shown
+        assert session.problems["memory"] == []  # the same bytes again: the read error is gone
+    second = first.replace(b"- [Finding] one\n", b"- [Finding] one\n- [Finding] two\n")
+    path.write_bytes(second)
+    assert session.reload(["memory"]) == {"memory"}
+    assert session.memory is not None and session.memory.follow_up is not None
+    section = next(s for s in session.memory.sections if s.header == "implementer-1")
+    assert [e.text for e in section.entries][:2] == ["one", "two"]
+    cold_caches()
+    assert _facts(session.memory) == _facts(parse_memory(_decoded(second)))
+    path.unlink()
+    path.symlink_to(tmp_path / "nowhere")
+    assert session.reload(["memory"]) == {"memory"} and session.memory is None
+    assert session.problems["memory"] == [] and session.memory_bytes is None
 
 
 def test_holds_bytes_compares_the_file_piece_by_piece(tmp_path: Path) -> None:

@@ -207,10 +207,11 @@ class Session:
                 version, kept, mtime = followed
                 self._raws[name] = kept
                 self.stamps[name] = Stamp.of_bytes(kept, mtime, later)
-                if version is getattr(self, attr):
-                    return False  # the bytes of the version shown
+                problems = size_problems(kept, name) + outside_link(self.folder, name) + version.problems
+                if version is getattr(self, attr) and problems == self.problems.get(attr):
+                    return False  # the bytes of the version shown, and nothing new to say
                 setattr(self, attr, version)
-                self.problems[attr] = size_problems(kept, name) + outside_link(self.folder, name) + version.problems
+                self.problems[attr] = problems  # a read that failed in between is mended
                 return True
             raw, mtime = read_bounded(path)
             loaded = decoded_file(path, raw, mtime, name, fingerprint_later=True)
@@ -218,6 +219,7 @@ class Session:
             missing = [Problem("warning", name, "not found in this session")]
             changed = getattr(self, attr) is not None or self.problems.get(attr) != missing
             setattr(self, attr, None)
+            self._raws.pop(name, None)  # the bytes of no version shown
             self.stamps[name] = None
             self.problems[attr] = [] if attr == "memory" else missing  # TEAM-MEMORY may be absent
             return changed
