@@ -325,3 +325,27 @@ def test_norm_and_segments_follow_their_rules_on_random_titles() -> None:
             else:
                 expected.append(quote(title, siblings[: n + 1].count(title)))
         assert segments(siblings) == expected, siblings
+
+
+def test_every_section_is_named_among_its_own_siblings() -> None:
+    """A parse names each section by ``segments`` of its level's titles: on the real GCs and on
+    random ones where many sections are an only child (a parse names those on a path of its
+    own) with titles that must be quoted."""
+    rng = random.Random(33)
+    texts = [path.read_text(encoding="utf-8") for path in REAL_GCS]
+    for _ in range(200):
+        lines = ["# GC"]
+        for _ in range(rng.randint(1, 6)):
+            lines.append(f"## {rng.choice(_titles(rng))}")
+            for _ in range(rng.choice([0, 1, 1, 2])):
+                lines.append(f"### {rng.choice(_titles(rng))}")
+                lines += [f"#### {rng.choice(_titles(rng))}"] * rng.choice([0, 1])
+        texts.append("\n".join(lines) + "\n")
+    only_children = 0
+    for text in texts:
+        gc = parse_gc(text, EstimateTokenizer())
+        for group in [gc.sections, *(s.children for s in gc.flat() if s.children)]:
+            expected = segments([s.title for s in group])
+            assert [s.segment for s in group] == expected, [s.title for s in group]
+            only_children += len(group) == 1
+    assert only_children > 100

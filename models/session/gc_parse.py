@@ -13,7 +13,7 @@ import threading
 from models.session.gc import GlobalContext, Section
 from models.session.gc_follow import reparse_one_section
 from models.session.gc_regions import reparse_regions
-from models.session.refs import norm, segments
+from models.session.refs import norm, plain_safe, quote, segments
 from models.session.versions import parse_version
 from models.text import mdblocks
 from models.text.frontmatter import split_front_matter
@@ -196,6 +196,10 @@ def _name_sections(sections: list[Section], flat: list[Section], problems: list[
     sections of a GC, most of them leaves, took most of the time this takes."""
     twins: list[Section] = []
     for group in (sections, *(s.children for s in flat if s.children)):
+        if len(group) == 1:  # a third of the groups of a large GC: no sibling to tell apart
+            only = group[0]
+            only.segment = only.title if plain_safe(only.title) else quote(only.title)
+            continue
         titles = [s.title for s in group]
         keys = [norm(t) for t in titles]
         for section, written in zip(group, segments(titles, keys), strict=True):
