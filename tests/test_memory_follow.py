@@ -24,10 +24,9 @@ from gc_edits import random_edit
 from models.memory.loss import detect_loss, loss_between
 from models.memory.settle import incomplete
 from models.session.folder import open_session
-from models.session.memory_follow import follow_bytes, follow_file
+from models.session.memory_follow import follow_bytes
 from models.session.team_memory import TeamMemory, parse_memory
 from models.text.frontmatter import split_front_matter
-from models.text.spliced import Raw, Spliced, whole
 from models.text.textfile import BOM, holds_bytes, is_blank, split_lines
 from models.text.tokens import get_tokenizer
 
@@ -62,39 +61,16 @@ def _follow(previous: TeamMemory, old: bytes, new: bytes) -> tuple[TeamMemory, b
     return parse_memory(_decoded(new), previous=previous), False
 
 
-def _follow_file(previous: TeamMemory, old: Raw, new: bytes, path: Path) -> tuple[TeamMemory, Raw, bool]:
-    """The same through the file, as the session reads it: ``old`` is what the last step kept
-    (pieces of the one before, after a follow-up). What it answers must be ``follow_bytes``'s
-    answer for the same bytes, and the bytes it keeps must be the file's."""
-    path.write_bytes(new)
-    got = follow_file(previous, old, path)
-    reference = follow_bytes(previous, whole(old), new)
-    if got is None:
-        assert reference is None
-        return parse_memory(_decoded(new), previous=previous), new, False
-    followed, raw, mtime = got
-    assert whole(raw) == new and mtime == path.stat().st_mtime_ns
-    if reference is None:  # the same bytes: the version shown itself
-        assert new == whole(old) and followed is previous and raw is old
-    else:
-        assert _facts(followed) == _facts(reference)
-    return followed, raw, True
-
-
-@pytest.mark.parametrize("through", ["bytes", "file"])
 @pytest.mark.parametrize("bom", [b"", BOM], ids=["plain", "bom"])
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
 @pytest.mark.parametrize("path", MEMORIES, ids=lambda p: p.parent.name)
-def test_a_chain_of_writes_followed_from_bytes_equals_cold_parses(
-    path: Path, newline: str, bom: bytes, through: str, tmp_path: Path
-) -> None:
+def test_a_chain_of_writes_followed_from_bytes_equals_cold_parses(path: Path, newline: str, bom: bytes) -> None:
     """Sixty writes, each followed from the one before (a wrong offset kept by one step would
     show in a later one): entries put in at line starts and random edits, with characters of
-    one to three bytes. Through the file, each step compares with the pieces the last kept."""
+    one to three bytes."""
     rng = random.Random(f"{path.parent.name}{newline}{bom!r}")
     text = path.read_text(encoding="utf-8").replace("\n", newline)
     raw = bom + text.encode("utf-8")
-    kept: Raw = raw
     previous = parse_memory(_decoded(raw))
     by_bytes = 0
     for _ in range(60):
@@ -108,10 +84,7 @@ def test_a_chain_of_writes_followed_from_bytes_equals_cold_parses(
             at = rng.randrange(len(edited) + 1)
             edited = edited[:at] + rng.choice(_WIDE) + edited[at:]
         new = bom + edited.encode("utf-8")
-        if through == "file":
-            warm, kept, quick = _follow_file(previous, kept, new, tmp_path / "TEAM-MEMORY.md")
-        else:
-            warm, quick = _follow(previous, raw, new)
+        warm, quick = _follow(previous, raw, new)
         by_bytes += quick
         warm_facts = _facts(warm)
         cold_caches()
@@ -292,8 +265,7 @@ def test_a_session_follows_its_memory_from_bytes_and_keeps_them_paired(tmp_path:
     assert new != path.read_bytes()
     path.write_bytes(new)
     assert session.reload(["memory"]) == {"memory"}
-    kept = session.memory_bytes
-    assert session.memory is not None and isinstance(kept, Spliced) and kept.whole() == new
+    assert session.memory is not None and session.memory_bytes == new
     assert session.memory.byte_offsets is not None  # read from the bytes, not decoded whole
     cold_caches()
     assert _facts(session.memory) == _facts(parse_memory(_decoded(new)))
@@ -317,7 +289,7 @@ def test_a_followed_memory_that_becomes_a_folder_or_a_fifo_keeps_the_last_versio
     session = open_session(folder, get_tokenizer("o200k_base"))
     first = path.read_bytes().replace(b"## implementer-1\n", b"## implementer-1\n- [Finding] one\n", 1)
     path.write_bytes(first)
-    assert session.reload(["memory"]) == {"memory"} and isinstance(session.memory_bytes, Spliced)
+    assert session.reload(["memory"]) == {"memory"} and session.memory_bytes == first
     shown = session.memory
     for make, said in (
         (lambda: path.mkdir(), "cannot be read: is a folder, not a file"),
@@ -327,7 +299,7 @@ def test_a_followed_memory_that_becomes_a_folder_or_a_fifo_keeps_the_last_versio
         make()
         assert session.reload(["memory"]) == {"memory"}
         assert [p.message for p in session.problems["memory"]] == [said]
-        assert session.memory is shown and whole(session.memory_bytes or b"") == first
+        assert session.memory is shown and session.memory_bytes == first
         path.rmdir() if path.is_dir() else path.unlink()
         path.write_bytes(first)
         assert session.reload(["memory"]) == {"memory"} and session.memory is shown

@@ -37,7 +37,6 @@ from models.memory.skeleton import create_with_entry, preview_create
 from models.session.folder import Session
 from models.session.memory_entries import MemoryEntry
 from models.session.team_memory import TeamMemory, parse_memory
-from models.text.spliced import Raw
 from models.text.textfile import BOM, holds_bytes, read_bounded, read_text
 from ui.workers import LatestWork
 
@@ -84,7 +83,7 @@ class MemoryActions(QObject):
         self.loss: Loss | None = None
         self.journal: MemoryJournal | None = None
         self.undo_stack = QUndoStack(self)
-        self._pending: tuple[TeamMemory, Raw | None] | None = None
+        self._pending: tuple[TeamMemory, bytes | None] | None = None
         self._settle = QTimer(self)
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
@@ -307,7 +306,7 @@ class MemoryActions(QObject):
 
     # -- following the file -----------------------------------------------------------------------------
 
-    def check_loss(self, memory: TeamMemory | None, raw: Raw | None = None) -> None:
+    def check_loss(self, memory: TeamMemory | None, raw: bytes | None = None) -> None:
         """An outside write was read: judge what it took away once the file holds still.
 
         Agents rewrite the file in place (truncate, then write); a version read in between is

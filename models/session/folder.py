@@ -17,12 +17,11 @@ from typing import Literal
 from models.session.gates import GateRecord, parse_gate, phase_number, plan_gates
 from models.session.gc import GlobalContext
 from models.session.gc_parse import parse_gc
-from models.session.memory_follow import follow_file
+from models.session.memory_follow import follow_bytes
 from models.session.plan import Plan, parse_plan
 from models.session.team_memory import TeamMemory, parse_memory
 from models.session.teammates import Teammate, copy_teammate, natural_key, read_teammates
 from models.text.problems import Problem, has_errors
-from models.text.spliced import Raw, compacted
 from models.text.textfile import Stamp, TextFile, decoded_file, is_blank, read_bounded, read_text, size_problems
 from models.text.tokens import Tokenizer
 
@@ -38,7 +37,7 @@ _FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "
 # Folders of a phase that are not teammates.
 _NOT_ROLES = {"L3-full", "gc-history", "messages"}
 _Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
-_Follower = Callable[[Path], tuple[TeamMemory, Raw, int] | None]
+_Follower = Callable[[bytes], TeamMemory | None]
 
 
 def part_of(session_folder: Path, path: Path) -> Part | None:
@@ -106,15 +105,14 @@ class Session:
     # The bytes of each file read with a follower (TEAM-MEMORY's), while the version shown is
     # what they decode to exactly: a follow-up compares the new bytes with them
     # (``models.session.memory_follow``).
-    # Kept as ``Spliced`` pieces of the version before when a follow-up read them so.
-    _raws: dict[str, Raw] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _raws: dict[str, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
         return self.folder.name
 
     @property
-    def memory_bytes(self) -> Raw | None:
+    def memory_bytes(self) -> bytes | None:
         """TEAM-MEMORY's bytes as last read, while ``memory`` is exactly their text."""
         return self._raws.get(MEMORY_FILE)
 
@@ -183,13 +181,13 @@ class Session:
         self.inbox_listing = listing
         return changed
 
-    def _follow(self, path: Path) -> tuple[TeamMemory, Raw, int] | None:
+    def _follow(self, raw: bytes) -> TeamMemory | None:
         """TEAM-MEMORY read from the bytes that changed since the version shown, when it can
-        be (with its bytes and mtime); the version shown itself when the bytes are its own."""
+        be; the version shown itself when the bytes are its own."""
         kept, memory = self._raws.get(MEMORY_FILE), self.memory
         if kept is None or memory is None:
             return None
-        return follow_file(memory, kept, path, MEMORY_FILE)
+        return memory if kept == raw else follow_bytes(memory, kept, raw, MEMORY_FILE)
 
     def _reload_file(self, name: str, attr: Part, parse: _Parser, follow: _Follower | None = None) -> bool:
         """Read ``name`` again into ``attr``; whether what is shown changed. ``follow`` (TEAM-
@@ -200,20 +198,19 @@ class Session:
         # ten-times session's files took 12 ms before its window showed anything.
         later = self.stamps.get(name) is not None
         try:
-            followed = follow(path) if follow is not None and later else None
+            raw, mtime = read_bounded(path)
+            followed = follow(raw) if follow is not None and later else None
             if follow is not None:  # kept again once the version shown is read from these bytes exactly
                 self._raws.pop(name, None)
             if followed is not None:
-                version, kept, mtime = followed
-                self._raws[name] = kept
-                self.stamps[name] = Stamp.of_bytes(kept, mtime, later)
-                problems = size_problems(kept, name) + outside_link(self.folder, name) + version.problems
-                if version is getattr(self, attr) and problems == self.problems.get(attr):
+                self._raws[name] = raw
+                self.stamps[name] = Stamp.of_bytes(raw, mtime, later)
+                problems = size_problems(raw, name) + outside_link(self.folder, name) + followed.problems
+                if followed is getattr(self, attr) and problems == self.problems.get(attr):
                     return False  # the bytes of the version shown, and nothing new to say
-                setattr(self, attr, version)
+                setattr(self, attr, followed)
                 self.problems[attr] = problems  # a read that failed in between is mended
                 return True
-            raw, mtime = read_bounded(path)
             loaded = decoded_file(path, raw, mtime, name, fingerprint_later=True)
         except FileNotFoundError:
             missing = [Problem("warning", name, "not found in this session")]
@@ -271,7 +268,6 @@ class Session:
                 stamp.settle()
         if MEMORY_FILE in self._raws and self.memory is not None:
             self.memory.utf8_offsets()
-            self._raws[MEMORY_FILE] = compacted(self._raws[MEMORY_FILE])
 
     def _reload_gates(self) -> bool:
         gates: list[GateRecord] = []

@@ -23,7 +23,7 @@ def common_from(a: str, a_at: int, b: str, b_at: int) -> int:
     """Length of the longest common prefix of ``a[a_at:]`` and ``b[b_at:]``, without copying
     either whole."""
     limit = min(len(a) - a_at, len(b) - b_at)
-    return agreeing(max(limit, 0), lambda lo, hi: a.startswith(b[b_at + lo : b_at + hi], a_at + lo))
+    return _agreeing(max(limit, 0), lambda lo, hi: a.startswith(b[b_at + lo : b_at + hi], a_at + lo))
 
 
 _PIECE = 1 << 16  # characters: a copy this size is served from freed memory, and stays in cache
@@ -46,7 +46,7 @@ def common_prefix_bytes(a: bytes, b: bytes) -> int:
     """Length of the longest common prefix of two byte strings. A view of ``b`` is compared
     in place (``bytes.startswith`` takes any buffer): no part of either is copied."""
     view = memoryview(b)
-    return agreeing(min(len(a), len(b)), lambda lo, hi: a.startswith(view[lo:hi], lo))
+    return _agreeing(min(len(a), len(b)), lambda lo, hi: a.startswith(view[lo:hi], lo))
 
 
 def same_bytes_after(old: bytes, old_at: int, new: bytes, new_at: int) -> bool:
@@ -55,7 +55,7 @@ def same_bytes_after(old: bytes, old_at: int, new: bytes, new_at: int) -> bool:
     return len(old) - old_at == len(new) - new_at and new.endswith(memoryview(old)[old_at:])
 
 
-def agreeing(limit: int, agree: Callable[[int, int], bool]) -> int:
+def _agreeing(limit: int, agree: Callable[[int, int], bool]) -> int:
     """The largest n ≤ ``limit`` such that positions 0..n agree, where ``agree(lo, hi)`` says
     whether positions lo..hi (counted from the end compared) do: steps that double while they
     agree, then halving inside the first step that does not."""

@@ -11,13 +11,10 @@ import hashlib
 import itertools
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from models.text.problems import Problem
-from models.text.spliced import READ_PIECE, Raw, read_buffer, same_raw, spliced, whole
 
 # Files bigger than this are still read, but the caller is warned: a 10 MB GC is a mistake.
 LARGE_FILE_BYTES = 2 * 1024 * 1024
@@ -41,10 +38,8 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-@contextmanager
-def open_regular(path: Path, limit: int | None = None) -> Iterator[tuple[int, os.stat_result, str]]:
-    """A descriptor of the regular file at ``path``, its ``fstat`` and how ``limit`` reads in a
-    message; never blocks on a FIFO or opens a device for reading.
+def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
+    """The bytes of a regular file and its mtime; never blocks on a FIFO or reads a device.
 
     Raises ``IsADirectoryError`` for a folder, ``UnreadableFile`` for any other non-regular
     file or one over ``limit``, and the usual ``OSError`` (not found, permission) otherwise.
@@ -60,15 +55,6 @@ def open_regular(path: Path, limit: int | None = None) -> Iterator[tuple[int, os
         cap = f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
         if st.st_size > limit:
             raise UnreadableFile(errno.EFBIG, f"{st.st_size:,} bytes, over the {cap} the app reads", str(path))
-        yield fd, st, cap
-    finally:
-        os.close(fd)
-
-
-def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
-    """The bytes of a regular file and its mtime (``open_regular`` says what it refuses)."""
-    limit = MAX_FILE_BYTES if limit is None else limit
-    with open_regular(path, limit) as (fd, st, cap):
         # The whole file in one read (a byte more than its size shows whether it grew): reading
         # a 14 MB file in 1 MB pieces and joining them took ten times as long. Past that, the
         # file is growing (or a special file reports no size) and is read on, up to ``limit``.
@@ -82,9 +68,11 @@ def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
                 raise UnreadableFile(errno.EFBIG, f"grew past the {cap} the app reads; not read", str(path))
             chunk = os.read(fd, 1 << 20)
         return b"".join(chunks), st.st_mtime_ns
+    finally:
+        os.close(fd)
 
 
-def holds_bytes(path: Path, raw: Raw, piece: int = READ_PIECE) -> bool:
+def holds_bytes(path: Path, raw: bytes, piece: int = 1 << 20) -> bool:
     """Whether the regular file at ``path`` holds exactly ``raw``: read and compared a piece at
     a time into one small buffer. Reading a 14 MB file whole to compare it took a fresh 14 MB
     block each time, and the next read of the file found no freed block to reuse (6 ms of page
@@ -94,21 +82,17 @@ def holds_bytes(path: Path, raw: Raw, piece: int = READ_PIECE) -> bool:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size != len(raw):
             return False
-        buffer, pieces = read_buffer(piece), spliced(raw)
+        buffer = bytearray(piece)
         view, at = memoryview(buffer), 0
         while True:
             got = os.readv(fd, [buffer])
             if not got:
                 return at == len(raw)
-            if not pieces.agrees(at, view[:got]):
+            if at + got > len(raw) or not raw.startswith(view[:got], at):
                 return False
             at += got
     finally:
         os.close(fd)
-
-
-def _sha256(raw: Raw) -> str:
-    return hashlib.sha256(raw).hexdigest() if isinstance(raw, bytes) else raw.sha256()
 
 
 class Stamp:
@@ -122,7 +106,7 @@ class Stamp:
 
     __slots__ = ("_raw", "_sha256", "mtime_ns", "size")
 
-    def __init__(self, size: int, mtime_ns: int, sha256: str | None = None, raw: Raw | None = None) -> None:
+    def __init__(self, size: int, mtime_ns: int, sha256: str | None = None, raw: bytes | None = None) -> None:
         if sha256 is None and raw is None:
             raise ValueError("a stamp needs its fingerprint or the bytes to work it out from")
         self.size = size
@@ -131,10 +115,10 @@ class Stamp:
         self._raw = raw
 
     @classmethod
-    def of_bytes(cls, data: Raw, mtime_ns: int = 0, later: bool = False) -> Stamp:
+    def of_bytes(cls, data: bytes, mtime_ns: int = 0, later: bool = False) -> Stamp:
         if later:
             return cls(len(data), mtime_ns, None, data)
-        return cls(len(data), mtime_ns, _sha256(data))
+        return cls(len(data), mtime_ns, hashlib.sha256(data).hexdigest())
 
     @property
     def sha256(self) -> str:
@@ -143,7 +127,7 @@ class Stamp:
             raw = self._raw
             if raw is None:  # another thread worked it out in between
                 return str(self._sha256)
-            digest = self._sha256 = _sha256(raw)
+            digest = self._sha256 = hashlib.sha256(raw).hexdigest()
             self._raw = None
         return digest
 
@@ -176,9 +160,9 @@ def stamp_of(path: Path) -> Stamp | None:
     return Stamp.of_bytes(data, mtime)
 
 
-def bom_length(raw: Raw) -> int:
+def bom_length(raw: bytes) -> int:
     """How many bytes of ``raw`` are a byte order mark, which is not text."""
-    return len(BOM) if (raw if isinstance(raw, bytes) else raw.span(0, len(BOM))).startswith(BOM) else 0
+    return len(BOM) if raw.startswith(BOM) else 0
 
 
 @dataclass(frozen=True)
@@ -189,23 +173,23 @@ class Undecoded:
     (``models.session.memory_follow``); decoding the rest, a 29 MB string when one character
     is not ASCII, took 4 ms of a 10 ms follow-up, and nothing the view shows needs it."""
 
-    raw: Raw
+    raw: bytes
     length: int  # in characters, known without decoding
 
     def decoded(self) -> str:
-        return whole(self.raw).decode("utf-8-sig")  # what ``decode`` gives: a leading BOM is not text
+        return self.raw.decode("utf-8-sig")  # what ``decode`` gives: a leading BOM is not text
 
     def decoded_span(self, start: int, stop: int | None = None) -> str:
         """The text of bytes ``start:stop`` of the text (a BOM not counted), which must lie
         on character boundaries."""
         lead = bom_length(self.raw)
-        return spliced(self.raw).span(lead + start, None if stop is None else lead + stop).decode("utf-8")
+        return self.raw[lead + start : None if stop is None else lead + stop].decode("utf-8")
 
     def same_text(self, other: Undecoded) -> bool:
         """Whether both are the same text, compared as bytes in place (a BOM not counted)."""
         a, b = self.raw, other.raw
         at, bt = bom_length(a), bom_length(b)
-        return same_raw(a, b, at, bt)
+        return len(a) - at == len(b) - bt and a.startswith(memoryview(b)[bt:], at)
 
     def __len__(self) -> int:
         return self.length
@@ -259,7 +243,7 @@ def read_text(path: Path, display_name: str | None = None, fingerprint_later: bo
     return decoded_file(path, raw, mtime, display_name or path.name, fingerprint_later)
 
 
-def size_problems(raw: Raw, name: str) -> list[Problem]:
+def size_problems(raw: bytes, name: str) -> list[Problem]:
     """What every read of a file says about its size (a follow-up that decodes only the part
     that changed says it too)."""
     if len(raw) > LARGE_FILE_BYTES:
