@@ -106,6 +106,9 @@ class Session:
     # what they decode to exactly: a follow-up compares the new bytes with them
     # (``models.session.memory_follow``).
     _raws: dict[str, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # The parts whose version shown was read with an error of its own (front matter that is not
+    # YAML, say): a later version with errors is no worse, and is shown unless it reads as nothing.
+    _shown_broken: set[Part] = field(default_factory=set, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -210,12 +213,14 @@ class Session:
                     return False  # the bytes of the version shown, and nothing new to say
                 setattr(self, attr, followed)
                 self.problems[attr] = problems  # a read that failed in between is mended
+                self._shown_broken.discard(attr)  # a follow-up reads from a version scanned clean
                 return True
             loaded = decoded_file(path, raw, mtime, name, fingerprint_later=True)
         except FileNotFoundError:
             missing = [Problem("warning", name, "not found in this session")]
             changed = getattr(self, attr) is not None or self.problems.get(attr) != missing
             setattr(self, attr, None)
+            self._shown_broken.discard(attr)
             self._raws.pop(name, None)  # the bytes of no version shown
             self.stamps[name] = None
             self.problems[attr] = [] if attr == "memory" else missing  # TEAM-MEMORY may be absent
@@ -234,14 +239,26 @@ class Session:
         value = parse(loaded) if loaded.text else None
         if value is not None:
             problems += value.problems
-        previous = getattr(self, attr)
-        if has_errors(problems) and previous is not None:
+        previous, broken = getattr(self, attr), has_errors(problems)
+        # A file caught half-written reads with errors: the version shown stays, unless it had
+        # errors of its own and this one still reads as something (an agent editing a GC whose
+        # front matter is not YAML must see the edits).
+        if broken and previous is not None and (attr not in self._shown_broken or value is None):
             if follow is not None:
                 self._raws.pop(name, None)
-            problems.append(Problem("warning", name, "showing the last good version of the file"))
+            kept = (
+                "the last good version of the file"
+                if attr not in self._shown_broken
+                else "the version read before this one"
+            )
+            problems.append(Problem("warning", name, f"showing {kept}"))
             self.problems[attr] = problems
             return True
         setattr(self, attr, value)
+        if broken:
+            self._shown_broken.add(attr)
+        else:
+            self._shown_broken.discard(attr)
         self.stamps[name] = loaded.stamp
         self.problems[attr] = problems
         return True
