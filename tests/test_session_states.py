@@ -86,10 +86,42 @@ def _good(rng: random.Random, name: str, original: str, last: str | None) -> str
     return original
 
 
+def _phase_step(rng: random.Random, folder: Path) -> list[Part]:
+    """A write to the phase folders: a gate record edited, broken or taken away, a teammate's
+    folder made or removed, a phase folder made, removed or turned into a file. The parts the
+    watcher would reload for it."""
+    phases = sorted(p for p in folder.iterdir() if p.name.startswith("phase-"))
+    kind = rng.choice(["gate-good", "gate-broken", "gate-gone", "mate", "mate-gone", "phase", "phase-file"])
+    if kind.startswith("gate") and phases:
+        phase = rng.choice(phases)
+        if phase.is_dir():
+            path = phase / "gate-record.yaml"
+            _clear(path)
+            if kind == "gate-good":
+                path.write_text(f"phase: {phase.name[6:]}\nresult: {rng.choice(['APPROVED', 'ITERATE'])}\n")
+            elif kind == "gate-broken":
+                _broken(rng, path, b"phase: 1\nresult: [APPROVED\n")
+    elif kind == "mate" and phases and phases[0].is_dir():
+        (rng.choice([p for p in phases if p.is_dir()]) / f"implementer-{rng.randint(1, 9)}").mkdir(exist_ok=True)
+    elif kind == "mate-gone" and phases:
+        mates = [m for p in phases if p.is_dir() for m in p.iterdir() if m.is_dir()]
+        if mates:
+            shutil.rmtree(rng.choice(mates))
+    elif kind == "phase":
+        (folder / f"phase-{rng.randint(1, 12)}" / f"researcher-{rng.randint(1, 3)}").mkdir(parents=True, exist_ok=True)
+    elif kind == "phase-file" and phases:
+        victim = rng.choice(phases)
+        _clear(victim)
+        victim.write_text("not a folder\n")
+    return ["folders", "gates"]
+
+
 def _facts(session: Session) -> list[object]:
     cold_caches()
     facts: list[object] = [
-        {part: [str(p) for p in session.problems.get(part, [])] for part in FILES.values()},
+        {part: [str(p) for p in session.problems.get(part, [])] for part in (*FILES.values(), "gates")},
+        [(g.phase, g.verdict, g.path, [str(p) for p in g.problems]) for g in session.all_gates],
+        session.phase_roles,
         session.gc_version,
         gc_facts(session.gc) if session.gc is not None else None,
         memory_facts(session.memory) if session.memory is not None else None,
@@ -114,6 +146,9 @@ def test_a_session_back_to_good_files_reads_as_a_fresh_open(source: Path, tmp_pa
     checked = broken_seen = 0
     for _ in range(20):
         for _ in range(rng.randint(1, 5)):  # a run of writes, some of them broken
+            if rng.random() < 0.3:
+                session.reload(_phase_step(rng, folder))
+                continue
             name = rng.choice(list(FILES))
             path = folder / name
             _clear(path)
@@ -169,3 +204,43 @@ def test_edits_to_a_gc_that_reads_with_an_error_are_shown(tmp_path: Path) -> Non
     path.write_text(broken, encoding="utf-8")
     assert session.reload(["gc"]) == {"gc"} and session.gc.text == mended
     assert [p.message for p in session.problems["gc"]][-1] == "showing the last good version of the file"
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda path: path.mkdir(), "phase-1/gate-record.yaml: cannot be read: is a folder, not a file"),
+        (
+            lambda path: os.mkfifo(path),
+            "phase-1/gate-record.yaml: cannot be read: not a regular file (a FIFO); not read",
+        ),
+    ],
+    ids=["folder", "fifo"],
+)
+def test_a_gate_record_that_is_no_file_is_named_in_one_line(
+    make: Callable[[Path], None], said: str, tmp_path: Path
+) -> None:
+    """It used to be passed over in silence, as if the phase had no record."""
+    folder = tmp_path / "session"
+    shutil.copytree(REAL_SESSIONS / "cow-pipeline-redesign", folder)
+    path = folder / "phase-1" / "gate-record.yaml"
+    path.unlink()
+    make(path)
+    session = open_session(folder, get_tokenizer("o200k_base"))
+    assert [str(p) for p in session.problems["gates"]] == [said]
+    assert "phase-1/gate-record.yaml" not in [g.path for g in session.gates]
+    path.unlink() if not path.is_dir() else path.rmdir()
+    path.symlink_to(folder / "nowhere.yaml")  # a link to nothing is no record, and no error
+    assert session.reload(["gates"]) == {"gates"} and session.problems["gates"] == []
+
+
+def test_a_phase_folder_removed_while_the_session_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listed, then gone before its teammates were read (an agent cleaning up): it names no
+    teammate, and the reload does not fail."""
+    folder = tmp_path / "session"
+    shutil.copytree(DEMO, folder)
+    session = open_session(folder, get_tokenizer("o200k_base"))
+    assert session.phase_roles
+    monkeypatch.setattr(Session, "_phase_folders", lambda self: [folder / "phase-99"])
+    assert session.reload(["folders", "gates"]) == {"folders", "gates"}
+    assert session.phase_roles == {} and session.gates == []

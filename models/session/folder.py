@@ -7,6 +7,7 @@ good one and says why.
 
 from __future__ import annotations
 
+import os
 import re
 import weakref
 from collections.abc import Callable, Iterable
@@ -292,12 +293,14 @@ class Session:
         stamps: dict[str, Stamp | None] = {}
         for folder in self._phase_folders():
             path = folder / GATE_FILE
-            if not path.is_file():
+            if not os.path.lexists(path):
                 continue
             rel = f"{folder.name}/{GATE_FILE}"
             try:
                 loaded: TextFile = read_text(path, rel)
-            except OSError as exc:
+            except FileNotFoundError:
+                continue  # gone since, or a link to nothing: no record, as for the session's files
+            except OSError as exc:  # a folder or a FIFO where the record should be, say
                 problems.append(Problem("error", rel, f"cannot be read: {exc.strerror}"))
                 continue
             stamps[rel] = loaded.stamp
@@ -326,7 +329,11 @@ class Session:
         for folder in self._phase_folders():
             number = phase_number(folder)
             assert number is not None
-            for child in sorted(folder.iterdir(), key=lambda p: natural_key(p.name)):
+            try:
+                children = sorted(folder.iterdir(), key=lambda p: natural_key(p.name))
+            except OSError:
+                continue  # removed since it was listed (or unreadable): it names no teammate
+            for child in children:
                 if child.is_dir() and child.name not in _NOT_ROLES and not child.name.startswith("."):
                     roles.setdefault(child.name, []).append(number)
         changed = roles != self.phase_roles
