@@ -59,6 +59,7 @@ class Controller(QObject):
         self.reviewer = LatestWork(self)  # inboxes, ledger and team replies, off the GUI thread
         self.reviewer.finished.connect(self._reviewed)
         self.team = TeamBridge(self)
+        self._team_roles: tuple[str, ...] = ()  # the roles the team's columns were read for
         self.team.viewReady.connect(self._team_view)
         self.team.delivered.connect(self._delivered)
         self.team.repliesChanged.connect(self.refresh_reviews)
@@ -139,7 +140,16 @@ class Controller(QObject):
             self.window.composer.on_session_changed(parts)
             if parts & {"inbox", "plan", "gc"}:
                 self.refresh_reviews()
-            if "plan" in parts or ("gc" in parts and self.team.view is not None and self.team.view.link is not None):
+            session, linked = self.live.session, self.team.view is not None and self.team.view.link is not None
+            # A new phase folder or TEAM-MEMORY heading may bring a role the team's columns lack
+            # (a follow-up of one section's body keeps the headings: asking would gather every
+            # teammate again on each append, 500 of them on a large session).
+            headings = "memory" in parts and (session.memory is None or session.memory.follow_up is None)
+            if (
+                "plan" in parts
+                or ("gc" in parts and linked)
+                or ((headings or "folders" in parts) and session.roles() != self._team_roles)
+            ):
                 self._follow_team()  # roles and confirmed versions come from the plan (and the GC's team)
 
     def reload(self) -> None:
@@ -190,7 +200,8 @@ class Controller(QObject):
             return
         session = self.live.session
         confirmed = dict(session.plan.teammate_gc_versions) if session.plan else {}
-        self.team.set_session(session.folder, [t.role for t in session.teammates()], confirmed)
+        self._team_roles = session.roles()
+        self.team.set_session(session.folder, list(self._team_roles), confirmed)
 
     def _ask_team(self) -> None:
         folder = pick_team_folder(self.window)

@@ -7,7 +7,10 @@ import models.session.gc_items as gc_items
 import models.session.gc_parse as gc_module
 import models.session.memory_entries as memory_entries
 from models.session.gc import GlobalContext
-from models.session.team_memory import TeamMemory
+from models.session.plan import parse_plan
+from models.session.team_memory import TeamMemory, parse_memory
+from models.text.problems import has_errors
+from models.text.tokens import EstimateTokenizer
 
 
 def cold_caches() -> None:
@@ -43,3 +46,14 @@ def memory_facts(memory: TeamMemory) -> list[object]:
         entries = [(e.text, e.tag, e.archived, s.span_of(e)) for e in s.entries]
         facts.append((s.header, s.role, s.kind, s.replaced, s.line, s.end_line, entries, sorted(s.meta.items())))
     return facts
+
+
+def reads_clean(name: str, text: str) -> bool:
+    """Whether ``text`` as the session file ``name`` reads without an error: a broken file
+    keeps the last good version on screen, which a fresh open has not seen."""
+    parse = {
+        "global-context.md": lambda: gc_module.parse_gc(text, EstimateTokenizer()).problems,
+        "orchestration-plan.md": lambda: parse_plan(text).problems,
+        "TEAM-MEMORY.md": lambda: parse_memory(text).problems,
+    }[name]
+    return not has_errors(parse())

@@ -20,16 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from gc_facts import cold_caches, gc_facts, memory_facts
+from gc_facts import cold_caches, gc_facts, memory_facts, reads_clean
 
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import random_edit
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE, Part, Session, open_session
-from models.session.gc_parse import parse_gc
-from models.session.plan import parse_plan
-from models.session.team_memory import parse_memory
-from models.text.problems import Problem, has_errors
-from models.text.tokens import EstimateTokenizer, get_tokenizer
+from models.text.tokens import get_tokenizer
 
 SESSIONS = sorted([*(p for p in REAL_SESSIONS.iterdir() if p.is_dir()), DEMO])
 FILES: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "memory"}
@@ -63,13 +59,6 @@ def _clear(path: Path) -> None:
         shutil.rmtree(path)
 
 
-_PARSE: dict[str, Callable[[str], list[Problem]]] = {
-    GC_FILE: lambda text: parse_gc(text, EstimateTokenizer()).problems,
-    PLAN_FILE: lambda text: parse_plan(text).problems,
-    MEMORY_FILE: lambda text: parse_memory(text).problems,
-}
-
-
 def _good(rng: random.Random, name: str, original: str, last: str | None) -> str:
     """A good version (one that reads without an error): the last good one again (a file put
     back as it was), the original, or an edit of the last good one (an entry appended, a line
@@ -81,7 +70,7 @@ def _good(rng: random.Random, name: str, original: str, last: str | None) -> str
         text = random_edit(base, rng) if base and rng.random() < 0.8 else base
         if rng.random() < 0.15:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        if not has_errors(_PARSE[name](text)):
+        if reads_clean(name, text):
             return text
     return original
 

@@ -349,6 +349,10 @@ class Session:
         copies: a composer's re-plan asked four times, 16 ms each with 500 teammates."""
         return [copy_teammate(m) for m in self._read_teammates()]
 
+    def roles(self) -> tuple[str, ...]:
+        """Every teammate's role, in ``teammates()``'s order, without copying them."""
+        return tuple(m.role for m in self._read_teammates())
+
     def receiving_roles(self) -> tuple[str, ...]:
         """The roles of the teammates that receive updates, in ``teammates()``'s order: the
         composer's default impact, asked three times a re-plan, without copying 500 of them."""

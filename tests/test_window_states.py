@@ -1,0 +1,151 @@
+"""The window after agents' writes shows what a window opened afresh on the folder shows.
+
+The window updates what a write changed and skips the rest: the section tree and the memory
+tree sync one edited row, the teammate table is gathered again only when the plan, the phase
+folders, the GC's version or TEAM-MEMORY's roles moved, and each banner follows its own part.
+Each skip is a claim that nothing it leaves could have changed. Here agents write random
+changes through the real folder watcher, and after each one the live window's trees, table,
+banners and status bar must equal those of a second window that opened the folder from
+scratch (its views are what the app shows on open, which the other tests hold to the files).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from gc_facts import reads_clean
+from PySide6.QtCore import QModelIndex, QSettings, Qt
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.settings import AppSettings
+from conftest import settle_reviews
+from gc_edits import random_edit
+from ui.main_window import MainWindow
+from ui.node_model import NodeTreeModel
+
+TOOLTIP = Qt.ItemDataRole.ToolTipRole
+
+
+def _rows(model: NodeTreeModel, columns: int, parent: QModelIndex | None = None) -> list[object]:
+    parent = parent or QModelIndex()
+    out: list[object] = []
+    for r in range(model.rowCount(parent)):
+        index = model.index(r, 0, parent)
+        cells = [model.index(r, c, parent).data() for c in range(columns)]
+        out.append((cells, index.data(TOOLTIP), _rows(model, columns, index)))
+    return out
+
+
+def _shown(window: MainWindow) -> list[object]:
+    """What the Lead reads off the window: every row of the three views, the banners and the
+    status bar."""
+    return [
+        _rows(window.gc_model, window.gc_model.columnCount()),
+        _rows(window.teammate_model, window.teammate_model.columnCount()),
+        _rows(window.memory_model, window.memory_model.columnCount()),
+        [b.text() for b in (window.sections_pane.gc_banner, window.plan_banner, window.memory_banner)],
+        window.gates_pane.gates_banner.text(),
+        [
+            w.text()
+            for w in (window.status_session, window.status_version, window.status_tokens, window.status_problems)
+        ],
+        window.line_count.text(),
+    ]
+
+
+def _fresh(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
+    controller = Controller(
+        AppSettings(QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat)), headless=True
+    )
+    qtbot.addWidget(controller.window)
+    assert controller.open(folder)
+    settle_reviews(qtbot, controller)
+    return controller
+
+
+def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None]]]:
+    """Writes agents make, each with the part of the session it changes."""
+    gc, memory, plan = folder / "global-context.md", folder / "TEAM-MEMORY.md", folder / "orchestration-plan.md"
+
+    def edit(path: Path) -> Callable[[random.Random], None]:
+        """A random edit that still reads without an error: a broken file keeps the last good
+        version on screen, which a fresh window has not seen (``test_session_states``)."""
+
+        def write(rng: random.Random) -> None:
+            text = path.read_text(encoding="utf-8")
+            for _ in range(20):
+                edited = random_edit(text, rng)
+                if reads_clean(path.name, edited):
+                    path.write_text(edited, encoding="utf-8")
+                    return
+
+        return write
+
+    def bump(rng: random.Random) -> None:
+        text = gc.read_text(encoding="utf-8")
+        gc.write_text(re.sub(r"GC-v(\d+)", lambda m: f"GC-v{int(m[1]) + 1}", text, count=1), encoding="utf-8")
+
+    def append(rng: random.Random) -> None:
+        text = memory.read_text(encoding="utf-8")
+        headings = [m.start() for m in re.finditer(r"^## ", text, re.MULTILINE)]
+        at = text.find("\n", rng.choice(headings)) + 1
+        entry = f"- [{rng.choice(['Finding', 'Decision', 'Oddity'])}] written by an agent {rng.random():.3f}\n"
+        memory.write_text(text[:at] + entry + text[at:], encoding="utf-8")
+
+    def replace(rng: random.Random) -> None:
+        text = memory.read_text(encoding="utf-8")
+        roles = re.findall(r"^## (implementer-\d+)$", text, re.MULTILINE)
+        if roles:
+            role = rng.choice(roles)
+            memory.write_text(text.replace(f"## {role}\n", f"## {role} [REPLACED]\n", 1), encoding="utf-8")
+
+    def new_role(rng: random.Random) -> None:
+        text = memory.read_text(encoding="utf-8")
+        memory.write_text(text + f"\n## tester-{rng.randint(1, 4)}\n- [Finding] joined late\n", encoding="utf-8")
+
+    def status(rng: random.Random) -> None:
+        text = plan.read_text(encoding="utf-8")
+        state = rng.choice(["active", "shutdown", "idle"])
+        plan.write_text(re.sub(r"(implementer-\d+: )\w+", lambda m: m[1] + state, text, count=1), encoding="utf-8")
+
+    def phase(rng: random.Random) -> None:
+        (folder / f"phase-{rng.randint(6, 9)}" / f"implementer-{rng.randint(5, 8)}").mkdir(parents=True, exist_ok=True)
+
+    return [
+        ("gc", edit(gc)),
+        ("gc", bump),
+        ("memory", append),
+        ("memory", edit(memory)),
+        ("memory", replace),
+        ("memory", new_role),
+        ("plan", edit(plan)),
+        ("plan", status),
+        ("folders", phase),
+    ]
+
+
+def test_the_live_window_shows_what_a_fresh_window_shows(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, tmp_path: Path
+) -> None:
+    rng = random.Random(18)
+    window = controller.window
+    writes = _writes(demo_copy)
+    for step in range(24):
+        part, write = rng.choice(writes)
+        before = {p.name: p.read_bytes() for p in demo_copy.glob("*.md")}
+        write(rng)
+        if part != "folders" and {p.name: p.read_bytes() for p in demo_copy.glob("*.md")} == before:
+            continue  # nothing to follow
+        with qtbot.waitSignal(window.viewUpdated, timeout=5000, check_params_cb=lambda parts, part=part: part in parts):
+            pass
+        settle_reviews(qtbot, controller)
+        fresh = _fresh(qtbot, tmp_path, demo_copy)
+        try:
+            assert _shown(window) == _shown(fresh.window), (step, part)
+        finally:
+            fresh.window.context_pane.wait()
+            fresh.close()
