@@ -54,7 +54,17 @@ def _shown(window: MainWindow) -> list[object]:
             for w in (window.status_session, window.status_version, window.status_tokens, window.status_problems)
         ],
         window.line_count.text(),
+        _plan(window),
     ]
+
+
+def _plan(window: MainWindow) -> object:
+    """The composer's update plan as its table shows it: each teammate's decision and why."""
+    plan = window.composer.plan
+    if plan is None:
+        return None
+    decisions = [(d.role, d.mode, [str(c) for c in d.conditions], d.tokens, d.base_version) for d in plan.decisions]
+    return (plan.current_version, plan.full_tokens, plan.frozen, plan.notes, decisions)
 
 
 def _fresh(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:

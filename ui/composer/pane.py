@@ -207,10 +207,16 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
     def on_session_changed(self, parts: Collection[str] = PLAN_PARTS) -> None:
         """Files changed on disk: follow the GC unless the Lead is editing it here.
 
-        Only the GC, the plan, the gates and the snapshot folders feed the update plan; a
-        teammate appending to TEAM-MEMORY must not re-plan 50 teammates on every line.
+        The GC, the plan, the gates and the snapshot folders feed the update plan, and of
+        TEAM-MEMORY its headings: a section brings a teammate, a [REPLACED] one retires it. A
+        teammate appending to TEAM-MEMORY (a follow-up of one section's body, headings kept)
+        must not re-plan 50 teammates on every line.
         """
-        if self.composer is not None and PLAN_PARTS & set(parts):
+        if self.composer is None:
+            return
+        memory = self.composer.session.memory
+        headings = "memory" in parts and (memory is None or memory.follow_up is None)
+        if PLAN_PARTS & set(parts) or headings:
             self.composer.follow_disk()
             self.refresh()
 
