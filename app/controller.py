@@ -27,6 +27,7 @@ from models.review.ledger import append_ledger, handled_keys
 from models.review.pending import pending_statuses
 from models.review.validation import Review
 from models.session.folder import PLAN_FILE, Part, find_sessions
+from models.session.team_memory import teammate_facts_kept
 from models.text.atomic import FileChangedError, atomic_write, create_new
 from models.text.surgical import EditError
 from models.text.textfile import read_bounded
@@ -144,7 +145,7 @@ class Controller(QObject):
             # A new phase folder or TEAM-MEMORY heading may bring a role the team's columns lack
             # (a follow-up of one section's body keeps the headings: asking would gather every
             # teammate again on each append, 500 of them on a large session).
-            headings = "memory" in parts and (session.memory is None or session.memory.follow_up is None)
+            headings = "memory" in parts and not teammate_facts_kept(session.memory)
             if (
                 "plan" in parts
                 or ("gc" in parts and linked)

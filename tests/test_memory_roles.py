@@ -72,3 +72,32 @@ def test_an_append_without_replaced_sections_reads_no_section_for_the_table(
     assert gathered == [] and walked == []
     roles = [controller.window.teammate_model.index(r, 0).data() for r in range(5)]
     assert "implementer-2" in roles  # the table still holds what the session says
+
+
+def test_whether_a_follow_up_keeps_what_memory_says_of_the_teammates() -> None:
+    """``teammate_facts_kept``, which the composer and the team's columns go by: only a
+    follow-up of one section's body that moves no [REPLACED] heading says of the teammates
+    what the version before said. The expectations are read off each write by hand."""
+    from models.session.team_memory import parse_memory, teammate_facts_kept
+
+    text = (
+        "# TEAM-MEMORY — roles\n\n## implementer-1\n- [Finding] one\n\n"
+        "## implementer-2 [REPLACED]\n- [Finding] two\n\n## implementer-3\n- [Finding] three\n"
+    )
+    old = parse_memory(text)
+    cases = [
+        # an entry added below the [REPLACED] heading: nothing it cites moved
+        (text + "- [Finding] four\n", True),
+        # a line changed above it, the line count kept
+        (text.replace("- [Finding] one", "- [Finding] one, edited"), True),
+        # an entry added above it: its heading is now a line further down
+        (text.replace("- [Finding] one\n", "- [Finding] one\n- [Finding] more\n"), False),
+        # a heading changed: read whole, not a follow-up
+        (text.replace("## implementer-3\n", "## implementer-3 [REPLACED]\n"), False),
+        # a section for a new teammate
+        (text + "\n## tester-1\n- [Finding] joined\n", False),
+    ]
+    for written, kept in cases:
+        assert teammate_facts_kept(parse_memory(written, previous=old)) is kept, written
+    assert teammate_facts_kept(old) is False  # read whole: nothing to compare with
+    assert teammate_facts_kept(None) is False

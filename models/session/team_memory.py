@@ -309,6 +309,16 @@ def _whole_file_problems(blank: bool, title: str | None, sections: list[MemorySe
     return problems
 
 
+def teammate_facts_kept(memory: TeamMemory | None) -> bool:
+    """Whether ``memory`` says of the teammates what the version it follows said: a follow-up
+    of one section's body keeps the headings (the roles, and which are [REPLACED]), and unless
+    it moved a [REPLACED] heading, the lines the teammates' states cite too."""
+    follow = memory.follow_up if memory is not None else None
+    if memory is None or follow is None:
+        return False
+    return not follow.lines or not any(s.replaced for s in memory.sections[follow.index + 1 :])
+
+
 def followable(previous: TeamMemory) -> bool:
     """Whether a follow-up may re-read one section of ``previous``: not after a scan problem
     (whose line numbers would shift), and only with a place for each section."""

@@ -30,6 +30,7 @@ from models.delta.message import render_message
 from models.delta.savings import scenario_rows
 from models.publish.composer import Composer, SectionEditError
 from models.publish.merge import Conflict
+from models.session.team_memory import teammate_facts_kept
 from models.text.problems import Problem
 from ui.composer.header import describe, shown_message
 from ui.composer.item_actions import ItemActions
@@ -208,15 +209,14 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         """Files changed on disk: follow the GC unless the Lead is editing it here.
 
         The GC, the plan, the gates and the snapshot folders feed the update plan, and of
-        TEAM-MEMORY its headings: a section brings a teammate, a [REPLACED] one retires it. A
-        teammate appending to TEAM-MEMORY (a follow-up of one section's body, headings kept)
-        must not re-plan 50 teammates on every line.
+        TEAM-MEMORY its headings: a section brings a teammate, a [REPLACED] one retires it
+        (and its line is cited). A teammate appending to TEAM-MEMORY must not re-plan 50
+        teammates on every line: a follow-up that keeps what it says of them re-plans nothing.
         """
         if self.composer is None:
             return
-        memory = self.composer.session.memory
-        headings = "memory" in parts and (memory is None or memory.follow_up is None)
-        if PLAN_PARTS & set(parts) or headings:
+        memory_moved = "memory" in parts and not teammate_facts_kept(self.composer.session.memory)
+        if PLAN_PARTS & set(parts) or memory_moved:
             self.composer.follow_disk()
             self.refresh()
 
