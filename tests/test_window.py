@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -381,6 +382,14 @@ def test_an_outside_write_that_drops_gc_items_is_named(qtbot: QtBot, controller:
     )
     gc.write_text(text, encoding="utf-8")  # put back: nothing removed by this write
     qtbot.waitUntil(lambda: "removed" not in w.sections_pane.gc_banner.text(), timeout=5000)
+    # Twelve rows of the decisions table taken away: ten are named, and the rest counted in a
+    # line that says what it counts.
+    rows = [line for line in text.splitlines(keepends=True) if re.match(r"\| [A-Z]+-\d+ \|", line)][:12]
+    assert len(rows) == 12
+    gc.write_text("".join(line for line in text.splitlines(keepends=True) if line not in rows), encoding="utf-8")
+    qtbot.waitUntil(lambda: "more items" in w.sections_pane.gc_banner.text(), timeout=5000)
+    lines = [line for line in w.sections_pane.gc_banner.text().splitlines() if "outside write" in line]
+    assert len(lines) == 11 and lines[-1].endswith("an outside write removed 2 more items")
 
 
 def test_with_no_snapshot_the_message_is_the_full_gc(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:

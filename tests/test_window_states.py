@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import random
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from gc_facts import reads_clean
 from PySide6.QtCore import QModelIndex, QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.settings import AppSettings
-from conftest import settle_reviews
+from conftest import COW, DEMO, REAL_SESSIONS, settle_reviews
 from gc_edits import random_edit
 from ui.main_window import MainWindow
 from ui.node_model import NodeTreeModel
@@ -74,17 +76,21 @@ def _banner(text: str) -> list[str]:
     return [line for line in text.splitlines() if "an outside write removed" not in line]
 
 
-def _fresh(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
-    controller = Controller(
-        AppSettings(QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat)), headless=True
-    )
+def _opened(qtbot: QtBot, settings: Path, folder: Path) -> Controller:
+    controller = Controller(AppSettings(QSettings(str(settings), QSettings.Format.IniFormat)), headless=True)
     qtbot.addWidget(controller.window)
+    controller.window.confirm_discard = lambda: True  # type: ignore[method-assign]
     assert controller.open(folder)
     settle_reviews(qtbot, controller)
     return controller
 
 
-def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None]]]:
+def _closed(controller: Controller) -> None:
+    controller.window.context_pane.wait()
+    controller.close()
+
+
+def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None], str | None]]:
     """Writes agents make, each with the part of the session it changes."""
     gc, memory, plan = folder / "global-context.md", folder / "TEAM-MEMORY.md", folder / "orchestration-plan.md"
 
@@ -140,38 +146,44 @@ def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None]]]:
     def phase(rng: random.Random) -> None:  # always a folder not there before
         (folder / f"phase-{rng.randint(6, 9)}" / f"implementer-{rng.randint(5, 99_999)}").mkdir(parents=True)
 
-    return [
-        ("gc", edit(gc)),
-        ("gc", bump),
-        ("memory", append),
-        ("memory", edit(memory)),
-        ("memory", replace),
-        ("memory", new_role),
-        ("plan", edit(plan)),
-        ("plan", status),
-        ("folders", phase),
-        ("gates", gate),
+    return [  # (the part it changes, the write, the file it needs)
+        ("gc", edit(gc), gc.name),
+        ("gc", bump, gc.name),
+        ("memory", append, memory.name),
+        ("memory", edit(memory), memory.name),
+        ("memory", replace, memory.name),
+        ("memory", new_role, memory.name),
+        ("plan", edit(plan), plan.name),
+        ("plan", status, plan.name),
+        ("folders", phase, None),
+        ("gates", gate, None),
     ]
 
 
-def test_the_live_window_shows_what_a_fresh_window_shows(
-    qtbot: QtBot, controller: Controller, demo_copy: Path, tmp_path: Path
-) -> None:
-    rng = random.Random(18)
-    window = controller.window
-    writes = _writes(demo_copy)
-    for step in range(30):
-        part, write = rng.choice(writes)
-        before = {p.name: p.read_bytes() for p in demo_copy.glob("*.md")}
-        write(rng)
-        if part not in ("folders", "gates") and {p.name: p.read_bytes() for p in demo_copy.glob("*.md")} == before:
-            continue  # nothing to follow
-        with qtbot.waitSignal(window.viewUpdated, timeout=5000, check_params_cb=lambda parts, part=part: part in parts):
-            pass
-        settle_reviews(qtbot, controller)
-        fresh = _fresh(qtbot, tmp_path, demo_copy)
-        try:
-            assert _shown(window) == _shown(fresh.window), (step, part)
-        finally:
-            fresh.window.context_pane.wait()
-            fresh.close()
+@pytest.mark.parametrize("source", [DEMO, COW, REAL_SESSIONS / "opus46-nlp-conversion"], ids=lambda p: p.name)
+def test_the_live_window_shows_what_a_fresh_window_shows(qtbot: QtBot, tmp_path: Path, source: Path) -> None:
+    folder = tmp_path / "project" / ".agent" / "teams" / source.name
+    shutil.copytree(source, folder)
+    rng = random.Random(f"window-{source.name}")
+    live = _opened(qtbot, tmp_path / "live.ini", folder)
+    window = live.window
+    writes = [(part, write) for part, write, name in _writes(folder) if name is None or (folder / name).is_file()]
+    try:
+        for step in range(30):
+            part, write = rng.choice(writes)
+            before = {p.name: p.read_bytes() for p in folder.glob("*.md")}
+            write(rng)
+            if part not in ("folders", "gates") and {p.name: p.read_bytes() for p in folder.glob("*.md")} == before:
+                continue  # nothing to follow
+            with qtbot.waitSignal(
+                window.viewUpdated, timeout=5000, check_params_cb=lambda parts, part=part: part in parts
+            ):
+                pass
+            settle_reviews(qtbot, live)
+            fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
+            try:
+                assert _shown(window) == _shown(fresh.window), (step, part)
+            finally:
+                _closed(fresh)
+    finally:
+        _closed(live)

@@ -42,7 +42,8 @@ class SectionsPane(QWidget):
             Problem("warning", "global-context.md", f"an outside write removed {ref}: {key}") for ref, key in gone[:10]
         ]
         if len(gone) > 10:
-            warnings.append(Problem("warning", "global-context.md", f"… and {len(gone) - 10} more items"))
+            more = len(gone) - 10  # worded as the lines above, so that it reads on its own
+            warnings.append(Problem("warning", "global-context.md", f"an outside write removed {more} more items"))
         # The banner first: showing or hiding it resizes the tree, which then lays out every
         # row it holds. Before the new rows go in, those are the old ones (none on an open),
         # not the 13,000 top-level rows of a ten-times GC, whose size warning shows the banner.
