@@ -50,6 +50,8 @@ def _shown(window: MainWindow) -> list[object]:
         _rows(window.teammate_model, window.teammate_model.columnCount()),
         _rows(window.memory_model, window.memory_model.columnCount()),
         _rows(window.gate_model, window.gate_model.columnCount()),
+        _rows(window.context_pane.team, window.context_pane.team.columnCount()),
+        [window.context_pane.teammate.itemText(i) for i in range(window.context_pane.teammate.count())],
         [_banner(b.text()) for b in (window.sections_pane.gc_banner, window.plan_banner, window.memory_banner)],
         window.gates_pane.gates_banner.text(),
         [

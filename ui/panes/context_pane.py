@@ -173,7 +173,16 @@ class ContextPane(QWidget):
         if session is not self.session:
             self.generation += 1  # results still on their way belong to the session left
         self.session, self.tokenizer = session, tokenizer
-        roles = [t.role for t in session.teammates()]
+        self._offer_roles(list(session.roles()))
+        self.results.clear()
+        for role, _ in self.links().items():
+            self._start(role)
+        self.refresh()
+
+    def _offer_roles(self, roles: list[str]) -> None:
+        """The teammates to choose from, the one chosen kept while it is among them."""
+        if roles == [self.teammate.itemText(i) for i in range(self.teammate.count())]:
+            return
         current = self.teammate.currentText()
         self.teammate.blockSignals(True)
         self.teammate.clear()
@@ -181,10 +190,6 @@ class ContextPane(QWidget):
         if current in roles:
             self.teammate.setCurrentText(current)
         self.teammate.blockSignals(False)
-        self.results.clear()
-        for role, _ in self.links().items():
-            self._start(role)
-        self.refresh()
 
     def links(self) -> dict[str, Link]:
         return load_links(self.session.folder)[0] if self.session else {}
@@ -283,6 +288,8 @@ class ContextPane(QWidget):
             self._stale = True
             return
         self._stale = False
+        mates = session.teammates()
+        self._offer_roles([mate.role for mate in mates])  # a phase folder or memory section brings one
         role = self.teammate.currentText()
         result = self.results.get(role)
         self.blocks.set_composed(result)
@@ -293,7 +300,7 @@ class ContextPane(QWidget):
         gc_tokens = session.gc.tokens if session.gc else 0
         memory_tokens = self.tokenizer.count(session.memory.text) if session.memory else 0
         rows = []
-        for mate in session.teammates():
+        for mate in mates:
             link = links.get(mate.role)
             composed = self.results.get(mate.role)
             rows.append(
