@@ -52,6 +52,11 @@ def _shown(window: MainWindow) -> list[object]:
         _rows(window.gate_model, window.gate_model.columnCount()),
         _rows(window.context_pane.team, window.context_pane.team.columnCount()),
         [window.context_pane.teammate.itemText(i) for i in range(window.context_pane.teammate.count())],
+        _rows(window.review_pane.model, window.review_pane.model.columnCount()),
+        _rows(window.composer.items_model, window.composer.items_model.columnCount()),
+        _rows(window.composer.decisions_model, window.composer.decisions_model.columnCount()),
+        _rows(window.composer.scenarios_model, window.composer.scenarios_model.columnCount()),
+        window.composer.message.toPlainText(),
         [_banner(b.text()) for b in (window.sections_pane.gc_banner, window.plan_banner, window.memory_banner)],
         window.gates_pane.gates_banner.text(),
         [
