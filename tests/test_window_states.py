@@ -11,6 +11,7 @@ scratch (its views are what the app shows on open, which the other tests hold to
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import shutil
@@ -97,6 +98,16 @@ def _closed(controller: Controller) -> None:
     controller.close()
 
 
+def _put(rng: random.Random, path: Path, text: str) -> None:
+    """Write as agents and editors do: in place, or to a temporary file moved over the old one."""
+    if rng.random() < 0.5:
+        path.write_text(text, encoding="utf-8")
+        return
+    temp = path.with_name(f".{path.name}.{rng.randint(0, 10**6)}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
 def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None], str | None]]:
     """Writes agents make, each with the part of the session it changes."""
     gc, memory, plan = folder / "global-context.md", folder / "TEAM-MEMORY.md", folder / "orchestration-plan.md"
@@ -110,37 +121,37 @@ def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None], st
             for _ in range(20):
                 edited = random_edit(text, rng)
                 if reads_clean(path.name, edited):
-                    path.write_text(edited, encoding="utf-8")
+                    _put(rng, path, edited)
                     return
 
         return write
 
     def bump(rng: random.Random) -> None:
         text = gc.read_text(encoding="utf-8")
-        gc.write_text(re.sub(r"GC-v(\d+)", lambda m: f"GC-v{int(m[1]) + 1}", text, count=1), encoding="utf-8")
+        _put(rng, gc, re.sub(r"GC-v(\d+)", lambda m: f"GC-v{int(m[1]) + 1}", text, count=1))
 
     def append(rng: random.Random) -> None:
         text = memory.read_text(encoding="utf-8")
         headings = [m.start() for m in re.finditer(r"^## ", text, re.MULTILINE)]
         at = text.find("\n", rng.choice(headings)) + 1
         entry = f"- [{rng.choice(['Finding', 'Decision', 'Oddity'])}] written by an agent {rng.random():.3f}\n"
-        memory.write_text(text[:at] + entry + text[at:], encoding="utf-8")
+        _put(rng, memory, text[:at] + entry + text[at:])
 
     def replace(rng: random.Random) -> None:
         text = memory.read_text(encoding="utf-8")
         roles = re.findall(r"^## (implementer-\d+)$", text, re.MULTILINE)
         if roles:
             role = rng.choice(roles)
-            memory.write_text(text.replace(f"## {role}\n", f"## {role} [REPLACED]\n", 1), encoding="utf-8")
+            _put(rng, memory, text.replace(f"## {role}\n", f"## {role} [REPLACED]\n", 1))
 
     def new_role(rng: random.Random) -> None:
         text = memory.read_text(encoding="utf-8")
-        memory.write_text(text + f"\n## tester-{rng.randint(1, 4)}\n- [Finding] joined late\n", encoding="utf-8")
+        _put(rng, memory, text + f"\n## tester-{rng.randint(1, 4)}\n- [Finding] joined late\n")
 
     def status(rng: random.Random) -> None:
         text = plan.read_text(encoding="utf-8")
         state = rng.choice(["active", "shutdown", "idle"])
-        plan.write_text(re.sub(r"(implementer-\d+: )\w+", lambda m: m[1] + state, text, count=1), encoding="utf-8")
+        _put(rng, plan, re.sub(r"(implementer-\d+: )\w+", lambda m: m[1] + state, text, count=1))
 
     def gate(rng: random.Random) -> None:
         number = rng.randint(1, 7)
@@ -148,7 +159,7 @@ def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None], st
         path.parent.mkdir(exist_ok=True)
         verdict = rng.choice(["APPROVED", "ITERATE", "ABORT"])
         note = rng.random()  # never the record that was there
-        path.write_text(f"phase: {number}\nresult: {verdict}\nnote: {note}\n", encoding="utf-8")
+        _put(rng, path, f"phase: {number}\nresult: {verdict}\nnote: {note}\n")
 
     def phase(rng: random.Random) -> None:  # always a folder not there before
         (folder / f"phase-{rng.randint(6, 9)}" / f"implementer-{rng.randint(5, 99_999)}").mkdir(parents=True)
