@@ -78,10 +78,20 @@ def _plan(window: MainWindow) -> object:
     return (plan.current_version, plan.full_tokens, plan.frozen, plan.notes, decisions)
 
 
+# What the Lead's own actions were refused with, as the live window shows it in the memory
+# banner (a fresh window was asked nothing).
+REFUSALS: list[str] = []
+
+
 def _banner(text: str) -> list[str]:
-    """A banner's lines but those that report what an outside write removed: the live window
-    saw the version before, which a fresh window has not (the loss check's own tests)."""
-    return [line for line in text.splitlines() if "an outside write removed" not in line]
+    """A banner's lines but those that report what an outside write removed (the live window
+    saw the version before, which a fresh window has not: the loss check's own tests) and why
+    an action of the Lead's was refused."""
+    return [
+        line
+        for line in text.splitlines()
+        if line.strip() and "an outside write removed" not in line and not any(r in line for r in REFUSALS)
+    ]
 
 
 def _opened(qtbot: QtBot, settings: Path, folder: Path) -> Controller:
@@ -178,26 +188,77 @@ def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None], st
     ]
 
 
+def _lead_actions(window: MainWindow, folder: Path) -> list[Callable[[random.Random], bool]]:
+    """What the Lead does to TEAM-MEMORY from the window (each confirmed, as by the dialog):
+    an entry added, a teammate replaced, the last of those undone. Each says whether it wrote."""
+    actions = window.memory_actions
+    actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
+    REFUSALS.clear()
+    actions.failed.connect(lambda message: REFUSALS.extend(line for line in message.splitlines() if line.strip()))
+
+    def roles() -> list[str]:
+        memory = window.session.memory if window.session is not None else None
+        return [s.role for s in memory.roles()] if memory is not None else []
+
+    def add(rng: random.Random) -> bool:
+        role = rng.choice([*roles(), "Lead"])
+        return actions.add_entry(role, rng.choice(["Decision", "Finding", None]), f"the Lead's note {rng.random():.4f}")
+
+    def replace(rng: random.Random) -> bool:
+        candidates = [r for r in roles() if r.startswith("implementer")]
+        return bool(candidates) and actions.replace_teammate(rng.choice(candidates))
+
+    def undo(rng: random.Random) -> bool:
+        if not actions.undo_stack.canUndo():
+            return False
+        actions.undo_stack.undo()
+        return True
+
+    return [add, add, replace, undo]
+
+
+def _settled(qtbot: QtBot, controller: Controller, memory: Path) -> None:
+    """After the Lead's own write: the session holds what the file holds, and the watcher has
+    nothing pending."""
+    watcher = controller.live._watcher  # type: ignore[union-attr]
+
+    def done() -> bool:
+        shown = controller.live.session.memory  # type: ignore[union-attr]
+        return shown is not None and shown.text == memory.read_text(encoding="utf-8") and not watcher._timer.isActive()
+
+    qtbot.waitUntil(done, timeout=5000)
+    settle_reviews(qtbot, controller)
+
+
 @pytest.mark.parametrize("source", [DEMO, COW, REAL_SESSIONS / "opus46-nlp-conversion"], ids=lambda p: p.name)
 def test_the_live_window_shows_what_a_fresh_window_shows(qtbot: QtBot, tmp_path: Path, source: Path) -> None:
+    """Agents' writes, and now and then the Lead's own edit of TEAM-MEMORY from the window."""
     folder = tmp_path / "project" / ".agent" / "teams" / source.name
     shutil.copytree(source, folder)
     rng = random.Random(f"window-{source.name}")
     live = _opened(qtbot, tmp_path / "live.ini", folder)
     window = live.window
     writes = [(part, write) for part, write, name in _writes(folder) if name is None or (folder / name).is_file()]
+    lead = _lead_actions(window, folder) if (folder / "TEAM-MEMORY.md").is_file() else []
     try:
         for step in range(30):
-            part, write = rng.choice(writes)
-            before = {p.name: p.read_bytes() for p in folder.glob("*.md")}
-            write(rng)
-            if part not in ("folders", "gates") and {p.name: p.read_bytes() for p in folder.glob("*.md")} == before:
-                continue  # nothing to follow
-            with qtbot.waitSignal(
-                window.viewUpdated, timeout=5000, check_params_cb=lambda parts, part=part: part in parts
-            ):
-                pass
-            settle_reviews(qtbot, live)
+            if lead and rng.random() < 0.25:
+                if not rng.choice(lead)(rng):
+                    continue
+                _settled(qtbot, live, folder / "TEAM-MEMORY.md")
+                part = "memory (the Lead)"
+            else:
+                part, write = rng.choice(writes)
+                before = {p.name: p.read_bytes() for p in folder.glob("*.md")}
+                write(rng)
+                unchanged = {p.name: p.read_bytes() for p in folder.glob("*.md")} == before
+                if part not in ("folders", "gates") and unchanged:
+                    continue  # nothing to follow
+                with qtbot.waitSignal(
+                    window.viewUpdated, timeout=5000, check_params_cb=lambda parts, part=part: part in parts
+                ):
+                    pass
+                settle_reviews(qtbot, live)
             fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
             try:
                 assert _shown(window) == _shown(fresh.window), (step, part)
@@ -205,3 +266,19 @@ def test_the_live_window_shows_what_a_fresh_window_shows(qtbot: QtBot, tmp_path:
                 _closed(fresh)
     finally:
         _closed(live)
+
+
+def test_a_refused_edit_is_shown_below_what_is_wrong_with_the_file(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """The memory banner said only why the Lead's edit was refused, and hid the file's own
+    warnings until the next write."""
+    path = demo_copy / "TEAM-MEMORY.md"
+    text = path.read_text(encoding="utf-8")
+    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000):
+        path.write_text(text + "\n## implementer-1\n- [Finding] a second section\n", encoding="utf-8")
+    banner = controller.window.memory_banner
+    assert "2 active sections for implementer-1" in banner.text()
+    assert not controller.window.memory_actions.add_entry("Lead", "NoSuchTag", "refused")
+    lines = banner.text().splitlines()
+    assert len(lines) == 2 and "2 active sections for implementer-1" in lines[0] and "unknown tag" in lines[1]

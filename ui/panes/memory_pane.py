@@ -76,9 +76,7 @@ class MemoryPane(QWidget):
         self.archived_box.toggled.connect(self._apply_filter)
         self.memory_actions = MemoryActions(self)
         self.memory_actions.confirm = self._confirm_change  # type: ignore[method-assign]
-        self.memory_actions.failed.connect(
-            lambda message: self.memory_banner.show_problems([Problem("error", "TEAM-MEMORY.md", message)])
-        )
+        self.memory_actions.failed.connect(self._show_refusal)
         self.memory_actions.lossFound.connect(self._show_loss)
         self.access_label = plain_label()
         self.access_label.setToolTip("ADR-001 §5: who may write the selected section")
@@ -101,6 +99,12 @@ class MemoryPane(QWidget):
         self.memory_view.selectionModel().currentChanged.connect(self._show_access)
         stack(self, bar, actions, self.memory_banner, self.loss_box, self.memory_view)
         self._apply_filter()
+
+    def _show_refusal(self, message: str) -> None:
+        """Why an edit of the Lead's was not written, below what is wrong with the file itself
+        (which the refusal used to hide until the next write)."""
+        known = self.session.problems.get("memory", []) if self.session is not None else []
+        self.memory_banner.show_problems([*known, Problem("error", "TEAM-MEMORY.md", message)])
 
     def show_memory(self, session: Session, first: bool) -> None:
         """Show the session's TEAM-MEMORY; on a follow-up, check what an outside write took away."""
