@@ -293,3 +293,22 @@ def test_the_structure_of_the_sessions_gc_is_its_own_parse(folder: Path) -> None
     assert _shape(structure(text)) == _shape(cold)
     edited = text.replace("\n- ", "\n- edited: yes\n- ", 1)
     assert _shape(structure(edited)) == _shape(_parse(edited, EstimateTokenizer(), "global-context.md")[0])
+
+
+def test_a_draft_not_yet_bumped_is_planned_as_the_version_publishing_gives_it() -> None:
+    """``plan --new`` with a draft that still says GC-v6 (the demo's GC as it is): publishing
+    calls it GC-v7, so the plan is for GC-v7, and so are its messages and their sizes. They
+    used to say "GC-v6 → GC-v6" and be counted a token short of what the composer sends."""
+    from models.delta.message import render_message
+    from models.publish.composer import Composer
+
+    session = open_session(DEMO, get_tokenizer("o200k_base"))
+    assert session.gc is not None and session.gc.version == 6
+    plan = plan_update(session, session.gc.text)
+    sent = Composer.open(session).plan()
+    assert plan.current_version == 7
+    for role in ("implementer-1", "implementer-2"):
+        decision = next(d for d in plan.decisions if d.role == role)
+        assert decision.delta is not None
+        assert render_message(decision.delta).startswith("[CONTEXT-UPDATE] GC-v6 → GC-v7\n")
+        assert decision.tokens == next(d.tokens for d in sent.decisions if d.role == role)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from models.delta.apply import apply_delta
+from models.delta.apply import apply_delta, set_version
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, Impact, structure
 from models.session.folder import Session
@@ -230,7 +230,8 @@ def plan_update(
     own = front_version(text)  # from the front matter: parsing the GC for it took most of a plan
     current = own if own is not None else session.gc_version
     if new_text is not None and gc is not None and current is not None and current == gc.version:
-        current += 1  # an edited GC that was not bumped yet: publishing will bump it
+        current += 1  # an edited GC that was not bumped yet: publishing will bump it,
+        text = set_version(text, current)  # and the messages and their sizes are of that text
     plan = UpdatePlan(current, tokenizer.name, full_tokens(text, current, tokenizer, gc))
     bases = _Bases(session, text, current, previous_text)
     if delta_override is not None and delta_override.old_version is not None:
