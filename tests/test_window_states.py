@@ -58,6 +58,7 @@ def _shown(window: MainWindow) -> list[object]:
         _rows(window.composer.decisions_model, window.composer.decisions_model.columnCount()),
         _rows(window.composer.scenarios_model, window.composer.scenarios_model.columnCount()),
         window.composer.message.toPlainText(),
+        _rows(window.planning_pane.model, window.planning_pane.model.columnCount()),
         [_banner(b.text()) for b in (window.sections_pane.gc_banner, window.plan_banner, window.memory_banner)],
         window.gates_pane.gates_banner.text(),
         [
@@ -282,3 +283,27 @@ def test_a_refused_edit_is_shown_below_what_is_wrong_with_the_file(
     assert not controller.window.memory_actions.add_entry("Lead", "NoSuchTag", "refused")
     lines = banner.text().splitlines()
     assert len(lines) == 2 and "2 active sections for implementer-1" in lines[0] and "unknown tag" in lines[1]
+
+
+@pytest.mark.parametrize("source", [DEMO, COW], ids=lambda p: p.name)
+def test_a_tokenizer_chosen_live_counts_as_a_window_opened_with_it(qtbot: QtBot, tmp_path: Path, source: Path) -> None:
+    """Tokens ▸ cl100k_base in an open window: every count the window shows is the new
+    tokenizer's, as in a window that opened the session with it."""
+    folder = tmp_path / "project" / ".agent" / "teams" / source.name
+    shutil.copytree(source, folder)
+    live = _opened(qtbot, tmp_path / "live.ini", folder)
+    try:
+        with qtbot.waitSignal(live.window.viewUpdated, timeout=5000):
+            live.set_tokenizer("cl100k_base")
+        settle_reviews(qtbot, live)
+        settings = QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat)
+        settings.setValue("tokenizer", "cl100k_base")
+        settings.sync()
+        fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
+        try:
+            assert "cl100k_base" in fresh.window.status_tokens.text()
+            assert _shown(live.window) == _shown(fresh.window)
+        finally:
+            _closed(fresh)
+    finally:
+        _closed(live)

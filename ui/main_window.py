@@ -284,7 +284,7 @@ class MainWindow(WindowMenus):
             self._teammates_gc_version = session.gc_version
             self.teammates_pane.show_teammates(session)
         if todo & {"gc", "plan", "memory", "folders"}:  # each teammate's context holds them all
-            if first:
+            if first or self.context_pane.tokenizer is not session.tokenizer:  # or counted anew
                 self.context_pane.set_session(session, session.tokenizer)
                 self.planning_pane.set_tokenizer(session.tokenizer)
             else:
