@@ -307,3 +307,31 @@ def test_a_tokenizer_chosen_live_counts_as_a_window_opened_with_it(qtbot: QtBot,
             _closed(fresh)
     finally:
         _closed(live)
+
+
+def test_a_session_opened_in_a_used_window_shows_as_in_a_fresh_one(qtbot: QtBot, tmp_path: Path) -> None:
+    """Nothing of the session left stays on screen: open the demo, let agents write, the Lead
+    edit, then open another session in the same window, and come back."""
+    demo, cow = tmp_path / "a" / DEMO.name, tmp_path / "b" / COW.name
+    shutil.copytree(DEMO, demo)
+    shutil.copytree(COW, cow)
+    live = _opened(qtbot, tmp_path / "live.ini", demo)
+    try:
+        rng = random.Random("switch")
+        for _ in range(6):
+            write = rng.choice([w for _, w, _ in _writes(demo)])
+            write(rng)
+            qtbot.wait(60)
+        for action in _lead_actions(live.window, demo)[:3]:
+            action(rng)
+        qtbot.waitUntil(lambda: not live.live._watcher._timer.isActive(), timeout=5000)  # type: ignore[union-attr]
+        for folder in (cow, demo):
+            assert live.open(folder)
+            settle_reviews(qtbot, live)
+            fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
+            try:
+                assert _shown(live.window) == _shown(fresh.window), folder.name
+            finally:
+                _closed(fresh)
+    finally:
+        _closed(live)
