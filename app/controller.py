@@ -278,7 +278,7 @@ class Controller(QObject):
             self.window.statusBar().showMessage(f"The inbox could not be read: {result}", 10_000)
             return
         self.reviews = result.reviews
-        self.window.show_reviews(self.reviews, result.handled, result.pings, self.team_lost_since)
+        self.window.show_reviews(self.reviews, result.handled, result.pings, self.team_lost_since, result.problems)
         composer = self.window.composer.composer
         pending = {**self.team_lost, **pending_statuses(self.reviews, result.handled)}
         if composer is not None and composer.pending != pending:

@@ -140,10 +140,15 @@ class MainWindow(WindowMenus):
         self.gate_model, self.gate_view = self.gates_pane.gate_model, self.gates_pane.gate_view
 
     def show_reviews(
-        self, reviews: list[Review], handled: Handled, pings: dict[str, str], lost: dict[str, str] | None = None
+        self,
+        reviews: list[Review],
+        handled: Handled,
+        pings: dict[str, str],
+        lost: dict[str, str] | None = None,
+        problems: list[Problem] | None = None,
     ) -> None:
         """The Inbox, the teammate table's ACK and Due columns, and the attention count."""
-        attention = self.review_pane.show_reviews(reviews, handled)
+        attention = self.review_pane.show_reviews(reviews, handled, problems)
         self.teammates_pane.show_reviews(reviews, handled, pings, lost)
         self.status_attention.setText(f"⚑ {needing_attention(attention)}" if attention else "")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from app.resolve import resolve_session
@@ -10,6 +11,7 @@ from models.text.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES, get_tokenizer
 
 if TYPE_CHECKING:
     from models.session.folder import Session
+    from models.text.problems import Problem
 
 
 def tokenizer_arg(parser: argparse.ArgumentParser, default: str | None = DEFAULT_TOKENIZER) -> None:
@@ -34,3 +36,9 @@ def load_session(args: argparse.Namespace) -> Session:
 
     folder = resolve_session(args.folder, args.session)
     return open_session(folder, get_tokenizer(args.tokenizer))
+
+
+def warn_all(problems: list[Problem]) -> None:
+    """One line on stderr for each thing left out, so that ``--json`` output stays JSON."""
+    for problem in problems:
+        print(f"lead-console: warning: {problem}", file=sys.stderr)

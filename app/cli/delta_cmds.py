@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli.common import load_session, session_args, tokenizer_arg
+from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.cli.delta_output import delta_data, plan_data, plan_text, savings_data, savings_text
 from app.demo import bundled_session
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file, resolve_session
@@ -25,6 +25,7 @@ from models.review.pending import pending_statuses
 from models.review.validation import review
 from models.session.gc_parse import parse_gc
 from models.text.atomic import MISSING, FileChangedError, atomic_write
+from models.text.problems import Problem
 from models.text.textfile import stamp_of
 from models.text.tokens import get_tokenizer
 
@@ -104,7 +105,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     session = load_session(args)
     new_text = read_file(args.new).text if args.new else None
     roles = [t.role for t in session.teammates()]
-    messages = sorted(read_inbox(session.folder, roles), key=lambda m: m.timestamp or "")
+    unread: list[Problem] = []
+    messages = sorted(read_inbox(session.folder, roles, unread), key=lambda m: m.timestamp or "")
+    warn_all(unread)
     reviews = [review(m, session) for m in messages]  # oldest first: a teammate's newest reply counts
     pending = team_view(session).lost()  # teammates of a linked team that compacted their GC away
     pending.update(pending_statuses(reviews, handled_keys(session.folder)))

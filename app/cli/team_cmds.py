@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from app.cli.common import load_session, session_args, tokenizer_arg
+from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
 from models.claude.delivery import deliver, undelivered
 from models.claude.status import TeamView, load_link, team_view
@@ -24,6 +24,7 @@ from models.review.ledger import handled_keys, read_ledger
 from models.review.pending import pending_statuses
 from models.review.validation import review
 from models.session.folder import Session
+from models.text.problems import Problem
 
 
 def _team_folder(args: argparse.Namespace) -> Path | None:
@@ -38,7 +39,9 @@ def _team_folder(args: argparse.Namespace) -> Path | None:
 def _pending(session: Session, view: TeamView) -> dict[str, tuple[str, str]]:
     """Unanswered replies that ask for the full GC, and teammates presumed lost to a compaction."""
     roles = [t.role for t in session.teammates()]
-    messages = sorted(read_inbox(session.folder, roles), key=lambda m: m.timestamp or "")
+    unread: list[Problem] = []
+    messages = sorted(read_inbox(session.folder, roles, unread), key=lambda m: m.timestamp or "")
+    warn_all(unread)
     reviews = [review(m, session) for m in messages]
     out = view.lost()
     out.update(pending_statuses(reviews, handled_keys(session.folder)))

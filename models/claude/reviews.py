@@ -8,7 +8,7 @@ the team code because it reads the team's replies beside the session's own inbox
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from models.claude.replies import team_replies
@@ -17,6 +17,7 @@ from models.review.inbox import read_inbox
 from models.review.ledger import Handled, handled_keys, record_received
 from models.review.validation import Review, due_pings, review
 from models.session.folder import Session
+from models.text.problems import Problem
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Gathered:
     reviews: list[Review]
     handled: Handled
     pings: dict[str, str]
+    problems: list[Problem] = field(default_factory=list)  # inbox entries that could not be read
 
 
 def gather_reviews(session: Session, now: datetime, ack_timeout_min: int) -> Gathered:
@@ -35,7 +37,8 @@ def gather_reviews(session: Session, now: datetime, ack_timeout_min: int) -> Gat
     The team link is read here too, not on the caller's thread.
     """
     roles = [t.role for t in session.teammates()]
-    messages = read_inbox(session.folder, roles)
+    problems: list[Problem] = []
+    messages = read_inbox(session.folder, roles, problems)
     _, link, _ = load_link(session.folder, roles)
     if link is not None and link.team_folder.is_dir():
         messages += team_replies(link.team_folder)[0]
@@ -43,4 +46,4 @@ def gather_reviews(session: Session, now: datetime, ack_timeout_min: int) -> Gat
     messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
     reviews = [review(m, session) for m in messages]
     pings = due_pings(session, now, ack_timeout_min)
-    return Gathered(reviews, handled_keys(session.folder), pings)
+    return Gathered(reviews, handled_keys(session.folder), pings, problems)

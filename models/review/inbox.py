@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from models.review.messages import Kind, classify
+from models.text.problems import Problem
 from models.text.textfile import read_text, read_utf8
 
 INBOX = Path("messages") / "inbox"
@@ -43,15 +44,25 @@ def sender_from(name: str, text: str, roles: list[str]) -> str | None:
     return max(matches, key=len) if matches else None
 
 
-def read_inbox(folder: Path, roles: list[str]) -> list[Message]:
-    """The session's inbox files (.md/.txt), oldest name first; never deleted by the app."""
+def read_inbox(folder: Path, roles: list[str], problems: list[Problem] | None = None) -> list[Message]:
+    """The session's inbox files (.md/.txt), oldest name first; never deleted by the app.
+
+    An entry that cannot be read (a folder, a FIFO, a link to nothing, one removed while the
+    folder is read) is left out and said in ``problems``: it used to fail the whole Inbox, and
+    with it the plan and the team's view."""
     inbox = folder / INBOX
     out = []
     for path in sorted(inbox.glob("*")) if inbox.is_dir() else []:
         if path.suffix not in (".md", ".txt") or path.name.startswith("."):
             continue
-        loaded = read_text(path)
-        stamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        try:
+            loaded = read_text(path)
+            stamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        except OSError as exc:
+            if problems is not None:
+                said = f"cannot be read ({exc.strerror or exc}); left out of the Inbox"
+                problems.append(Problem("warning", f"{INBOX.as_posix()}/{path.name}", said))
+            continue
         out.append(Message(f"inbox/{path.name}", sender_from(path.name, loaded.text, roles), loaded.text, stamp))
     return out
 

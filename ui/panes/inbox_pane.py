@@ -22,9 +22,20 @@ from PySide6.QtWidgets import (
 
 from models.review.ledger import Handled
 from models.review.validation import Review
+from models.text.problems import Problem
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
-from ui.widgets import button, button_bar, column, count, needing_attention, plain_label, short_time, table_view
+from ui.widgets import (
+    ProblemBanner,
+    button,
+    button_bar,
+    column,
+    count,
+    needing_attention,
+    plain_label,
+    short_time,
+    table_view,
+)
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 _BADGE = {"critical": "‼ critical", "high": "⚠ high", "medium": "medium", "low": "low"}
@@ -159,13 +170,16 @@ class ReviewPane(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setSizes([3000, 1000])  # in proportion, once the pane has its height
-        layout_box = column(buttons, split)
+        self.banner = ProblemBanner()  # inbox entries that could not be read
+        layout_box = column(buttons, self.banner, split)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(layout_box)
 
-    def show_reviews(self, reviews: list[Review], handled: Handled) -> int:
-        """Show the reviews; return how many need the Lead's attention."""
+    def show_reviews(self, reviews: list[Review], handled: Handled, problems: list[Problem] | None = None) -> int:
+        """Show the reviews (and what could not be read); return how many need the Lead's
+        attention."""
+        self.banner.show_problems(problems or [])
         self.model.set_reviews(reviews, handled)
         pending = [r for r in reviews if (r.message.source, r.message.sha) not in handled]
         # Everything the Lead has to act on: a NEED_CLARIFICATION waiting is as much as a risk badge.
