@@ -31,7 +31,15 @@ def sessions() -> list[Path]:
     return [*real, DEMO]
 
 
-TARGETS = ("global-context.md", "orchestration-plan.md", "TEAM-MEMORY.md")
+# The session's three files, a teammate's reply in the inbox and a gate record: each damage
+# lands on one of them.
+TARGETS = (
+    "global-context.md",
+    "orchestration-plan.md",
+    "TEAM-MEMORY.md",
+    "messages/inbox/implementer-1-status.md",
+    "phase-1/gate-record.yaml",
+)
 
 
 def _missing(p: Path) -> None:
@@ -97,6 +105,12 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "nested": _nested,
     "garbage in the app's files": _app_files,
 }
+def damage_at(path: Path, damage: Callable[[Path], None]) -> None:
+    """Damage ``path``, making its folder first (a session without an inbox gets one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    damage(path)
+
+
 # (arguments after the session folder's place, whether the command only reads)
 COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["inspect", str(s), "--json"], True),
@@ -186,7 +200,7 @@ def fuzz_all() -> tuple[dict[str, int], list[str]]:
                 for k, (args_of, read_only) in enumerate(COMMANDS):
                     copy = work / f"{session.name}-{n}-{k}" / ".agent" / "teams" / session.name
                     shutil.copytree(session, copy, symlinks=True)
-                    damage(copy / target)
+                    damage_at(copy / target, damage)
                     before = tree(copy) if read_only else None
                     args = args_of(copy, work)
                     counts["runs"] += 1

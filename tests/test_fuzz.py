@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cli.main import main
-from bench.fuzz import COMMANDS, DAMAGE, TARGETS, deadline, sessions, tree
+from bench.fuzz import COMMANDS, DAMAGE, TARGETS, damage_at, deadline, sessions, tree
 from conftest import DEMO
 
 SESSIONS = sessions()
@@ -46,7 +46,7 @@ def test_every_subcommand_on_damaged_copies_says_what_is_wrong(
     for n, (name, damage) in enumerate(DAMAGE.items()):
         copy = tmp_path / f"{n}" / ".agent" / "teams" / session.name
         shutil.copytree(session, copy, symlinks=True)
-        damage(copy / rng.choice(TARGETS))
+        damage_at(copy / rng.choice(TARGETS), damage)
         # Each damage meets a third of the commands; over the ten, every command meets every file.
         for k, (args_of, read_only) in enumerate(COMMANDS):
             if (k + n) % 3:
