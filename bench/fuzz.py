@@ -31,14 +31,15 @@ def sessions() -> list[Path]:
     return [*real, DEMO]
 
 
-# The session's three files, a teammate's reply in the inbox and a gate record: each damage
-# lands on one of them.
+# The session's three files, a teammate's reply in the inbox, a gate record and a GC snapshot:
+# each damage lands on one of them.
 TARGETS = (
     "global-context.md",
     "orchestration-plan.md",
     "TEAM-MEMORY.md",
     "messages/inbox/implementer-1-status.md",
     "phase-1/gate-record.yaml",
+    "gc-history/GC-v6.md",
 )
 
 
@@ -105,6 +106,8 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "nested": _nested,
     "garbage in the app's files": _app_files,
 }
+
+
 def damage_at(path: Path, damage: Callable[[Path], None]) -> None:
     """Damage ``path``, making its folder first (a session without an inbox gets one)."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ While ``gate_evaluation`` is set nothing is sent: the GC is frozen until the gat
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -165,7 +166,7 @@ class _Bases:
 
     def _read(self, version: int) -> str | None:
         path = snapshot_path(self.session.folder, version)
-        if path.is_file():
+        if os.path.lexists(path):  # a folder, a FIFO or a link to nothing there is no snapshot either
             try:
                 return read_utf8(path)
             except OSError:

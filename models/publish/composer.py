@@ -12,7 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from models.delta.apply import apply_delta, same_apart_from_version, set_version
-from models.delta.decisions import UpdatePlan, plan_update, render_full, snapshot_path, snapshot_versions
+from models.delta.decisions import (
+    HISTORY_DIR,
+    UpdatePlan,
+    plan_update,
+    render_full,
+    snapshot_path,
+    snapshot_versions,
+)
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, DeltaItem, Impact, structure
 from models.delta.message import render_message
@@ -43,15 +50,33 @@ class Composer:
     taken_text: str | None = None  # that GC's text: the base of a merge with a later disk GC
     # Unanswered replies that ask for the full GC (models.review.pending), set by the window.
     pending: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Why the newest snapshot could not be read, when it could not (a folder, not UTF-8, ...).
+    base_problem: str | None = None
 
     @classmethod
     def open(cls, session: Session) -> Composer:
         """Base = newest snapshot; working = the GC as it is on disk."""
         versions = snapshot_versions(session.folder)
         base_version = versions[-1] if versions else None
-        base_text = read_utf8(snapshot_path(session.folder, base_version)) if base_version is not None else None
+        base_text, problem = None, None
+        if base_version is not None:
+            # A snapshot that cannot be read is still the version last published: the update is
+            # the next one, and with no text to compare, its recipients get the full GC (the
+            # plan's NO-BASE), instead of the session failing to open.
+            try:
+                base_text = read_utf8(snapshot_path(session.folder, base_version))
+            except OSError as exc:  # UnreadableFile too: a folder, a FIFO, bytes that are not UTF-8
+                problem = f"{HISTORY_DIR}/GC-v{base_version}.md cannot be read ({exc.strerror or exc})"
         working = session.gc.text if session.gc is not None else ""
-        return cls(session, base_version, base_text, working, gc_stamp=session.stamps.get(GC_FILE), taken_text=working)
+        return cls(
+            session,
+            base_version,
+            base_text,
+            working,
+            gc_stamp=session.stamps.get(GC_FILE),
+            taken_text=working,
+            base_problem=problem,
+        )
 
     def follow_disk(self) -> bool:
         """Take the GC from disk unless the Lead is editing it here; True when taken."""

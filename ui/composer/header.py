@@ -26,6 +26,10 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
             f"{_count(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
             f"team {plan.sent_tokens:,} tok, {plan.savings_percent:.0f}% saved ({tokenizer.name})"
         )
+    if c.base_problem is not None:
+        problems.append(
+            f"{c.base_problem}: no delta from {label(c.base_version)}; teammates that confirmed it get the full GC"
+        )
     if plan.frozen:
         problems.append(f"{plan.frozen}: publishing is frozen until the gate concludes")
     if c.disk_changed_under_edit:
