@@ -8,6 +8,7 @@ like any other text. The viewer additionally refuses to load resources and follo
 
 from __future__ import annotations
 
+import html
 import itertools
 import re
 
@@ -67,5 +68,11 @@ def first_part_end(text: str, at_least: int) -> int | None:
 
 
 def render_markdown(text: str) -> str:
-    """HTML for ``text`` with every raw tag escaped."""
-    return _safe_markdown().convert(_separate_lists(text))
+    """HTML for ``text`` with every raw tag escaped. Text nested deeper than Python-Markdown
+    can follow (a list thousands of levels deep) is shown as it is written, and said so: it
+    used to stop the session from opening."""
+    try:
+        return _safe_markdown().convert(_separate_lists(text))
+    except RecursionError:
+        note = "<p><i>Nested too deeply to show as Markdown; shown as written.</i></p>"
+        return f"{note}<pre>{html.escape(text)}</pre>"
