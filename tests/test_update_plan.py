@@ -312,3 +312,24 @@ def test_a_draft_not_yet_bumped_is_planned_as_the_version_publishing_gives_it() 
         assert decision.delta is not None
         assert render_message(decision.delta).startswith("[CONTEXT-UPDATE] GC-v6 → GC-v7\n")
         assert decision.tokens == next(d.tokens for d in sent.decisions if d.role == role)
+
+
+@pytest.mark.parametrize("version", [2, 1000, 123456], ids=["v2", "v1000", "v123456"])
+def test_the_full_gc_of_a_bump_is_counted_as_the_text_publishing_writes(version: int) -> None:
+    """``full_tokens(..., bump=True)`` counts only the bumped front matter again; the answer is
+    that of counting the whole message with the version set, new digits included."""
+    from models.delta.apply import set_version
+    from models.delta.decisions import full_tokens, render_full
+    from models.session.gc_parse import parse_gc
+
+    tokenizer = get_tokenizer("o200k_base")
+    checked = 0
+    for path in [DEMO / "global-context.md", *sorted(REAL_SESSIONS.glob("*/global-context.md"))]:
+        text = path.read_text(encoding="utf-8")
+        if "version:" not in text.split("\n---", 1)[0]:
+            continue
+        parsed = parse_gc(text, tokenizer)
+        whole = tokenizer.count(render_full(set_version(text, version), version))
+        assert full_tokens(text, version, tokenizer, parsed, bump=True) == whole, path.parent.name
+        checked += set_version(text, version) != text  # a GC already at this version proves less
+    assert checked >= 4

@@ -109,21 +109,30 @@ def render_full(gc_text: str, version: int | None) -> str:
     return f"[CONTEXT-UPDATE] {label(version)} (full injection)\n\n{gc_text}"
 
 
-def full_tokens(text: str, version: int | None, tokenizer: Tokenizer, parsed: GlobalContext | None = None) -> int:
-    """Tokens of ``render_full(text, version)``, from the GC's own count where that is exact.
+def full_tokens(
+    text: str, version: int | None, tokenizer: Tokenizer, parsed: GlobalContext | None = None, bump: bool = False
+) -> int:
+    """Tokens of ``render_full(text, version)``, from the GC's own count where that is exact;
+    with ``bump``, of the text as publishing will write it, its front matter saying ``version``.
 
     Counting a 10 MB GC took 30 ms of every re-plan, while its parse (``parsed``, or one read
     from the last by what changed) has counted it. An exact count adds up across a point that
     no pre-token spans: the header ends in ``)`` and two line ends, which only another line
     end or ``/`` would join, so a GC that starts with neither is counted on its own (as its
     sections are, at their headings: ``tests/test_gc.py`` checks the sums on every real GC).
+    A bump changes only what stands before the first heading, which the parse counts as a unit
+    of its own: that unit is counted again, not the whole text.
     """
     head = render_full("", version)
     if tokenizer.name not in EXACT_ENCODINGS or not text or text[0].isspace() or text[0] == "/":
-        return tokenizer.count(head + text)
+        return tokenizer.count(head + (set_version(text, version) if bump and version is not None else text))
     known = parsed is not None and parsed.tokenizer == tokenizer.name and parsed.text == text
     gc = parsed if known and parsed is not None else parse_gc(text, tokenizer)
-    return tokenizer.count(head) + gc.tokens
+    total = tokenizer.count(head) + gc.tokens
+    if bump and version is not None:
+        first = gc.sections[0].start if gc.sections else len(text)
+        total += tokenizer.count(set_version(text[:first], version)) - tokenizer.count(text[:first])
+    return total
 
 
 def touched_share(delta: Delta, old_text: str, new_text: str) -> tuple[int, int]:
@@ -154,6 +163,7 @@ class _Bases:
     new_text: str
     new_version: int | None
     previous_text: str | None  # the session's GC when --new gives a newer one
+    bump: bool = False  # ``new_text`` still carries the session's version: deltas go to ``new_version``
     cache: dict[int, DiffResult | None] = field(default_factory=dict)
     shares: dict[int, tuple[int, int]] = field(default_factory=dict)
     costs: dict[Delta, int] = field(default_factory=dict)
@@ -179,7 +189,10 @@ class _Bases:
     def diff(self, version: int) -> DiffResult | None:
         if version not in self.cache:
             base = self.text_of(version)
-            self.cache[version] = None if base is None else diff_gc(base, self.new_text)
+            found = None if base is None else diff_gc(base, self.new_text)
+            if found is not None and self.bump:
+                found = DiffResult(replace(found.delta, new_version=self.new_version), found.exact, found.problem)
+            self.cache[version] = found
         return self.cache[version]
 
     def share(self, version: int, delta: Delta) -> tuple[int, int]:
@@ -230,11 +243,15 @@ def plan_update(
     text = new_text if new_text is not None else (gc.text if gc is not None else "")
     own = front_version(text)  # from the front matter: parsing the GC for it took most of a plan
     current = own if own is not None else session.gc_version
-    if new_text is not None and gc is not None and current is not None and current == gc.version:
-        current += 1  # an edited GC that was not bumped yet: publishing will bump it,
-        text = set_version(text, current)  # and the messages and their sizes are of that text
-    plan = UpdatePlan(current, tokenizer.name, full_tokens(text, current, tokenizer, gc))
-    bases = _Bases(session, text, current, previous_text)
+    # An edited GC that was not bumped yet: publishing will bump it, and the messages and their
+    # sizes are those of that version. The text is planned as it is (a copy set to the new
+    # version would be a second 10 MB GC that no kept parse knows, 13 ms of a re-plan), with
+    # the new version in each delta and the bumped front matter counted in the full GC.
+    bump = new_text is not None and gc is not None and current is not None and current == gc.version
+    if bump and current is not None:
+        current += 1
+    plan = UpdatePlan(current, tokenizer.name, full_tokens(text, current, tokenizer, gc, bump))
+    bases = _Bases(session, text, current, previous_text, bump)
     if delta_override is not None and delta_override.old_version is not None:
         bases.cache[delta_override.old_version] = _proven(bases, delta_override)
     gate = session.plan.gate_evaluation if session.plan is not None else None
