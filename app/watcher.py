@@ -9,6 +9,7 @@ events) into one ``pathsChanged`` emission.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -25,6 +26,18 @@ QUICK_MS = 5
 QUICK_NAMES = frozenset({"TEAM-MEMORY.md"})
 APP_FOLDER = ".lead-console"  # the app's own journal: never a change to show
 _IGNORED_EVENTS = {"opened", "closed_no_write"}
+
+
+class _StopRace(logging.Filter):
+    """watchdog logs an ERROR when its emitter was between two reads as the observer stopped,
+    which ``FolderWatcher.stop`` does for every session or team left: nothing is lost, and the
+    line on stderr read as a failure. Only that message is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "queue_events() called when the thread is inactive" not in record.getMessage()
+
+
+logging.getLogger("watchdog.observers.inotify").addFilter(_StopRace())
 
 
 class _EventRelay(QObject, FileSystemEventHandler):
