@@ -15,7 +15,7 @@ import os
 import random
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -43,9 +43,9 @@ def _rows(model: NodeTreeModel, columns: int, parent: QModelIndex | None = None)
     return out
 
 
-def _shown(window: MainWindow) -> list[object]:
+def _shown(window: MainWindow, refused: Sequence[str] = ()) -> list[object]:
     """What the Lead reads off the window: every row of the three views, the banners and the
-    status bar."""
+    status bar (``refused``: the lines of the Lead's refused edits, left out of the banners)."""
     return [
         _rows(window.gc_model, window.gc_model.columnCount()),
         _rows(window.teammate_model, window.teammate_model.columnCount()),
@@ -59,7 +59,10 @@ def _shown(window: MainWindow) -> list[object]:
         _rows(window.composer.scenarios_model, window.composer.scenarios_model.columnCount()),
         window.composer.message.toPlainText(),
         _rows(window.planning_pane.model, window.planning_pane.model.columnCount()),
-        [_banner(b.text()) for b in (window.sections_pane.gc_banner, window.plan_banner, window.memory_banner)],
+        [
+            _banner(b.text(), refused)
+            for b in (window.sections_pane.gc_banner, window.plan_banner, window.memory_banner)
+        ],
         window.gates_pane.gates_banner.text(),
         [
             w.text()
@@ -79,19 +82,14 @@ def _plan(window: MainWindow) -> object:
     return (plan.current_version, plan.full_tokens, plan.frozen, plan.notes, decisions)
 
 
-# What the Lead's own actions were refused with, as the live window shows it in the memory
-# banner (a fresh window was asked nothing).
-REFUSALS: list[str] = []
-
-
-def _banner(text: str) -> list[str]:
+def _banner(text: str, refused: Sequence[str]) -> list[str]:
     """A banner's lines but those that report what an outside write removed (the live window
     saw the version before, which a fresh window has not: the loss check's own tests) and why
-    an action of the Lead's was refused."""
+    an action of the Lead's was refused (a fresh window was asked nothing)."""
     return [
         line
         for line in text.splitlines()
-        if line.strip() and "an outside write removed" not in line and not any(r in line for r in REFUSALS)
+        if line.strip() and "an outside write removed" not in line and not any(r in line for r in refused)
     ]
 
 
@@ -189,13 +187,13 @@ def _writes(folder: Path) -> list[tuple[str, Callable[[random.Random], None], st
     ]
 
 
-def _lead_actions(window: MainWindow, folder: Path) -> list[Callable[[random.Random], bool]]:
+def _lead_actions(window: MainWindow, refused: list[str]) -> list[Callable[[random.Random], bool]]:
     """What the Lead does to TEAM-MEMORY from the window (each confirmed, as by the dialog):
-    an entry added, a teammate replaced, the last of those undone. Each says whether it wrote."""
+    an entry added, a teammate replaced, the last of those undone. Each says whether it wrote;
+    the lines of a refusal go into ``refused``."""
     actions = window.memory_actions
     actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
-    REFUSALS.clear()
-    actions.failed.connect(lambda message: REFUSALS.extend(line for line in message.splitlines() if line.strip()))
+    actions.failed.connect(lambda message: refused.extend(line for line in message.splitlines() if line.strip()))
 
     def roles() -> list[str]:
         memory = window.session.memory if window.session is not None else None
@@ -240,7 +238,8 @@ def test_the_live_window_shows_what_a_fresh_window_shows(qtbot: QtBot, tmp_path:
     live = _opened(qtbot, tmp_path / "live.ini", folder)
     window = live.window
     writes = [(part, write) for part, write, name in _writes(folder) if name is None or (folder / name).is_file()]
-    lead = _lead_actions(window, folder) if (folder / "TEAM-MEMORY.md").is_file() else []
+    refused: list[str] = []
+    lead = _lead_actions(window, refused) if (folder / "TEAM-MEMORY.md").is_file() else []
     try:
         for step in range(30):
             if lead and rng.random() < 0.25:
@@ -262,7 +261,7 @@ def test_the_live_window_shows_what_a_fresh_window_shows(qtbot: QtBot, tmp_path:
                 settle_reviews(qtbot, live)
             fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
             try:
-                assert _shown(window) == _shown(fresh.window), (step, part)
+                assert _shown(window, refused) == _shown(fresh.window), (step, part)
             finally:
                 _closed(fresh)
     finally:
@@ -322,7 +321,8 @@ def test_a_session_opened_in_a_used_window_shows_as_in_a_fresh_one(qtbot: QtBot,
             write = rng.choice([w for _, w, _ in _writes(demo)])
             write(rng)
             qtbot.wait(60)
-        for action in _lead_actions(live.window, demo)[:3]:
+        refused: list[str] = []
+        for action in _lead_actions(live.window, refused)[:3]:
             action(rng)
         qtbot.waitUntil(lambda: not live.live._watcher._timer.isActive(), timeout=5000)  # type: ignore[union-attr]
         for folder in (cow, demo):
@@ -330,7 +330,7 @@ def test_a_session_opened_in_a_used_window_shows_as_in_a_fresh_one(qtbot: QtBot,
             settle_reviews(qtbot, live)
             fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
             try:
-                assert _shown(live.window) == _shown(fresh.window), folder.name
+                assert _shown(live.window, refused) == _shown(fresh.window), folder.name
             finally:
                 _closed(fresh)
     finally:
