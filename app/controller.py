@@ -26,7 +26,8 @@ from models.review.actions import apply_review, compose_resend, handled_line, wr
 from models.review.ledger import append_ledger, handled_keys
 from models.review.pending import pending_statuses
 from models.review.validation import Review
-from models.session.folder import PLAN_FILE, Part, find_sessions
+from models.session.folder import PLAN_FILE, Part
+from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
 from models.text.atomic import FileChangedError, atomic_write, create_new
 from models.text.surgical import EditError

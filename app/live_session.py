@@ -7,7 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.watcher import FolderWatcher
-from models.session.folder import Part, Session, open_session, part_of
+from models.session.folder import Part, Session, open_session
+from models.session.locate import part_of
 from models.text.tokens import Tokenizer
 
 

@@ -24,7 +24,7 @@ class UsageError(Exception):
 
 def resolve_session(path: str, session_id: str | None) -> Path:
     """The one session folder meant by ``path`` (a session, a project or a folder of them)."""
-    from models.session.folder import find_sessions  # imported when used: `--help` stays quick
+    from models.session.locate import find_sessions  # imported when used: `--help` stays quick
 
     folder = Path(path).expanduser()
     if not folder.exists():

@@ -11,8 +11,9 @@ import pytest
 
 from app.cli.report import session_data
 from conftest import CH006, COW, DEMO, snapshot_tree
-from models.session.folder import find_sessions, open_session, part_of
+from models.session.folder import open_session
 from models.session.gates import parse_gate
+from models.session.locate import find_sessions, part_of
 from models.session.memory_entries import TAGS
 from models.session.plan import parse_plan
 from models.session.team_memory import parse_memory

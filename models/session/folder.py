@@ -30,36 +30,13 @@ GC_FILE = "global-context.md"
 PLAN_FILE = "orchestration-plan.md"
 MEMORY_FILE = "TEAM-MEMORY.md"
 GATE_FILE = "gate-record.yaml"
-SESSION_MARKERS = (GC_FILE, PLAN_FILE, MEMORY_FILE)
 
 Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox"]
 ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders", "inbox")
-_FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "memory"}
 # Folders of a phase that are not teammates.
 _NOT_ROLES = {"L3-full", "gc-history", "messages"}
 _Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
 _Follower = Callable[[bytes], TeamMemory | None]
-
-
-def part_of(session_folder: Path, path: Path) -> Part | None:
-    """Which part of the session a changed path belongs to (None: not ours to read)."""
-    try:
-        rel = path.relative_to(session_folder)
-    except ValueError:
-        return None
-    parts = rel.parts
-    if not parts:
-        return None
-    if len(parts) == 1:
-        return _FILE_PARTS.get(parts[0])
-    if parts[:2] == ("messages", "inbox") and len(parts) == 3:
-        return "inbox"
-    if parts[0].startswith("phase-"):
-        if len(parts) == 2 and parts[1] == GATE_FILE:
-            return "gates"
-        if len(parts) == 2:
-            return "folders"
-    return None
 
 
 def outside_link(folder: Path, name: str) -> list[Problem]:
@@ -366,34 +343,6 @@ class Session:
             last = (_weak(self.plan), _weak(self.memory), phases, mates)
             self._mates = last
         return last[3]
-
-
-def is_session_folder(path: Path) -> bool:
-    """A folder with a GC, a plan or TEAM-MEMORY; or, before any of them exists, one holding
-    ``phase-N/`` folders of teammates' outputs or gate records."""
-    if not path.is_dir():
-        return False
-    if any((path / name).is_file() for name in SESSION_MARKERS):
-        return True
-    try:
-        phases = [p for p in path.iterdir() if p.is_dir() and phase_number(p) is not None]
-        return any((p / GATE_FILE).is_file() or any(c.is_dir() for c in p.iterdir()) for p in phases)
-    except OSError:
-        return False
-
-
-def find_sessions(path: Path) -> list[Path]:
-    """Sessions reachable from ``path``: the folder itself, a project's ``.agent/teams/``
-    children, or the children of a folder of sessions."""
-    path = path.expanduser().resolve()
-    if is_session_folder(path):
-        return [path]
-    for base in (path / ".agent" / "teams", path / "teams", path):
-        if base.is_dir():
-            found = [p for p in base.iterdir() if is_session_folder(p)]
-            if found:
-                return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
-    return []
 
 
 def open_session(folder: Path, tokenizer: Tokenizer) -> Session:
