@@ -41,9 +41,10 @@ logging.getLogger("watchdog.observers.inotify").addFilter(_StopRace())
 
 
 class _EventRelay(QObject, FileSystemEventHandler):
-    """Receives watchdog events on its thread and re-emits their paths as a Qt signal."""
+    """Receives watchdog events on its thread and re-emits their paths as Qt signals."""
 
     pathSeen = Signal(str)
+    pathWritten = Signal(str)  # after its ``pathSeen``: a writer closed the file, or renamed it into place
 
     def __init__(self) -> None:
         QObject.__init__(self)
@@ -57,14 +58,30 @@ class _EventRelay(QObject, FileSystemEventHandler):
             return  # a folder's mtime changes with every file in it: the file events say more
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             path = os.fsdecode(raw)
-            if path and not is_temp_file(os.path.basename(path)) and APP_FOLDER not in Path(path).parts:
+            if _ours_to_show(path):
                 self.pathSeen.emit(path)
+        if event.event_type in ("closed", "moved"):  # its writer is done: the file is whole
+            done = os.fsdecode(getattr(event, "dest_path", "") if event.event_type == "moved" else event.src_path)
+            if _ours_to_show(done):
+                self.pathWritten.emit(done)
+
+
+def _ours_to_show(path: str) -> bool:
+    """Not a temp file on its way to its name, nor the app's own journal."""
+    return bool(path) and not is_temp_file(os.path.basename(path)) and APP_FOLDER not in Path(path).parts
 
 
 class FolderWatcher(QObject):
-    """Watches a folder tree; emits ``pathsChanged`` (sorted, unique) after a quiet spell."""
+    """Watches a folder tree; emits ``pathsChanged`` (sorted, unique) after a quiet spell.
+
+    Before it, each path is passed on as its events arrive: ``touched`` for every event,
+    ``written`` once a writer is done with a file (after that event's ``touched``). A file
+    read on ``written`` holds what the next ``pathsChanged`` would read, unless it is
+    ``touched`` again first."""
 
     pathsChanged = Signal(list)
+    touched = Signal(str)
+    written = Signal(str)
 
     def __init__(self, folder: Path, debounce_ms: int = DEBOUNCE_MS, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -77,12 +94,14 @@ class FolderWatcher(QObject):
         self._timer.timeout.connect(self._flush)
         self._relay = _EventRelay()
         self._relay.pathSeen.connect(self._collect, Qt.ConnectionType.QueuedConnection)
+        self._relay.pathWritten.connect(self.written, Qt.ConnectionType.QueuedConnection)
         self._observer = Observer()
         self._observer.daemon = True
         self._observer.schedule(self._relay, str(folder), recursive=True)
         self._observer.start()
 
     def _collect(self, path: str) -> None:
+        self.touched.emit(path)
         self._pending.add(path)
         quick = os.path.basename(path) in QUICK_NAMES
         self._timer.setInterval(min(QUICK_MS, self._debounce_ms) if quick else self._debounce_ms)
@@ -101,3 +120,4 @@ class FolderWatcher(QObject):
             self._observer.stop()
             self._observer.join(timeout=5)
         self._relay.pathSeen.disconnect()
+        self._relay.pathWritten.disconnect()

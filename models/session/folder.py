@@ -39,6 +39,18 @@ _Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
 _Follower = Callable[[bytes], TeamMemory | None]
 
 
+@dataclass(frozen=True)
+class _Ahead:
+    """TEAM-MEMORY's bytes read as soon as a writer was done with them, and the follow-up
+    read from them against the version shown then (``shown`` and its bytes ``kept``)."""
+
+    raw: bytes
+    mtime: int
+    shown: TeamMemory | None
+    kept: bytes | None
+    followed: TeamMemory | None
+
+
 def outside_link(folder: Path, name: str) -> list[Problem]:
     """A session file that is a link to somewhere outside the session is read, and named: the
     Lead should know that editing the session edits that file too."""
@@ -87,6 +99,8 @@ class Session:
     # The parts whose version shown was read with an error of its own (front matter that is not
     # YAML, say): a later version with errors is no worse, and is shown unless it reads as nothing.
     _shown_broken: set[Part] = field(default_factory=set, init=False, repr=False, compare=False)
+    # TEAM-MEMORY as ``read_ahead`` found it, for the next ``reload(..., ahead=True)`` to show.
+    _ahead: _Ahead | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -125,8 +139,12 @@ class Session:
 
     # -- loading -----------------------------------------------------------------------
 
-    def reload(self, parts: Iterable[Part] = ALL_PARTS) -> set[Part]:
-        """Re-read the given parts; return those whose content actually changed."""
+    def reload(self, parts: Iterable[Part] = ALL_PARTS, ahead: bool = False) -> set[Part]:
+        """Re-read the given parts; return those whose content actually changed. With
+        ``ahead``, TEAM-MEMORY is taken from ``read_ahead`` when it read the file since: the
+        caller (the watcher's) knows that nothing touched the file after that."""
+        if not ahead:
+            self._ahead = None
         changed: set[Part] = set()
         for part in dict.fromkeys(parts):
             if self._reload_part(part):
@@ -162,6 +180,28 @@ class Session:
         self.inbox_listing = listing
         return changed
 
+    def read_ahead(self) -> None:
+        """Read TEAM-MEMORY now, as its writer is done with it (closed it, or renamed it into
+        place), while the watcher still waits out the quiet spell that ends a burst of writes.
+
+        On a 14 MB file the read and the follow-up from its bytes were 4 ms of a 10 ms update,
+        after the 5 ms wait; they now run during it, and the reload that ends the wait shows
+        what they found. Any event on the file since must be followed by ``drop_ahead``: the
+        reload then reads the file as before. A file not read yet is left to the reload."""
+        self._ahead = None
+        if self.stamps.get(MEMORY_FILE) is None:
+            return
+        try:
+            raw, mtime = read_bounded(self.folder / MEMORY_FILE)
+        except OSError:
+            return  # the reload reads it again, and says what is wrong
+        self._ahead = _Ahead(raw, mtime, self.memory, self._raws.get(MEMORY_FILE), self._follow(raw))
+
+    def drop_ahead(self) -> bool:
+        """Forget what ``read_ahead`` read (the file was touched since); whether there was any."""
+        had, self._ahead = self._ahead is not None, None
+        return had
+
     def _follow(self, raw: bytes) -> TeamMemory | None:
         """TEAM-MEMORY read from the bytes that changed since the version shown, when it can
         be; the version shown itself when the bytes are its own."""
@@ -178,9 +218,13 @@ class Session:
         # fingerprinted after the view shows it (settle_stamps), the open's too: hashing the
         # ten-times session's files took 12 ms before its window showed anything.
         later = self.stamps.get(name) is not None
+        ahead, self._ahead = (self._ahead, None) if name == MEMORY_FILE else (None, self._ahead)
         try:
-            raw, mtime = read_bounded(path)
-            followed = follow(raw) if follow is not None and later else None
+            raw, mtime = (ahead.raw, ahead.mtime) if ahead is not None else read_bounded(path)
+            if ahead is not None and ahead.shown is self.memory and ahead.kept is self._raws.get(name):
+                followed = ahead.followed  # read against the version shown now
+            else:
+                followed = follow(raw) if follow is not None and later else None
             if follow is not None:  # kept again once the version shown is read from these bytes exactly
                 self._raws.pop(name, None)
             if followed is not None:

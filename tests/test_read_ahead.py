@@ -1,0 +1,153 @@
+"""Issue 18: TEAM-MEMORY is read as soon as its writer is done with it, during the quiet spell
+the watcher waits out, and the reload that ends the spell shows that read
+(``Session.read_ahead``, ``FolderWatcher.written``).
+
+The reload must show what the file holds: the read ahead when nothing touched the file since,
+else a read of its own. Expected values come from a cold ``parse_memory`` of the bytes the
+test wrote, and from the events a writer's calls make (a close, a rename into place).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from gc_facts import memory_facts
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.watcher import FolderWatcher
+from conftest import DEMO, REAL_SESSIONS
+from models.session.folder import ALL_PARTS, MEMORY_FILE, Part, Session, open_session
+from models.session.team_memory import parse_memory
+from models.text.tokens import get_tokenizer
+
+SESSIONS = sorted(p.parent for p in [*REAL_SESSIONS.glob(f"*/{MEMORY_FILE}"), DEMO / MEMORY_FILE])
+
+
+def _cold(raw: bytes) -> list[object]:
+    return memory_facts(parse_memory(raw.decode("utf-8"), MEMORY_FILE))
+
+
+def _append(path: Path, line: str) -> bytes:
+    """An agent's append: the file with ``line`` added as the last entry; its new bytes."""
+    raw = path.read_bytes()
+    raw += (b"" if raw.endswith(b"\n") else b"\n") + line.encode("utf-8") + b"\n"
+    path.write_bytes(raw)
+    return raw
+
+
+def test_the_watcher_says_a_file_is_whole_after_its_last_event(qtbot: QtBot, tmp_path: Path) -> None:
+    """Written in place: every event touches the file, and its close says it is whole.
+    Renamed into place: the temp file is never named, the file it becomes is written."""
+    watcher = FolderWatcher(tmp_path, debounce_ms=80)
+    log: list[tuple[str, str]] = []
+    watcher.touched.connect(lambda p: log.append(("touched", p)))
+    watcher.written.connect(lambda p: log.append(("written", p)))
+    in_place, renamed = str(tmp_path / "a.md"), str(tmp_path / "b.md")
+    try:
+        with qtbot.waitSignal(watcher.pathsChanged, timeout=5000), open(in_place, "w", encoding="utf-8") as f:
+            f.write("first")
+            f.flush()
+            f.write(" and second")
+        assert log[-1] == ("written", in_place)
+        assert log[:-1] and set(log[:-1]) == {("touched", in_place)}
+        log.clear()
+        temp = tmp_path / "b.md.tmp.1.2"
+        with qtbot.waitSignal(watcher.pathsChanged, timeout=5000) as blocker:
+            temp.write_text("new", encoding="utf-8")
+            os.replace(temp, renamed)
+        assert blocker.args == [[renamed]]
+        assert log == [("touched", renamed), ("written", renamed)]
+    finally:
+        watcher.stop()
+
+
+@pytest.mark.parametrize("folder", SESSIONS, ids=lambda p: p.name)
+def test_a_reload_shows_the_read_ahead_until_the_file_is_touched(folder: Path, tmp_path: Path) -> None:
+    """On every real session's TEAM-MEMORY: what ``read_ahead`` read is what the watcher's
+    reload shows (the file is not read again: a later write the watcher has not reported is
+    not in it), with the stamp our writes check against; dropped, or on any other reload,
+    the file is read afresh."""
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    path = copy / MEMORY_FILE
+    session = open_session(copy, get_tokenizer("o200k_base"))
+    session.settle_stamps()
+    ahead = _append(path, "- [Finding] read as its writer closed it — 먼저")
+    session.read_ahead()
+    later = _append(path, "- [Finding] written after the read ahead")
+    memory: tuple[Part, ...] = ("memory",)
+    assert session.reload(memory, ahead=True) == {"memory"}
+    assert session.memory is not None and memory_facts(session.memory) == _cold(ahead)
+    assert session.memory.text == ahead.decode("utf-8")
+    stamp = session.stamps[MEMORY_FILE]
+    assert stamp is not None and stamp.size == len(ahead)
+    assert session.reload(memory, ahead=True) == {"memory"}  # taken once: now the file itself
+    assert memory_facts(session.memory) == _cold(later)
+
+    session.read_ahead()
+    again = _append(path, "- [Finding] touched again")
+    assert session.drop_ahead() and not session.drop_ahead()
+    assert session.reload(memory, ahead=True) == {"memory"}
+    assert memory_facts(session.memory) == _cold(again)
+
+    session.read_ahead()
+    last = _append(path, "- [Finding] and once more")
+    session.reload(("plan",))  # any reload but the watcher's forgets the read ahead
+    assert session.reload(memory, ahead=True) == {"memory"}
+    assert memory_facts(session.memory) == _cold(last)
+
+
+def test_a_file_not_read_yet_is_left_to_the_reload(tmp_path: Path) -> None:
+    """A session opened before its TEAM-MEMORY existed: the first version is read whole by
+    the reload, not ahead (there is no version shown to follow from)."""
+    copy = tmp_path / DEMO.name
+    shutil.copytree(DEMO, copy)
+    (copy / MEMORY_FILE).unlink()
+    session = open_session(copy, get_tokenizer("o200k_base"))
+    assert session.memory is None
+    (copy / MEMORY_FILE).write_bytes((DEMO / MEMORY_FILE).read_bytes())
+    session.read_ahead()
+    assert not session.drop_ahead()
+    assert session.reload(("memory",), ahead=True) == {"memory"}
+    assert session.memory is not None
+    assert memory_facts(session.memory) == _cold((DEMO / MEMORY_FILE).read_bytes())
+
+
+def test_a_burst_of_writes_reads_ahead_once_per_reload_and_shows_the_last(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shell appending line by line closes the file twenty times in a moment: the first
+    close reads ahead, the next write drops that read, and no other is made before the
+    reload. The window ends on the last version, as a fresh parse reads it."""
+    controller.open(demo_copy)
+    controller.settle(timeout_s=30)
+    reads: list[int] = []
+    reloads: list[int] = []
+    read_ahead, reload = Session.read_ahead, Session.reload
+
+    def counted_read(self: Session) -> None:
+        reads.append(1)
+        read_ahead(self)
+
+    def counted_reload(self: Session, parts: Iterable[Part] = ALL_PARTS, ahead: bool = False) -> set[Part]:
+        parts = tuple(parts)
+        if ahead and "memory" in parts:
+            reloads.append(1)
+        return reload(self, parts, ahead)
+
+    monkeypatch.setattr(Session, "read_ahead", counted_read)
+    monkeypatch.setattr(Session, "reload", counted_reload)
+    path = demo_copy / MEMORY_FILE
+    for n in range(20):
+        raw = _append(path, f"- [Finding] line {n} of a burst")
+    live = controller.live
+    assert live is not None
+    qtbot.waitUntil(lambda: live.session.memory is not None and live.session.memory.text == raw.decode(), timeout=5000)
+    controller.settle(timeout_s=30)
+    assert live.session.memory is not None and memory_facts(live.session.memory) == _cold(raw)
+    assert 1 <= len(reads) <= len(reloads)
