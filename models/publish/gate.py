@@ -12,7 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from models.session.folder import GATE_FILE, PLAN_FILE, Session
+from models.session.folder import PLAN_FILE, Session
+from models.session.phases import GATE_FILE
 from models.text.atomic import MISSING, FileChangedError, atomic_write, read_for_update
 from models.text.surgical import EditError, set_front_key
 

@@ -7,7 +7,6 @@ good one and says why.
 
 from __future__ import annotations
 
-import os
 import re
 import weakref
 from collections.abc import Callable, Iterable
@@ -15,26 +14,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from models.session.gates import GateRecord, parse_gate, phase_number, plan_gates
+from models.session.gates import GateRecord, plan_gates
 from models.session.gc import GlobalContext
 from models.session.gc_parse import parse_gc
 from models.session.memory_follow import follow_bytes
+from models.session.phases import GATE_FILE, phase_folders, read_gates, read_phase_roles
 from models.session.plan import Plan, parse_plan
 from models.session.team_memory import TeamMemory, parse_memory
-from models.session.teammates import Teammate, copy_teammate, natural_key, read_teammates
+from models.session.teammates import Teammate, copy_teammate, read_teammates
 from models.text.problems import Problem, has_errors
-from models.text.textfile import Stamp, TextFile, decoded_file, is_blank, read_bounded, read_text, size_problems
+from models.text.textfile import Stamp, TextFile, decoded_file, is_blank, read_bounded, size_problems
 from models.text.tokens import Tokenizer
 
 GC_FILE = "global-context.md"
 PLAN_FILE = "orchestration-plan.md"
 MEMORY_FILE = "TEAM-MEMORY.md"
-GATE_FILE = "gate-record.yaml"
 
 Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox"]
 ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders", "inbox")
-# Folders of a phase that are not teammates.
-_NOT_ROLES = {"L3-full", "gc-history", "messages"}
 _Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
 _Follower = Callable[[bytes], TeamMemory | None]
 
@@ -309,26 +306,7 @@ class Session:
             self.memory.utf8_offsets()
 
     def _reload_gates(self) -> bool:
-        gates: list[GateRecord] = []
-        problems: list[Problem] = []
-        stamps: dict[str, Stamp | None] = {}
-        for folder in self._phase_folders():
-            path = folder / GATE_FILE
-            if not os.path.lexists(path):
-                continue
-            rel = f"{folder.name}/{GATE_FILE}"
-            try:
-                loaded: TextFile = read_text(path, rel)
-            except FileNotFoundError:
-                continue  # gone since, or a link to nothing: no record, as for the session's files
-            except OSError as exc:  # a folder or a FIFO where the record should be, say
-                problems.append(Problem("error", rel, f"cannot be read: {exc.strerror}"))
-                continue
-            stamps[rel] = loaded.stamp
-            gate = parse_gate(loaded.text, rel, phase_number(folder))
-            problems += loaded.problems + gate.problems
-            gates.append(gate)
-        gates.sort(key=lambda g: (g.phase is None, g.phase or 0, g.path))
+        gates, problems, stamps = read_gates(self._phase_folders())
         old = {k: v for k, v in self.stamps.items() if k.endswith(GATE_FILE)}
         changed = old != stamps or problems != self.problems.get("gates", [])
         for key in old:
@@ -339,24 +317,10 @@ class Session:
         return changed
 
     def _phase_folders(self) -> list[Path]:
-        try:
-            found = [p for p in self.folder.iterdir() if p.is_dir() and phase_number(p) is not None]
-        except OSError:
-            return []
-        return sorted(found, key=lambda p: natural_key(p.name))
+        return phase_folders(self.folder)
 
     def _reload_folders(self) -> bool:
-        roles: dict[str, list[int]] = {}
-        for folder in self._phase_folders():
-            number = phase_number(folder)
-            assert number is not None
-            try:
-                children = sorted(folder.iterdir(), key=lambda p: natural_key(p.name))
-            except OSError:
-                continue  # removed since it was listed (or unreadable): it names no teammate
-            for child in children:
-                if child.is_dir() and child.name not in _NOT_ROLES and not child.name.startswith("."):
-                    roles.setdefault(child.name, []).append(number)
+        roles = read_phase_roles(self._phase_folders())
         changed = roles != self.phase_roles
         self.phase_roles = roles
         return changed
