@@ -27,10 +27,10 @@ class LiveSession(QObject):
         self._watcher.pathsChanged.connect(self._on_paths)
         self._watcher.touched.connect(self._on_touched)
         self._watcher.written.connect(self._on_written)
-        # Whether TEAM-MEMORY was read ahead and touched again since the last reload: a writer
-        # that opens and closes it many times in one burst (a shell appending line by line)
-        # gets one read ahead, not one per close; the reload reads it after the burst.
-        self._ahead_wasted = False
+        # The parts read ahead and touched again since the last reload: a writer that opens
+        # and closes a file many times in one burst (a shell appending line by line) gets one
+        # read ahead, not one per close; the reload reads the file after the burst.
+        self._ahead_wasted: set[Part] = set()
         try:
             self.session: Session = open_session(resolved, tokenizer)
         except BaseException:
@@ -44,19 +44,18 @@ class LiveSession(QObject):
         self._settle.timeout.connect(self._settle_stamps)
         self._settle.start()  # the files the open read, once the window shows them
 
-    def _is_memory(self, raw: str) -> bool:
-        return part_of(self.session.folder, Path(raw)) == "memory"
-
     def _on_touched(self, raw: str) -> None:
-        if self._is_memory(raw) and self.session.drop_ahead():
-            self._ahead_wasted = True
+        part = part_of(self.session.folder, Path(raw))
+        if part is not None and self.session.drop_ahead(part):
+            self._ahead_wasted.add(part)
 
     def _on_written(self, raw: str) -> None:
-        """TEAM-MEMORY is read and followed as its writer is done, during the quiet spell the
+        """The GC and TEAM-MEMORY are read as their writer is done, during the quiet spell the
         watcher waits out before ``pathsChanged``: the reload after it shows what was read
-        (``Session.read_ahead``). Other files are read at the reload, as before."""
-        if self._is_memory(raw) and not self._ahead_wasted:
-            self.session.read_ahead()
+        (``Session.read_ahead``). The other parts are read at the reload."""
+        part = part_of(self.session.folder, Path(raw))
+        if part is not None and part not in self._ahead_wasted:
+            self.session.read_ahead(part)
 
     def _on_paths(self, paths: list[str]) -> None:
         parts: set[Part] = set()
@@ -66,12 +65,12 @@ class LiveSession(QObject):
                 parts.add(part)
                 if part == "folders":  # a new phase folder may also bring a gate record
                     parts.add("gates")
-        self._ahead_wasted = False
+        self._ahead_wasted.clear()
         self.reload(parts, ahead=True)
 
     def reload(self, parts: set[Part] | None = None, ahead: bool = False) -> None:
         """Re-read ``parts`` (all when None) and announce what really changed; ``ahead``: the
-        watcher's, which takes TEAM-MEMORY as read ahead if nothing touched it since."""
+        watcher's, which takes a file as read ahead if nothing touched it since."""
         changed = self.session.reload(ALL_PARTS if parts is None else parts, ahead=ahead)
         if changed:
             self.changed.emit(changed)

@@ -1,10 +1,11 @@
-"""Issue 18: TEAM-MEMORY is read as soon as its writer is done with it, during the quiet spell
-the watcher waits out, and the reload that ends the spell shows that read
+"""Issue 18: the GC and TEAM-MEMORY are read as soon as their writer is done with them, during
+the quiet spell the watcher waits out, and the reload that ends the spell shows that read
 (``Session.read_ahead``, ``FolderWatcher.written``).
 
 The reload must show what the file holds: the read ahead when nothing touched the file since,
-else a read of its own. Expected values come from a cold ``parse_memory`` of the bytes the
-test wrote, and from the events a writer's calls make (a close, a rename into place).
+else a read of its own. Expected values come from a cold ``parse_gc`` or ``parse_memory`` of
+the bytes the test wrote, and from the events a writer's calls make (a close, a rename into
+place).
 """
 
 from __future__ import annotations
@@ -15,21 +16,42 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from gc_facts import memory_facts
+from gc_facts import cold_caches, gc_facts, memory_facts
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.watcher import FolderWatcher
 from conftest import DEMO, REAL_SESSIONS
-from models.session.folder import ALL_PARTS, MEMORY_FILE, Part, Session, open_session
+from models.session.folder import ALL_PARTS, GC_FILE, MEMORY_FILE, Part, Session, open_session
+from models.session.gc_parse import parse_gc
 from models.session.team_memory import parse_memory
 from models.text.tokens import get_tokenizer
 
-SESSIONS = sorted(p.parent for p in [*REAL_SESSIONS.glob(f"*/{MEMORY_FILE}"), DEMO / MEMORY_FILE])
+TOKENIZER = get_tokenizer("o200k_base")
+FILES: dict[Part, str] = {"gc": GC_FILE, "memory": MEMORY_FILE}
+# Every real session folder with the file, and the demo's, for each part read ahead.
+CASES = [
+    (part, folder)
+    for part, name in FILES.items()
+    for folder in sorted(p.parent for p in [*REAL_SESSIONS.glob(f"*/{name}"), DEMO / name])
+]
 
 
-def _cold(raw: bytes) -> list[object]:
-    return memory_facts(parse_memory(raw.decode("utf-8"), MEMORY_FILE))
+def _cold(part: Part, raw: bytes) -> list[object]:
+    """What a full parse of ``raw`` reads, with no earlier parse to start from."""
+    cold_caches()
+    text = raw.decode("utf-8")
+    if part == "gc":
+        return gc_facts(parse_gc(text, TOKENIZER))
+    return memory_facts(parse_memory(text, MEMORY_FILE))
+
+
+def _shown(session: Session, part: Part) -> list[object]:
+    if part == "gc":
+        assert session.gc is not None
+        return gc_facts(session.gc)
+    assert session.memory is not None
+    return memory_facts(session.memory)
 
 
 def _append(path: Path, line: str) -> bytes:
@@ -66,40 +88,51 @@ def test_the_watcher_says_a_file_is_whole_after_its_last_event(qtbot: QtBot, tmp
         watcher.stop()
 
 
-@pytest.mark.parametrize("folder", SESSIONS, ids=lambda p: p.name)
-def test_a_reload_shows_the_read_ahead_until_the_file_is_touched(folder: Path, tmp_path: Path) -> None:
-    """On every real session's TEAM-MEMORY: what ``read_ahead`` read is what the watcher's
-    reload shows (the file is not read again: a later write the watcher has not reported is
-    not in it), with the stamp our writes check against; dropped, or on any other reload,
-    the file is read afresh."""
+@pytest.mark.parametrize(("part", "folder"), CASES, ids=lambda v: v if isinstance(v, str) else v.name)
+def test_a_reload_shows_the_read_ahead_until_the_file_is_touched(part: Part, folder: Path, tmp_path: Path) -> None:
+    """On every real session's GC and TEAM-MEMORY: what ``read_ahead`` read is what the
+    watcher's reload shows (the file is not read again: a later write the watcher has not
+    reported is not in it), with the stamp our writes check against; dropped, or on any other
+    reload, the file is read afresh."""
     copy = tmp_path / folder.name
     shutil.copytree(folder, copy)
-    path = copy / MEMORY_FILE
-    session = open_session(copy, get_tokenizer("o200k_base"))
+    path = copy / FILES[part]
+    session = open_session(copy, TOKENIZER)
     session.settle_stamps()
     ahead = _append(path, "- [Finding] read as its writer closed it — 먼저")
-    session.read_ahead()
+    session.read_ahead(part)
     later = _append(path, "- [Finding] written after the read ahead")
-    memory: tuple[Part, ...] = ("memory",)
-    assert session.reload(memory, ahead=True) == {"memory"}
-    assert session.memory is not None and memory_facts(session.memory) == _cold(ahead)
-    assert session.memory.text == ahead.decode("utf-8")
-    stamp = session.stamps[MEMORY_FILE]
+    assert session.reload((part,), ahead=True) == {part}
+    shown = session.gc if part == "gc" else session.memory
+    assert shown is not None and shown.text == ahead.decode("utf-8")
+    assert _shown(session, part) == _cold(part, ahead)
+    stamp = session.stamps[FILES[part]]
     assert stamp is not None and stamp.size == len(ahead)
-    assert session.reload(memory, ahead=True) == {"memory"}  # taken once: now the file itself
-    assert memory_facts(session.memory) == _cold(later)
+    assert session.reload((part,), ahead=True) == {part}  # taken once: now the file itself
+    assert _shown(session, part) == _cold(part, later)
 
-    session.read_ahead()
+    session.read_ahead(part)
     again = _append(path, "- [Finding] touched again")
-    assert session.drop_ahead() and not session.drop_ahead()
-    assert session.reload(memory, ahead=True) == {"memory"}
-    assert memory_facts(session.memory) == _cold(again)
+    assert session.drop_ahead(part) and not session.drop_ahead(part)
+    assert session.reload((part,), ahead=True) == {part}
+    assert _shown(session, part) == _cold(part, again)
 
-    session.read_ahead()
+    session.read_ahead(part)
     last = _append(path, "- [Finding] and once more")
     session.reload(("plan",))  # any reload but the watcher's forgets the read ahead
-    assert session.reload(memory, ahead=True) == {"memory"}
-    assert memory_facts(session.memory) == _cold(last)
+    assert session.reload((part,), ahead=True) == {part}
+    assert _shown(session, part) == _cold(part, last)
+
+
+def test_the_plan_and_the_folders_are_read_at_the_reload(tmp_path: Path) -> None:
+    """Only the GC and TEAM-MEMORY are read ahead: the plan is small, the rest are folders."""
+    copy = tmp_path / DEMO.name
+    shutil.copytree(DEMO, copy)
+    session = open_session(copy, TOKENIZER)
+    others: tuple[Part, ...] = ("plan", "gates", "folders", "inbox")
+    for part in others:
+        session.read_ahead(part)
+        assert not session.drop_ahead(part)
 
 
 def test_a_file_not_read_yet_is_left_to_the_reload(tmp_path: Path) -> None:
@@ -108,46 +141,51 @@ def test_a_file_not_read_yet_is_left_to_the_reload(tmp_path: Path) -> None:
     copy = tmp_path / DEMO.name
     shutil.copytree(DEMO, copy)
     (copy / MEMORY_FILE).unlink()
-    session = open_session(copy, get_tokenizer("o200k_base"))
+    session = open_session(copy, TOKENIZER)
     assert session.memory is None
     (copy / MEMORY_FILE).write_bytes((DEMO / MEMORY_FILE).read_bytes())
-    session.read_ahead()
-    assert not session.drop_ahead()
+    session.read_ahead("memory")
+    assert not session.drop_ahead("memory")
     assert session.reload(("memory",), ahead=True) == {"memory"}
-    assert session.memory is not None
-    assert memory_facts(session.memory) == _cold((DEMO / MEMORY_FILE).read_bytes())
+    assert _shown(session, "memory") == _cold("memory", (DEMO / MEMORY_FILE).read_bytes())
 
 
+@pytest.mark.parametrize("part", list(FILES))
 def test_a_burst_of_writes_reads_ahead_once_per_reload_and_shows_the_last(
-    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch, part: Part
 ) -> None:
     """A shell appending line by line closes the file twenty times in a moment: the first
     close reads ahead, the next write drops that read, and no other is made before the
     reload. The window ends on the last version, as a fresh parse reads it."""
     controller.open(demo_copy)
     controller.settle(timeout_s=30)
-    reads: list[int] = []
-    reloads: list[int] = []
+    reads: list[Part] = []
+    reloads: list[Part] = []
     read_ahead, reload = Session.read_ahead, Session.reload
 
-    def counted_read(self: Session) -> None:
-        reads.append(1)
-        read_ahead(self)
+    def counted_read(self: Session, read: Part) -> None:
+        reads.append(read)
+        read_ahead(self, read)
 
     def counted_reload(self: Session, parts: Iterable[Part] = ALL_PARTS, ahead: bool = False) -> set[Part]:
         parts = tuple(parts)
-        if ahead and "memory" in parts:
-            reloads.append(1)
+        if ahead and part in parts:
+            reloads.append(part)
         return reload(self, parts, ahead)
 
     monkeypatch.setattr(Session, "read_ahead", counted_read)
     monkeypatch.setattr(Session, "reload", counted_reload)
-    path = demo_copy / MEMORY_FILE
+    path = demo_copy / FILES[part]
     for n in range(20):
         raw = _append(path, f"- [Finding] line {n} of a burst")
     live = controller.live
     assert live is not None
-    qtbot.waitUntil(lambda: live.session.memory is not None and live.session.memory.text == raw.decode(), timeout=5000)
+
+    def shown_text() -> str | None:
+        shown = live.session.gc if part == "gc" else live.session.memory
+        return None if shown is None else shown.text
+
+    qtbot.waitUntil(lambda: shown_text() == raw.decode(), timeout=5000)
     controller.settle(timeout_s=30)
-    assert live.session.memory is not None and memory_facts(live.session.memory) == _cold(raw)
-    assert 1 <= len(reads) <= len(reloads)
+    assert _shown(live.session, part) == _cold(part, raw)
+    assert reads.count(part) >= 1 and reads.count(part) <= len(reloads)

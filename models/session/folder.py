@@ -34,18 +34,23 @@ Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox"]
 ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders", "inbox")
 _Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
 _Follower = Callable[[bytes], TeamMemory | None]
+# The files read as soon as their writer is done (``Session.read_ahead``): the two agents
+# edit all the time. The plan is small, and read at the reload.
+_AHEAD_FILES: dict[str, str] = {"gc": GC_FILE, "memory": MEMORY_FILE}
 
 
 @dataclass(frozen=True)
 class _Ahead:
-    """TEAM-MEMORY's bytes read as soon as a writer was done with them, and the follow-up
-    read from them against the version shown then (``shown`` and its bytes ``kept``)."""
+    """A file's bytes read as soon as a writer was done with them, and what was read from them
+    then: TEAM-MEMORY's follow-up from the bytes (against the version shown then, ``shown``,
+    and its bytes, ``kept``), or the decoded GC, whose parse ``parse_gc`` keeps by its text."""
 
     raw: bytes
     mtime: int
-    shown: TeamMemory | None
-    kept: bytes | None
-    followed: TeamMemory | None
+    shown: object
+    kept: bytes | None = None
+    followed: TeamMemory | None = None
+    loaded: TextFile | None = None
 
 
 def outside_link(folder: Path, name: str) -> list[Problem]:
@@ -96,8 +101,8 @@ class Session:
     # The parts whose version shown was read with an error of its own (front matter that is not
     # YAML, say): a later version with errors is no worse, and is shown unless it reads as nothing.
     _shown_broken: set[Part] = field(default_factory=set, init=False, repr=False, compare=False)
-    # TEAM-MEMORY as ``read_ahead`` found it, for the next ``reload(..., ahead=True)`` to show.
-    _ahead: _Ahead | None = field(default=None, init=False, repr=False, compare=False)
+    # The files ``read_ahead`` read, by name, for the next ``reload(..., ahead=True)`` to show.
+    _aheads: dict[str, _Ahead] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -141,7 +146,7 @@ class Session:
         ``ahead``, TEAM-MEMORY is taken from ``read_ahead`` when it read the file since: the
         caller (the watcher's) knows that nothing touched the file after that."""
         if not ahead:
-            self._ahead = None
+            self._aheads.clear()
         changed: set[Part] = set()
         for part in dict.fromkeys(parts):
             if self._reload_part(part):
@@ -177,27 +182,41 @@ class Session:
         self.inbox_listing = listing
         return changed
 
-    def read_ahead(self) -> None:
-        """Read TEAM-MEMORY now, as its writer is done with it (closed it, or renamed it into
-        place), while the watcher still waits out the quiet spell that ends a burst of writes.
+    def read_ahead(self, part: Part) -> None:
+        """Read the GC or TEAM-MEMORY now, as its writer is done with it (closed it, or renamed
+        it into place), while the watcher still waits out the quiet spell that ends a burst of
+        writes: TEAM-MEMORY is followed from its bytes, the GC decoded and parsed (the parse is
+        kept by its text, where the reload's finds it).
 
-        On a 14 MB file the read and the follow-up from its bytes were 4 ms of a 10 ms update,
-        after the 5 ms wait; they now run during it, and the reload that ends the wait shows
-        what they found. Any event on the file since must be followed by ``drop_ahead``: the
-        reload then reads the file as before. A file not read yet is left to the reload."""
-        self._ahead = None
-        if self.stamps.get(MEMORY_FILE) is None:
+        On the ten-times session the read and the follow-up were 4 ms of a 10 ms TEAM-MEMORY
+        update after its 5 ms wait, and reading, decoding and comparing the 10 MB GC 10 ms of
+        an edit's after its 40 ms; they now run during the wait, and the reload that ends it
+        shows what they found. Any event on the file since must be followed by ``drop_ahead``:
+        the reload then reads the file as before. A file not read yet is left to the reload."""
+        name = _AHEAD_FILES.get(part)
+        if name is None:
             return
+        self._aheads.pop(name, None)
+        if self.stamps.get(name) is None:
+            return
+        path = self.folder / name
         try:
-            raw, mtime = read_bounded(self.folder / MEMORY_FILE)
+            raw, mtime = read_bounded(path)
+            if name == MEMORY_FILE:
+                ahead = _Ahead(raw, mtime, self.memory, self._raws.get(name), self._follow(raw))
+            else:
+                loaded = decoded_file(path, raw, mtime, name, fingerprint_later=True)
+                if loaded.text:
+                    parse_gc(loaded.text, self.tokenizer, name, previous=self.gc)
+                ahead = _Ahead(raw, mtime, self.gc, loaded=loaded)
         except OSError:
             return  # the reload reads it again, and says what is wrong
-        self._ahead = _Ahead(raw, mtime, self.memory, self._raws.get(MEMORY_FILE), self._follow(raw))
+        self._aheads[name] = ahead
 
-    def drop_ahead(self) -> bool:
-        """Forget what ``read_ahead`` read (the file was touched since); whether there was any."""
-        had, self._ahead = self._ahead is not None, None
-        return had
+    def drop_ahead(self, part: Part) -> bool:
+        """Forget what ``read_ahead`` read of ``part`` (its file was touched since); whether
+        there was any."""
+        return self._aheads.pop(_AHEAD_FILES.get(part, ""), None) is not None
 
     def _follow(self, raw: bytes) -> TeamMemory | None:
         """TEAM-MEMORY read from the bytes that changed since the version shown, when it can
@@ -215,10 +234,10 @@ class Session:
         # fingerprinted after the view shows it (settle_stamps), the open's too: hashing the
         # ten-times session's files took 12 ms before its window showed anything.
         later = self.stamps.get(name) is not None
-        ahead, self._ahead = (self._ahead, None) if name == MEMORY_FILE else (None, self._ahead)
+        ahead = self._aheads.pop(name, None)
         try:
             raw, mtime = (ahead.raw, ahead.mtime) if ahead is not None else read_bounded(path)
-            if ahead is not None and ahead.shown is self.memory and ahead.kept is self._raws.get(name):
+            if ahead is not None and ahead.shown is getattr(self, attr) and ahead.kept is self._raws.get(name):
                 followed = ahead.followed  # read against the version shown now
             else:
                 followed = follow(raw) if follow is not None and later else None
@@ -234,7 +253,11 @@ class Session:
                 self.problems[attr] = problems  # a read that failed in between is mended
                 self._shown_broken.discard(attr)  # a follow-up reads from a version scanned clean
                 return True
-            loaded = decoded_file(path, raw, mtime, name, fingerprint_later=True)
+            loaded = (
+                ahead.loaded
+                if ahead is not None and ahead.loaded is not None
+                else decoded_file(path, raw, mtime, name, fingerprint_later=True)
+            )
         except FileNotFoundError:
             missing = [Problem("warning", name, "not found in this session")]
             changed = getattr(self, attr) is not None or self.problems.get(attr) != missing
