@@ -143,8 +143,8 @@ class Session:
 
     def reload(self, parts: Iterable[Part] = ALL_PARTS, ahead: bool = False) -> set[Part]:
         """Re-read the given parts; return those whose content actually changed. With
-        ``ahead``, TEAM-MEMORY is taken from ``read_ahead`` when it read the file since: the
-        caller (the watcher's) knows that nothing touched the file after that."""
+        ``ahead``, the GC and TEAM-MEMORY are taken as ``read_ahead`` read them, if it did since
+        the last reload: the caller (the watcher's) knows that nothing touched them after that."""
         if not ahead:
             self._aheads.clear()
         changed: set[Part] = set()
