@@ -60,7 +60,7 @@ class _EventRelay(QObject, FileSystemEventHandler):
             path = os.fsdecode(raw)
             if _ours_to_show(path):
                 self.pathSeen.emit(path)
-        if event.event_type in ("closed", "moved"):  # its writer is done: the file is whole
+        if not event.is_directory and event.event_type in ("closed", "moved"):  # the file is whole
             done = os.fsdecode(getattr(event, "dest_path", "") if event.event_type == "moved" else event.src_path)
             if _ours_to_show(done):
                 self.pathWritten.emit(done)

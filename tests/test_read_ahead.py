@@ -84,6 +84,14 @@ def test_the_watcher_says_a_file_is_whole_after_its_last_event(qtbot: QtBot, tmp
             os.replace(temp, renamed)
         assert blocker.args == [[renamed]]
         assert log == [("touched", renamed), ("written", renamed)]
+        with qtbot.waitSignal(watcher.pathsChanged, timeout=5000):
+            (tmp_path / "folder").mkdir()
+        log.clear()
+        moved = str(tmp_path / "moved")
+        with qtbot.waitSignal(watcher.pathsChanged, timeout=5000, check_params_cb=lambda paths: moved in paths):
+            os.rename(tmp_path / "folder", moved)
+        assert ("touched", moved) in log
+        assert not [entry for entry in log if entry[0] == "written"]  # a folder is no file written
     finally:
         watcher.stop()
 
