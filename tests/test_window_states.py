@@ -335,3 +335,34 @@ def test_a_session_opened_in_a_used_window_shows_as_in_a_fresh_one(qtbot: QtBot,
                 _closed(fresh)
     finally:
         _closed(live)
+
+
+@pytest.mark.parametrize("source", [DEMO, COW], ids=lambda p: p.name)
+def test_bursts_of_writes_end_as_a_fresh_window_shows(qtbot: QtBot, tmp_path: Path, source: Path) -> None:
+    """Agents' writes two to six at a time, with no pause between them: files read as their
+    writer closed them are dropped by the next write to them, and the window still ends on
+    what the folder holds. A marker written after each burst says when the watcher has passed
+    on all of it (a watch delivers its events in order)."""
+    folder = tmp_path / "project" / ".agent" / "teams" / source.name
+    shutil.copytree(source, folder)
+    rng = random.Random(f"bursts-{source.name}")
+    live = _opened(qtbot, tmp_path / "live.ini", folder)
+    watcher = live.live._watcher  # type: ignore[union-attr]
+    writes = [write for _, write, name in _writes(folder) if name is None or (folder / name).is_file()]
+    try:
+        for burst in range(8):
+            for _ in range(rng.randint(2, 6)):
+                rng.choice(writes)(rng)
+            marker = str(folder / f"burst-{burst}.txt")
+            with qtbot.waitSignal(
+                watcher.pathsChanged, timeout=5000, check_params_cb=lambda paths, m=marker: m in paths
+            ):
+                Path(marker).write_text("the burst is over", encoding="utf-8")
+            settle_reviews(qtbot, live)
+            fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
+            try:
+                assert _shown(live.window) == _shown(fresh.window), burst
+            finally:
+                _closed(fresh)
+    finally:
+        _closed(live)
