@@ -22,6 +22,7 @@ from pytestqt.qtbot import QtBot
 from app.controller import Controller
 from app.watcher import FolderWatcher
 from conftest import DEMO, REAL_SESSIONS
+from gc_edits import edits
 from models.session.folder import ALL_PARTS, GC_FILE, MEMORY_FILE, Part, Session, open_session
 from models.session.gc_parse import parse_gc
 from models.session.team_memory import parse_memory
@@ -130,6 +131,29 @@ def test_a_reload_shows_the_read_ahead_until_the_file_is_touched(part: Part, fol
     session.reload(("plan",))  # any reload but the watcher's forgets the read ahead
     assert session.reload((part,), ahead=True) == {part}
     assert _shown(session, part) == _cold(part, last)
+
+
+@pytest.mark.parametrize(("part", "folder"), CASES, ids=lambda v: v if isinstance(v, str) else v.name)
+def test_every_kind_of_edit_read_ahead_reads_as_a_cold_parse(part: Part, folder: Path, tmp_path: Path) -> None:
+    """Item edits, sections added, removed, renamed and moved, a version bump, and the whole
+    file rewritten (another session's file in its place), each read ahead and shown by the
+    watcher's reload (the file is put back before it, unseen: the reload must not read it):
+    what a full parse of the same bytes reads, every time."""
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    path = copy / FILES[part]
+    session = open_session(copy, TOKENIZER)
+    original = path.read_text(encoding="utf-8")
+    other = next(p for _, p in CASES if p != folder and (p / FILES[part]).is_file())
+    versions = [new for _, new in edits(original)] + [(other / FILES[part]).read_text(encoding="utf-8"), original]
+    assert len(versions) > 5
+    for n, text in enumerate(versions):
+        session.settle_stamps()
+        path.write_text(text, encoding="utf-8")
+        session.read_ahead(part)
+        path.write_text(original, encoding="utf-8")  # unseen: the reload shows the read ahead
+        session.reload((part,), ahead=True)
+        assert _shown(session, part) == _cold(part, text.encode("utf-8")), n
 
 
 def test_the_plan_and_the_folders_are_read_at_the_reload(tmp_path: Path) -> None:
