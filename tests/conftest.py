@@ -84,9 +84,17 @@ def shown_controller(qtbot: QtBot, tmp_path: Path, size: tuple[int, int] = (1366
 
 
 def settle_reviews(qtbot: QtBot, controller: Controller) -> None:
-    """Wait until the Inbox shows the last pass asked for: reviews run in a worker, and the
-    worker is idle only once every requested pass has been shown."""
-    qtbot.waitUntil(lambda: not controller.reviewer.busy, timeout=10_000)
+    """Wait until the Inbox shows the last pass asked for and the teammate table the last read
+    of the team: both run in workers. The reviewer is idle only once every requested pass has
+    been shown; a team read hands its result over in a queued call, delivered here before the
+    pool is asked whether it is idle (a finished read may ask for another pass)."""
+    from PySide6.QtWidgets import QApplication
+
+    def idle() -> bool:
+        QApplication.processEvents()
+        return not controller.reviewer.busy and controller.team.pool.activeThreadCount() == 0
+
+    qtbot.waitUntil(idle, timeout=10_000)
 
 
 @pytest.fixture
