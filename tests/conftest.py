@@ -86,12 +86,15 @@ def shown_controller(qtbot: QtBot, tmp_path: Path, size: tuple[int, int] = (1366
 def settle_reviews(qtbot: QtBot, controller: Controller) -> None:
     """Wait until the Inbox shows the last pass asked for and the teammate table the last read
     of the team: both run in workers. The reviewer is idle only once every requested pass has
-    been shown; a team read hands its result over in a queued call, delivered here before the
-    pool is asked whether it is idle (a finished read may ask for another pass)."""
+    been shown. A team read hands its result over in a queued call, posted before its thread
+    goes idle: once the pool is idle, the calls are delivered here, and what they started (a
+    finished read may ask for another pass) is waited for in turn."""
     from PySide6.QtWidgets import QApplication
 
     def idle() -> bool:
-        QApplication.processEvents()
+        if controller.team.pool.activeThreadCount() > 0:
+            return False
+        QApplication.processEvents()  # the results the finished reads posted
         return not controller.reviewer.busy and controller.team.pool.activeThreadCount() == 0
 
     qtbot.waitUntil(idle, timeout=10_000)
