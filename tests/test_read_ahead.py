@@ -11,18 +11,19 @@ place).
 from __future__ import annotations
 
 import os
+import random
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from gc_facts import cold_caches, gc_facts, memory_facts
+from gc_facts import cold_caches, gc_facts, memory_facts, reads_clean
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.watcher import FolderWatcher
 from conftest import DEMO, REAL_SESSIONS
-from gc_edits import edits
+from gc_edits import edits, random_edit
 from models.session.folder import ALL_PARTS, GC_FILE, MEMORY_FILE, Part, Session, open_session
 from models.session.gc_parse import parse_gc
 from models.session.team_memory import parse_memory
@@ -221,3 +222,43 @@ def test_a_burst_of_writes_reads_ahead_once_per_reload_and_shows_the_last(
     controller.settle(timeout_s=30)
     assert _shown(live.session, part) == _cold(part, raw)
     assert reads.count(part) >= 1 and reads.count(part) <= len(reloads)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_runs_of_writes_reads_ahead_drops_and_reloads(seed: int, tmp_path: Path) -> None:
+    """Writes, reads ahead, drops and reloads of either file in any order, as the watcher's
+    signals and the Lead's own reloads interleave. The model kept here: a watcher's reload of
+    a part shows the bytes last read ahead of it, if nothing dropped them and no other reload
+    ran since; else the file's bytes now. After every reload the session equals a cold parse
+    of those bytes."""
+    rng = random.Random(f"read-ahead-{seed}")
+    copy = tmp_path / DEMO.name
+    shutil.copytree(DEMO, copy)
+    session = open_session(copy, TOKENIZER)
+    ahead: dict[Part, bytes] = {}
+    for step in range(60):
+        part: Part = rng.choice(list(FILES))
+        path = copy / FILES[part]
+        action = rng.choice(("write", "write", "read ahead", "drop", "watcher reload", "other reload"))
+        if action == "write":
+            text = path.read_text(encoding="utf-8")
+            for _ in range(20):
+                edited = random_edit(text, rng)
+                if reads_clean(FILES[part], edited):
+                    path.write_text(edited, encoding="utf-8")
+                    break
+        elif action == "read ahead":
+            session.settle_stamps()
+            session.read_ahead(part)
+            ahead[part] = path.read_bytes()
+        elif action == "drop":
+            assert session.drop_ahead(part) == (part in ahead), step
+            ahead.pop(part, None)
+        else:
+            parts: tuple[Part, ...] = (part,) if action == "watcher reload" else (part, "plan")
+            shown = ahead.pop(part, None) if action == "watcher reload" else None
+            if action == "other reload":
+                ahead.clear()
+            session.reload(parts, ahead=action == "watcher reload")
+            expected = path.read_bytes() if shown is None else shown
+            assert _shown(session, part) == _cold(part, expected), (step, action, part)
