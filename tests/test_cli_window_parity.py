@@ -13,11 +13,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QAbstractItemModel, QModelIndex
 from pytestqt.qtbot import QtBot
 
 from app.cli.main import main
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, shown_controller
+from conftest import DEMO, REAL_SESSIONS, settle_reviews, shown_controller
 
 SESSIONS = sorted([*(p for p in REAL_SESSIONS.iterdir() if p.is_dir()), DEMO])
 
@@ -69,6 +70,82 @@ def test_the_cli_plans_what_the_composer_shows(
             plan.full_tokens,
             plan.frozen,
         )
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
+
+
+def _tree(model: QAbstractItemModel, columns: int, parent: QModelIndex | None = None) -> list[object]:
+    """Each row's cells as the view shows them, and its children."""
+    parent = parent or QModelIndex()
+    rows: list[object] = []
+    for r in range(model.rowCount(parent)):
+        if model.canFetchMore(model.index(r, 0, parent)):
+            model.fetchMore(model.index(r, 0, parent))
+        cells = [model.index(r, c, parent).data() for c in range(columns)]
+        rows.append((cells, _tree(model, columns, model.index(r, 0, parent))))
+    return rows
+
+
+def _sections(sections: list[dict[str, object]]) -> list[object]:
+    """``inspect``'s GC sections written as the section tree shows them."""
+    return [
+        ([s["title"], f"{s['tokens']:,}", str(s["items"]) if s["items"] else ""], _sections(s["children"]))  # type: ignore[arg-type]
+        for s in sections
+    ]
+
+
+def _version(number: object) -> str:
+    return f"GC-v{number}" if number is not None else "—"
+
+
+@pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)
+def test_inspect_says_what_the_window_shows(
+    qtbot: QtBot, tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lead-console inspect --json`` and the window, on every real session and the demo: the
+    GC's section tree with tokens and item counts, each teammate's versions, state and where
+    it was named, TEAM-MEMORY's sections with their entry counts, and the gates."""
+    folder = tmp_path / source.name
+    shutil.copytree(source, folder)
+    printed = _cli(capsys, "inspect", str(folder))
+    assert isinstance(printed, dict)
+    controller = shown_controller(qtbot, tmp_path)
+    try:
+        assert controller.open(folder)
+        settle_reviews(qtbot, controller)
+        w = controller.window
+        if printed["gc"] is not None:
+            assert _tree(w.gc_model, 3) == _sections(printed["gc"]["sections"])
+        else:
+            assert w.gc_model.rowCount() == 0
+        team = w.teammate_model
+        columns = {name: n for n, name in enumerate(team.headers)}
+        shown = [
+            {name: team.index(r, columns[name]).data() for name in ("Teammate", "Confirmed", "Last sent", "State")}
+            | {"Sources": team.index(r, columns["Sources"]).data()}
+            for r in range(team.rowCount())
+        ]
+        said = [
+            {
+                "Teammate": t["role"],
+                "Confirmed": _version(t["confirmed"]),
+                "Last sent": _version(t["sent"]),
+                "State": t["state"] if t["receives"] else f"{t['state']} (not sent)",
+                "Sources": ", ".join(t["sources"]),
+            }
+            for t in printed["teammates"]
+        ]
+        assert sorted(shown, key=lambda row: str(row["Teammate"])) == sorted(said, key=lambda row: str(row["Teammate"]))
+        memory = printed["memory"]
+        headers = [w.memory_model.index(r, 0).data() for r in range(w.memory_model.rowCount())]
+        assert len(headers) == (len(memory["sections"]) if memory else 0)
+        for header, section in zip(headers, memory["sections"] if memory else [], strict=True):
+            assert str(header).startswith(section["header"]) and str(header).endswith(f"({section['entries']})")
+        gates = [
+            (w.gate_model.index(r, 0).data(), w.gate_model.index(r, 1).data()) for r in range(w.gate_model.rowCount())
+        ]
+        assert [(str(g["phase"]), g["verdict"]) for g in printed["gates"]] == [(str(p), v) for p, v in gates]
     finally:
         controller.window.context_pane.wait()
         controller.close()

@@ -39,11 +39,11 @@ def test_inspect_json_has_the_documented_shape(session: Path, capsys: pytest.Cap
     assert set(first) == {"title", "ref", "level", "tokens", "items", "children"}
     assert first["ref"] == "§Scope" and first["level"] == 2
     assert all(
-        set(t) == {"role", "confirmed", "sent", "status", "state", "state_read_from", "sources"}
+        set(t) == {"role", "confirmed", "sent", "status", "state", "state_read_from", "receives", "sources"}
         for t in data["teammates"]
     )
     assert set(data["memory"]) == {"lines", "sections"}
-    assert all(set(g) == {"phase", "verdict"} for g in data["gates"])
+    assert all(set(g) == {"phase", "verdict", "date", "read_from"} for g in data["gates"])
     assert data["warnings"] == []
     assert snapshot_tree(session) == before
 

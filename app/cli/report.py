@@ -46,6 +46,7 @@ def session_data(session: Session) -> dict[str, Any]:
                 "status": t.status,
                 "state": t.state,
                 "state_read_from": t.state_source,
+                "receives": t.receives,
                 "sources": t.sources,
             }
             for t in session.teammates()
@@ -63,7 +64,11 @@ def session_data(session: Session) -> dict[str, Any]:
                 for s in (memory.sections if memory else [])
             ],
         },
-        "gates": [{"phase": g.phase, "verdict": g.verdict} for g in session.gates],
+        # Gate records, and the plan's gate list for the phases without one, as the window
+        # shows them; each says where it was read.
+        "gates": [
+            {"phase": g.phase, "verdict": g.verdict, "date": g.date, "read_from": g.path} for g in session.all_gates
+        ],
         "warnings": [str(p) for p in session.all_problems],
     }
 
@@ -86,9 +91,12 @@ def session_summary(session: Session) -> str:
         out.append("GC       (none yet: no global-context.md in this session)")
     mates = session.teammates()
     out.append(f"Teammates ({len(mates)})")
-    for t in mates:
+    # As the window's table says it: a teammate in a state that is sent no updates says so.
+    states = [t.state if t.receives else f"{t.state} (not sent)" for t in mates]
+    width = max(9, *(len(state) for state in states)) if states else 9
+    for t, state in zip(mates, states, strict=True):
         out.append(
-            f"  {t.role:<22} {t.state:<9} confirmed {label(t.confirmed):<7} sent {label(t.sent):<7} "
+            f"  {t.role:<22} {state:<{width}} confirmed {label(t.confirmed):<7} sent {label(t.sent):<7} "
             f"{t.status or '':<16} {', '.join(t.sources)}"
         )
     memory = session.memory
@@ -98,9 +106,10 @@ def session_summary(session: Session) -> str:
             tags = ", ".join(f"{k} {v}" for k, v in sorted(part.tag_counts().items()))
             mark = " [REPLACED]" if part.replaced else ""
             out.append(f"  {part.role:<22} {len(part.entries):>3} entries{mark}  {tags}")
-    if session.gates:
+    gates = session.all_gates
+    if gates:
         out.append("Gates")
-        for g in session.gates:
+        for g in gates:
             out.append(f"  Phase {g.phase}: {g.verdict or '?'}  ({g.path})")
     problems = session.all_problems
     if problems:
