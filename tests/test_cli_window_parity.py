@@ -131,7 +131,7 @@ def test_inspect_says_what_the_window_shows(
                 "Teammate": t["role"],
                 "Confirmed": _version(t["confirmed"]),
                 "Last sent": _version(t["sent"]),
-                "State": t["state"] if t["receives"] else f"{t['state']} (not sent)",
+                "State": t["state"] if t["receives_updates"] else f"{t['state']} (not sent)",
                 "Sources": ", ".join(t["sources"]),
             }
             for t in printed["teammates"]

@@ -39,7 +39,7 @@ def test_inspect_json_has_the_documented_shape(session: Path, capsys: pytest.Cap
     assert set(first) == {"title", "ref", "level", "tokens", "items", "children"}
     assert first["ref"] == "§Scope" and first["level"] == 2
     assert all(
-        set(t) == {"role", "confirmed", "sent", "status", "state", "state_read_from", "receives", "sources"}
+        set(t) == {"role", "confirmed", "sent", "status", "state", "state_read_from", "receives_updates", "sources"}
         for t in data["teammates"]
     )
     assert set(data["memory"]) == {"lines", "sections"}

@@ -46,7 +46,7 @@ def session_data(session: Session) -> dict[str, Any]:
                 "status": t.status,
                 "state": t.state,
                 "state_read_from": t.state_source,
-                "receives": t.receives,
+                "receives_updates": t.receives,
                 "sources": t.sources,
             }
             for t in session.teammates()
