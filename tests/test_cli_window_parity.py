@@ -149,3 +149,30 @@ def test_inspect_says_what_the_window_shows(
     finally:
         controller.window.context_pane.wait()
         controller.close()
+
+
+@pytest.mark.parametrize("source", [s for s in SESSIONS if (s / "TEAM-MEMORY.md").is_file()], ids=lambda p: p.name)
+def test_memory_check_and_the_memory_pane_name_the_same_problems(
+    qtbot: QtBot, tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What ``lead-console memory check`` finds wrong with TEAM-MEMORY as read (the file's own
+    problems, the sections ADR-001 §4 asks for that it lacks), the memory pane's banner says;
+    and the banner is hidden when the check finds nothing. (The line limit is the pane's line
+    count, in red past 500; unknown tags are the tag filter's; lost entries its loss warning.)"""
+    folder = tmp_path / source.name
+    shutil.copytree(source, folder)
+    capsys.readouterr()
+    code = main(["memory", "check", str(folder), "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert code == (1 if printed["problems"] else 0)  # 1: the check found something
+    said = [p for p in printed["problems"] if not p.startswith(("entry lost", "## ")) and "lines, over" not in p]
+    controller = shown_controller(qtbot, tmp_path)
+    try:
+        assert controller.open(folder)
+        banner = controller.window.memory_banner
+        assert banner.isVisibleTo(controller.window) == bool(said)
+        for problem in said:
+            assert problem.split(": ", 1)[-1] in banner.text(), problem
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()

@@ -10,6 +10,19 @@ from models.session.memory_entries import TAGS
 from models.session.team_memory import LINE_LIMIT, TeamMemory
 
 
+def missing_sections(memory: TeamMemory) -> list[str]:
+    """The sections ADR-001 §4 asks every TEAM-MEMORY for that this one lacks. Read from the
+    headings alone, so that the window says it on every change as ``memory check`` does (the
+    entries' tags would mean reading every entry of a 200,000-line file)."""
+    kinds = {s.kind for s in memory.sections}
+    missing = []
+    if "meta" not in kinds:
+        missing.append("no ## Meta section (ADR-001 §4)")
+    if "lead" not in kinds:
+        missing.append("no ## Lead section (ADR-001 §4: always present)")
+    return missing
+
+
 def memory_check_data(
     memory: TeamMemory, read_problems: Sequence[object], vanished: Sequence[Vanished] = ()
 ) -> dict[str, object]:
@@ -17,11 +30,7 @@ def memory_check_data(
     the entries the app's journal knows that the file no longer holds (``vanished``)."""
     problems = [str(p) for p in [*read_problems, *memory.problems]]
     problems += [f"entry lost: {v.describe()}" for v in vanished]
-    kinds = [s.kind for s in memory.sections]
-    if "meta" not in kinds:
-        problems.append("no ## Meta section (ADR-001 §4)")
-    if "lead" not in kinds:
-        problems.append("no ## Lead section (ADR-001 §4: always present)")
+    problems += missing_sections(memory)
     if memory.line_count > LINE_LIMIT:
         archived = sum(1 for s in memory.sections for e in s.entries if e.archived)
         problems.append(f"{memory.line_count} lines, over {LINE_LIMIT}: remove [ARCHIVED] entries ({archived} now)")

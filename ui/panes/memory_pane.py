@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from models.memory.access import access_of
+from models.memory.check import missing_sections
 from models.memory.loss import Loss
 from models.session.folder import Session
 from models.session.memory_entries import TAGS, MemoryEntry
@@ -103,8 +104,17 @@ class MemoryPane(QWidget):
     def _show_refusal(self, message: str) -> None:
         """Why an edit of the Lead's was not written, below what is wrong with the file itself
         (which the refusal used to hide until the next write)."""
-        known = self.session.problems.get("memory", []) if self.session is not None else []
-        self.memory_banner.show_problems([*known, Problem("error", "TEAM-MEMORY.md", message)])
+        self.memory_banner.show_problems([*self._problems(), Problem("error", "TEAM-MEMORY.md", message)])
+
+    def _problems(self) -> list[Problem]:
+        """What is wrong with the file as read, and the sections ADR-001 §4 asks for that it
+        lacks (as ``lead-console memory check`` says them)."""
+        session = self.session
+        if session is None:
+            return []
+        memory = session.memory
+        missing = missing_sections(memory) if memory is not None else []
+        return [*session.problems.get("memory", []), *(Problem("warning", "TEAM-MEMORY.md", m) for m in missing)]
 
     def show_memory(self, session: Session, first: bool) -> None:
         """Show the session's TEAM-MEMORY; on a follow-up, check what an outside write took away."""
@@ -116,7 +126,7 @@ class MemoryPane(QWidget):
             self.memory_actions.check_loss(session.memory, session.memory_bytes)
         # The banner first: showing or hiding it resizes the tree, which then lays out every
         # row it holds (as in the sections pane): the old rows, not the new ones.
-        self.memory_banner.show_problems(session.problems.get("memory", []))
+        self.memory_banner.show_problems(self._problems())
         self.memory_model.set_memory(session.memory)
         self._update_bar()
         if first:
