@@ -22,16 +22,14 @@ from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
-from models.review.actions import apply_review, compose_resend, handled_line, write_resend
-from models.review.ledger import append_ledger, handled_keys
+from models.review.carry import CarryError, carry_out
+from models.review.ledger import handled_keys
 from models.review.pending import pending_statuses
 from models.review.validation import Review
-from models.session.folder import PLAN_FILE, Part
+from models.session.folder import Part
 from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
-from models.text.atomic import FileChangedError, atomic_write, create_new
-from models.text.surgical import EditError
-from models.text.textfile import read_bounded
+from models.text.atomic import create_new
 from models.text.tokens import get_tokenizer
 from ui.main_window import MainWindow
 from ui.workers import LatestWork
@@ -297,27 +295,14 @@ class Controller(QObject):
         done = handled_keys(self.live.session.folder).get((result.message.source, result.message.sha))
         if done is not None and not self.confirm_repeat(result, done):
             return False
-        session = self.live.session
-        plan_path = session.folder / PLAN_FILE
-        plan_before = read_bounded(plan_path)[0] if plan_path.is_file() else None
-        composed = compose_resend(session, result)  # no write yet
-        written: Path | None = None
-        lines: list[str] = []
         try:
-            # The outbox file, then the plan, then every ledger line in one append: the ledger
-            # never names a re-send that is not there, and a failure undoes what came before.
-            if composed is not None:
-                written, sent_line = write_resend(session, result, *composed)
-                lines.append(sent_line)
-            apply_review(session, result)
-            append_ledger(session.folder, [*lines, handled_line(result)])
-        except (EditError, FileChangedError, OSError) as exc:
-            undone = self._undo_carry_out(written, plan_path, plan_before)
-            self._error(f"Could not carry out {result.action}: {exc}. {undone}")
+            carried = carry_out(self.live.session, result)
+        except CarryError as exc:
+            self._error(str(exc))
             self.live.reload({"plan"})
             return False
-        if composed is not None:
-            message, mode = composed
+        if carried.resend is not None:
+            message, mode = carried.resend
             QGuiApplication.clipboard().setText(message)
             self.window.statusBar().showMessage(
                 f"{mode} for {result.message.sender} written to the outbox and copied", 5000
@@ -328,21 +313,6 @@ class Controller(QObject):
         self.window.composer.on_session_changed()
         self.refresh_reviews()
         return True
-
-    @staticmethod
-    def _undo_carry_out(written: Path | None, plan_path: Path, plan_before: bytes | None) -> str:
-        """Put back what a failed Carry out wrote before the ledger: the re-send and the plan."""
-        notes = []
-        try:
-            if written is not None:
-                written.unlink(missing_ok=True)
-                notes.append("the re-send was removed")
-            if plan_before is not None and plan_path.is_file() and read_bounded(plan_path)[0] != plan_before:
-                atomic_write(plan_path, plan_before, None)
-                notes.append("the plan was put back")
-        except OSError as exc:
-            return f"Undoing it failed too ({exc}); check {plan_path.name} and messages/outbox."
-        return ("Nothing was changed: " + ", ".join(notes) + ".") if notes else "Nothing was changed."
 
     def confirm_repeat(self, result: Review, done: str) -> bool:
         """Ask before repeating a carry-out (tests replace this)."""

@@ -236,7 +236,7 @@ def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
     is said in one line and never escapes the slot."""
     import errno
 
-    import app.controller as controller_module
+    import models.review.carry as carry_module
 
     _ask_clarification(demo_copy, applied=0)
     controller.refresh_reviews()
@@ -247,7 +247,7 @@ def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
     def fail(*args: object, **kwargs: object) -> object:
         raise OSError(errno.ENOSPC, "No space left on device", step)  # the disk refuses this step
 
-    monkeypatch.setattr(controller_module, step, fail)
+    monkeypatch.setattr(carry_module, step, fail)  # where the window's Carry out does its writes
     errors: list[str] = []
     monkeypatch.setattr(controller, "_error", errors.append)
     assert not controller.carry_out(review)
