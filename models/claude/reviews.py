@@ -31,8 +31,9 @@ class Gathered:
     problems: list[Problem] = field(default_factory=list)  # inbox entries that could not be read
 
 
-def gather_reviews(session: Session, now: datetime, ack_timeout_min: int) -> Gathered:
-    """Read the session's inboxes and its team's replies, record new messages, review them all.
+def gather_reviews(session: Session, now: datetime, ack_timeout_min: int, record: bool = True) -> Gathered:
+    """Read the session's inboxes and its team's replies, record new messages (unless not to
+    ``record``: a command that only lists them writes nothing), review them all.
 
     The team link is read here too, not on the caller's thread.
     """
@@ -42,7 +43,8 @@ def gather_reviews(session: Session, now: datetime, ack_timeout_min: int) -> Gat
     _, link, _ = load_link(session.folder, roles)
     if link is not None and link.team_folder.is_dir():
         messages += team_replies(link.team_folder)[0]
-    record_received(session.folder, messages)
+    if record:
+        record_received(session.folder, messages)
     messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
     reviews = [review(m, session) for m in messages]
     pings = due_pings(session, now, ack_timeout_min)

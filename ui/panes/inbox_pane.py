@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from models.review.ledger import Handled
+from models.review.rows import action_line, kind_label, summary_line
 from models.review.validation import Review
 from models.text.problems import Problem
 from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
@@ -38,7 +39,6 @@ from ui.widgets import (
 )
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
-_BADGE = {"critical": "‼ critical", "high": "⚠ high", "medium": "medium", "low": "low"}
 
 
 NEEDS_LEAD = frozenset({"confirm", "resend", "full", "guide", "lost", "attention"})
@@ -93,7 +93,7 @@ class ReviewModel(NodeTreeModel):
         if role == DISPLAY:
             values = (
                 r.message.sender or "?",
-                _KIND.get(r.message.kind, r.message.kind),
+                kind_label(r),
                 summary_line(r),
                 action_line(r, done),
                 short_time(r.message.timestamp),
@@ -108,27 +108,6 @@ class ReviewModel(NodeTreeModel):
             if r.problems:
                 return QBrush(WARN_BG)
         return None
-
-
-_KIND = {"delta_report": "report"}
-
-
-def summary_line(r: Review) -> str:
-    """``[⚠ high] summary — ⚠ problem; problem``: what it says and what is wrong, in one cell."""
-    summary = r.summary
-    for who in (f"{r.message.sender}: ", "unknown sender: "):  # the From column already says who
-        summary = summary.removeprefix(who)
-    if r.report is not None:
-        badges = " ".join(_BADGE.get(k.level or "", "?") for k in r.report.risks)
-        summary = f"[{badges}] {summary}" if badges else summary
-    return f"{summary} — ⚠ {'; '.join(r.problems)}" if r.problems else summary
-
-
-def action_line(r: Review, done: str | None) -> str:
-    """What the Lead has to do, or ``done: resend`` once it is done (the time is in the tooltip)."""
-    if done is not None:
-        return f"done: {done.split(' at ', 1)[0]}"
-    return "" if r.action in ("none", "record") and not r.problems else r.action
 
 
 class ReviewPane(QWidget):
