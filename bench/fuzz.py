@@ -125,6 +125,7 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["delta", str(DEMO / "gc-history" / "GC-v5.md"), str(s / "global-context.md")], True),
     (lambda s, t: ["apply", str(s / "global-context.md"), str(t / "delta.txt"), "-o", str(t / "out.md")], False),
     (lambda s, t: ["ack", str(s / "TEAM-MEMORY.md"), "--session", str(s)], True),
+    (lambda s, t: ["inbox", str(s), "--json"], True),
     (lambda s, t: ["team", str(s), "--json"], True),
     (lambda s, t: ["publish", str(s), "--dry-run", "--json"], True),
     (lambda s, t: ["context", str(s)], True),

@@ -20,7 +20,7 @@ from app.resolve import EXIT_OK, EXIT_USAGE, UsageError
 GROUPS = {
     "session_cmds": ("inspect", "teammate", "baseline", "gate"),
     "delta_cmds": ("delta", "apply", "plan", "savings"),
-    "review_cmds": ("ack",),
+    "review_cmds": ("ack", "inbox"),
     "context_cmds": ("context", "planning"),
     "memory_cmds": ("memory",),
     "team_cmds": ("publish", "team"),

@@ -1,19 +1,27 @@
-"""``ack``: read a teammate's reply, and with a session validate it against what was sent."""
+"""``ack``: read a teammate's reply, and with a session validate it against what was sent.
+``inbox``: every reply of a session reviewed as the window's Inbox reviews it, and Carry out."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
+from typing import Any
 
+from app.cli.common import session_args, warn_all
 from app.cli.report import (
     review_data,
     review_text,
 )
-from app.resolve import EXIT_FAILED, EXIT_OK, read_file, resolve_session
+from app.resolve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, read_file, resolve_session
+from models.claude.reviews import gather_reviews
+from models.review.carry import CarryError, carry_out
 from models.review.inbox import Message, sender_from
+from models.review.ledger import Handled
 from models.review.messages import parse_ack, parse_delta_report, parse_status
-from models.review.validation import Review, review
+from models.review.rows import action_line, kind_label, message_id, summary_line
+from models.review.validation import DEFAULT_ACK_TIMEOUT_MIN, Review, review
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
 
@@ -50,6 +58,77 @@ def cmd_ack(args: argparse.Namespace) -> int:
     return EXIT_OK if data["kind"] != "unknown" else EXIT_FAILED
 
 
+def inbox_data(reviews: list[Review], handled: Handled, pings: dict[str, str]) -> dict[str, Any]:
+    """What ``inbox`` prints: each message as the Inbox's row says it, with the fields read."""
+    rows = []
+    for r in reviews:
+        done = handled.get((r.message.source, r.message.sha))
+        rows.append(
+            {
+                "id": message_id(r),
+                "source": r.message.source,
+                "time": r.message.timestamp,
+                "kind": kind_label(r),
+                "summary": summary_line(r),
+                "action": action_line(r, done),
+                "done": done,
+            }
+            | {k: v for k, v in review_data(r).items() if k in ("from", "fields", "problems", "lead_action")}
+        )
+    return {"messages": rows, "ping_due": pings}
+
+
+def _inbox_text(data: dict[str, Any]) -> str:
+    rows = data["messages"]
+    out = [f"Inbox ({len(rows)} messages)"]
+    for row in rows:
+        action = f"  → {row['action']}" if row["action"] else ""
+        out.append(f"  {row['id']}  {row['from'] or '?':<18} {row['kind']:<8} {row['summary']}{action}")
+    out += [f"  ping due: {role} (no ACK since {since})" for role, since in sorted(data["ping_due"].items())]
+    return "\n".join(out)
+
+
+def cmd_inbox(args: argparse.Namespace) -> int:
+    """List the session's replies as the Inbox does; ``--carry-out ID`` does the Lead's action
+    for one, as the window's Carry out does (and records the replies in the ledger first, as
+    the window does when it reads them; a listing writes nothing)."""
+    session = open_session(resolve_session(args.folder, args.session), get_tokenizer("estimate"))
+    carrying = args.carry_out is not None
+    gathered = gather_reviews(session, datetime.now(UTC), args.ack_timeout, record=carrying)
+    warn_all(gathered.problems)
+    reviews = [r for r in gathered.reviews if r.message.kind != "protocol"]  # idle notices: not shown
+    if not carrying:
+        data = inbox_data(reviews, gathered.handled, gathered.pings)
+        print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else _inbox_text(data))
+        return EXIT_OK
+    matches = [r for r in reviews if message_id(r).startswith(args.carry_out)]
+    if len(matches) != 1:
+        said = "no message has" if not matches else f"{len(matches)} messages have"
+        print(f"lead-console: {said} the id {args.carry_out} (see 'lead-console inbox')", file=sys.stderr)
+        return EXIT_USAGE
+    (result,) = matches
+    done = gathered.handled.get((result.message.source, result.message.sha))
+    if done is not None and not args.again:
+        print(
+            f"lead-console: carried out already ({done}); --again does it again "
+            "(a second re-send, second ledger lines)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        carried = carry_out(session, result)
+    except CarryError as exc:
+        print(f"lead-console: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    written = str(carried.written) if carried.written is not None else None
+    if args.json:
+        print(json.dumps({"id": message_id(result), "action": result.action, "resend": written}, indent=2))
+    else:
+        resend = f"; re-send in {written}" if written else ""
+        print(f"{result.action} for {result.message.sender or '?'}: done{resend}")
+    return EXIT_OK
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this group's subcommands."""
     ack = sub.add_parser("ack", help="parse a teammate's ACK, STATUS or DELTA report; validate it with --session")
@@ -59,3 +138,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ack.add_argument("--from", dest="sender", help="the sender's role id (else a 'From:' line)")
     ack.add_argument("--json", action="store_true", help="print JSON for scripts")
     ack.set_defaults(func=cmd_ack)
+    inbox = sub.add_parser("inbox", help="every reply reviewed, with the Lead's action; --carry-out ID does it")
+    session_args(inbox)
+    inbox.add_argument("--carry-out", metavar="ID", help="do the Lead's action for this message (its id, or a prefix)")
+    inbox.add_argument("--again", action="store_true", help="with --carry-out: again, for one carried out already")
+    inbox.add_argument(
+        "--ack-timeout",
+        type=int,
+        default=DEFAULT_ACK_TIMEOUT_MIN,
+        metavar="MIN",
+        help=f"a teammate sent an update with no ACK for this long is due a ping (default {DEFAULT_ACK_TIMEOUT_MIN})",
+    )
+    inbox.set_defaults(func=cmd_inbox)
