@@ -9,8 +9,6 @@ write is compared with it, and vanished entries are offered for a one-click rest
 from __future__ import annotations
 
 import difflib
-import functools
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +16,6 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from models.memory.access import access_of
-from models.memory.curation import archive_where, prune_section, replaced_section
 from models.memory.edits import (
     Conflict,
     MemoryEditError,
@@ -31,6 +28,7 @@ from models.memory.edits import (
     utc_now_minutes,
 )
 from models.memory.journal import MemoryJournal, Vanished
+from models.memory.lead_edits import archive_edits, archive_phase_edits, prune_edits, replace_edits
 from models.memory.loss import Loss, journal_loss, loss_between, restore_edits
 from models.memory.settle import incomplete
 from models.memory.skeleton import create_with_entry, preview_create
@@ -256,43 +254,24 @@ class MemoryActions(QObject):
         by_header: dict[str, set[str]] = {}
         for header, entry in chosen:
             by_header.setdefault(header, set()).add(entry.text)
-
-        def archive_these(section: str, texts: set[str]) -> str:
-            return archive_where(section, lambda entry: entry.text in texts)
-
-        edits = [SectionEdit(h, None, functools.partial(archive_these, texts=texts)) for h, texts in by_header.items()]
-        return self._run(f"Archive {len(chosen)} entries", edits)
+        return self._run(f"Archive {len(chosen)} entries", archive_edits(by_header))
 
     def archive_phase(self, phase: int) -> bool:
         """Archive every entry that names the phase, and sections whose header names it."""
-        pattern = re.compile(rf"\bphase[ -]?{phase}\b", re.I)
-
-        def archive_in(section: str, whole: bool) -> str:
-            return archive_where(section, lambda entry: whole or bool(pattern.search(entry.text)))
-
-        edits = []
-        for s in parse_memory(self._text()).sections:
-            whole = bool(pattern.search(s.header))
-            if s.kind != "meta" and (whole or any(pattern.search(e.text) for e in s.entries)):
-                edits.append(SectionEdit(s.header, None, functools.partial(archive_in, whole=whole)))
-        return self._run(f"Archive phase {phase}", edits)
+        return self._run(f"Archive phase {phase}", archive_phase_edits(self._text(), phase))
 
     def replace_teammate(self, role: str) -> bool:
         """Mark the teammate's section [REPLACED] and start a new one for its successor."""
-        header = self._header(role)
-        if header is None:
-            self.failed.emit(f"no section for {role}")
+        try:
+            edits = replace_edits(self._text(), role)
+        except MemoryEditError as exc:
+            self.failed.emit(str(exc))
             return False
-        return self._run(
-            f"Replace {role}",
-            [SectionEdit(header, None, lambda cur: replaced_section(cur, header).rstrip("\n") + f"\n\n## {role}\n")],
-        )
+        return self._run(f"Replace {role}", edits)
 
     def prune(self) -> bool:
         """Remove [ARCHIVED] entries (ADR-001: when the file is over 500 lines)."""
-        text = self._text()
-        headers = [s.header for s in parse_memory(text).sections if any(e.archived for e in s.entries)]
-        return self._run("Prune archived entries", [SectionEdit(h, None, prune_section) for h in headers])
+        return self._run("Prune archived entries", prune_edits(self._text()))
 
     def restore_lost(self) -> bool:
         """Put back what outside writes took away, each entry where it stood; previewed first."""

@@ -1,0 +1,54 @@
+"""The Lead's curation of TEAM-MEMORY as section edits: archive entries (chosen, or those
+naming a phase), replace a teammate, prune archived entries, put lost entries back.
+
+The window's memory pane and ``lead-console memory`` build the same edits here and hand them
+to ``edit_memory``, which makes them on the file as it is when it is written.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from models.memory.curation import archive_where, prune_section, replaced_section
+from models.memory.edits import MemoryEditError, SectionEdit, header_of
+from models.session.team_memory import parse_memory
+
+
+def archive_edits(chosen: dict[str, set[str]]) -> list[SectionEdit]:
+    """Prefix the chosen entries (their texts, by section header) with [ARCHIVED]."""
+
+    def archive_these(section: str, texts: set[str]) -> str:
+        return archive_where(section, lambda entry: entry.text in texts)
+
+    return [SectionEdit(h, None, functools.partial(archive_these, texts=texts)) for h, texts in chosen.items()]
+
+
+def archive_phase_edits(text: str, phase: int) -> list[SectionEdit]:
+    """Archive every entry that names the phase, and whole sections whose header names it."""
+    pattern = re.compile(rf"\bphase[ -]?{phase}\b", re.I)
+
+    def archive_in(section: str, whole: bool) -> str:
+        return archive_where(section, lambda entry: whole or bool(pattern.search(entry.text)))
+
+    edits = []
+    for s in parse_memory(text).sections:
+        whole = bool(pattern.search(s.header))
+        if s.kind != "meta" and (whole or any(pattern.search(e.text) for e in s.entries)):
+            edits.append(SectionEdit(s.header, None, functools.partial(archive_in, whole=whole)))
+    return edits
+
+
+def replace_edits(text: str, role: str) -> list[SectionEdit]:
+    """Mark the teammate's section [REPLACED] and start a new one for its successor."""
+    section = header_of(parse_memory(text), role)
+    if section is None:
+        raise MemoryEditError(f"no section for {role}")
+    header = section.header
+    return [SectionEdit(header, None, lambda cur: replaced_section(cur, header).rstrip("\n") + f"\n\n## {role}\n")]
+
+
+def prune_edits(text: str) -> list[SectionEdit]:
+    """Remove [ARCHIVED] entries (ADR-001: when the file is over 500 lines)."""
+    headers = [s.header for s in parse_memory(text).sections if any(e.archived for e in s.entries)]
+    return [SectionEdit(h, None, prune_section) for h in headers]
