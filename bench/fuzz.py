@@ -131,6 +131,8 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["context", str(s)], True),
     (lambda s, t: ["planning", str(s), "--agent", "gsd-executor", "--phase", "1"], True),
     (lambda s, t: ["memory", "add", str(s), "--role", "Lead", "--tag", "Decision", "fuzz entry"], False),
+    (lambda s, t: ["memory", "prune", str(s), "--dry-run"], True),
+    (lambda s, t: ["memory", "replace", str(s), "implementer-1"], False),
     (lambda s, t: ["baseline", str(s), "--json"], False),
     (lambda s, t: ["gate", "start", str(s), "--phase", "6"], False),
 ]

@@ -1,21 +1,28 @@
-"""``memory add`` and ``memory check``: TEAM-MEMORY from the command line."""
+"""``memory add``, ``check``, ``archive``, ``replace``, ``prune`` and ``restore``: TEAM-MEMORY
+from the command line, with the memory pane's own edits and checked writes."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 from app.cli.common import session_args
 from app.cli.memory_output import memory_check_text
 from app.resolve import EXIT_FAILED, EXIT_OK, read_file, resolve_session
 from models.memory.check import memory_check_data
-from models.memory.edits import MemoryEditError, utc_now_minutes
+from models.memory.edits import Conflict, MemoryEditError, SectionEdit, edit_memory, preview, utc_now_minutes
 from models.memory.journal import MemoryJournal
+from models.memory.lead_edits import archive_phase_edits, prune_edits, replace_edits
+from models.memory.loss import journal_loss, restore_edits
 from models.memory.skeleton import create_with_entry
 from models.session.folder import open_session
 from models.session.memory_entries import TAGS
 from models.session.team_memory import parse_memory
+from models.text.textfile import read_text
 from models.text.tokens import get_tokenizer
 
 
@@ -52,9 +59,72 @@ def cmd_memory_check(args: argparse.Namespace) -> int:
     return EXIT_OK if not data["problems"] else EXIT_FAILED
 
 
+def _curate(args: argparse.Namespace, title: str, build: Callable[[Path], list[SectionEdit]]) -> int:
+    """Make the memory pane's edit ``build`` gives on the file as it is, after the same preview
+    the pane shows (printed, and only printed, with ``--dry-run``)."""
+    folder = resolve_session(args.folder, args.session)
+    path = folder / "TEAM-MEMORY.md"
+    try:
+        edits = build(path)
+        before, after = preview(path, edits) if edits else ("", "")
+        diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), path.name, "after", n=1))
+        if not diff:
+            print(f"{title}: nothing to change in {path}", file=sys.stderr)
+            return EXIT_OK
+        if args.dry_run:
+            print(diff, end="")
+            return EXIT_OK
+        result = edit_memory(path, edits, MemoryJournal(folder))
+    except Conflict as exc:
+        print(f"lead-console: {exc}; nothing was written", file=sys.stderr)
+        return EXIT_FAILED
+    except MemoryEditError as exc:
+        print(f"lead-console: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:  # the file as read for the edit: not there, a folder, unreadable
+        print(f"lead-console: {path.name}: {exc.strerror or exc}; nothing was written", file=sys.stderr)
+        return EXIT_FAILED
+    note = f" (merged with a concurrent change to {', '.join(result.merged)})" if result.merged else ""
+    print(f"{title}: written to {path}{note}", file=sys.stderr)
+    if result.warning:
+        print(f"lead-console: {result.warning}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _text(path: Path) -> str:
+    return read_text(path).text
+
+
+def cmd_memory_archive(args: argparse.Namespace) -> int:
+    """[ARCHIVED] before every entry that names the phase, and every entry of a section whose
+    header names it (the memory pane's Archive phase…, at a gate)."""
+    return _curate(args, f"archive phase {args.phase}", lambda path: archive_phase_edits(_text(path), args.phase))
+
+
+def cmd_memory_replace(args: argparse.Namespace) -> int:
+    """Mark a teammate's section [REPLACED] and start a new one for its successor."""
+    return _curate(args, f"replace {args.role}", lambda path: replace_edits(_text(path), args.role))
+
+
+def cmd_memory_prune(args: argparse.Namespace) -> int:
+    """Remove the [ARCHIVED] entries (ADR-001: once the file is over 500 lines)."""
+    return _curate(args, "prune archived entries", lambda path: prune_edits(_text(path)))
+
+
+def cmd_memory_restore(args: argparse.Namespace) -> int:
+    """Put back the entries the app's journal saw that outside writes took away (what ``memory
+    check`` lists as lost), each where it stood."""
+
+    def lost(path: Path) -> list[SectionEdit]:
+        vanished = MemoryJournal(path.parent).vanished(parse_memory(_text(path)))
+        return restore_edits(journal_loss(vanished))
+
+    return _curate(args, "restore lost entries", lost)
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this group's subcommands."""
-    memory = sub.add_parser("memory", help="TEAM-MEMORY: add an entry safely, or check the file")
+    memory = sub.add_parser("memory", help="TEAM-MEMORY: add, archive, replace, prune, restore; or check the file")
     memory_sub = memory.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
     add = memory_sub.add_parser("add", help="add an entry to a role's section (section-anchored, checked)")
     session_args(add, json_output=False)
@@ -67,3 +137,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     session_args(check)
     check.set_defaults(func=cmd_memory_check)
+    curation: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
+        ("archive", "prefix a phase's entries with [ARCHIVED] (at a gate)", cmd_memory_archive),
+        ("replace", "mark a teammate's section [REPLACED] and start a new one", cmd_memory_replace),
+        ("prune", "remove [ARCHIVED] entries (over 500 lines)", cmd_memory_prune),
+        ("restore", "put back entries outside writes took away (memory check's lost)", cmd_memory_restore),
+    ]
+    for name, summary, run in curation:
+        action = memory_sub.add_parser(name, help=summary)
+        session_args(action, json_output=False)
+        if name == "archive":
+            action.add_argument("--phase", type=int, required=True, help="the phase whose entries are stale")
+        if name == "replace":
+            action.add_argument("role", help="the teammate replaced (its successor gets a new section)")
+        action.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
+        action.set_defaults(func=run)

@@ -1,0 +1,144 @@
+"""``lead-console memory archive|replace|prune|restore``: the memory pane's curation from the
+command line.
+
+Each must write exactly what the pane writes for the same action (the window is the other
+reading: the same file, byte for byte, from two copies of a session), preview it as the pane
+does with ``--dry-run`` and write nothing then, and say a failure in one line.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.cli.main import main
+from app.controller import Controller
+from conftest import DEMO, settle_reviews, shown_controller, snapshot_tree
+from models.memory.journal import MemoryJournal
+from models.session.team_memory import parse_memory
+from ui.memory_actions import MemoryActions
+
+MEMORY = "TEAM-MEMORY.md"
+
+# (the command's arguments after the folder, what the pane does for the same)
+ACTIONS: list[tuple[list[str], Callable[[MemoryActions], bool]]] = [
+    (["archive", "--phase", "5"], lambda a: a.archive_phase(5)),
+    (["replace", "implementer-2"], lambda a: a.replace_teammate("implementer-2")),
+    (["prune"], lambda a: a.prune()),
+]
+
+
+PHASE_5 = "- [Finding] Phase 5 replay of 14 months ran in 3 h on the staging copy\n"
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    """The demo, with one entry that names phase 5 (the demo's entries name no phase)."""
+    folder = tmp_path / name
+    shutil.copytree(DEMO, folder)
+    path = folder / MEMORY
+    text = path.read_text(encoding="utf-8")
+    anchor = "- [Dependency] Waiting on T-2 (posting engine) before T-5 can run end to end\n"
+    path.write_text(text.replace(anchor, anchor + PHASE_5), encoding="utf-8")
+    return folder
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _window(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(folder)
+    settle_reviews(qtbot, controller)
+    controller.window.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
+    return controller
+
+
+@pytest.mark.parametrize(("args", "pane"), ACTIONS, ids=lambda v: v[0] if isinstance(v, list) else "")
+def test_each_action_writes_what_the_memory_pane_writes(
+    qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], pane: Callable[..., bool]
+) -> None:
+    by_cli, by_window = _copy(tmp_path, "cli"), _copy(tmp_path, "window")
+    before = snapshot_tree(by_cli)
+    start = (by_cli / MEMORY).read_bytes()
+    code, diff, err = _run(capsys, "memory", args[0], str(by_cli), *args[1:], "--dry-run")
+    assert code == 0 and err == "" and diff.startswith(f"--- {MEMORY}\n+++ after\n")
+    assert snapshot_tree(by_cli) == before  # a dry run writes nothing
+    code, out, err = _run(capsys, "memory", args[0], str(by_cli), *args[1:])
+    assert code == 0 and out == "" and err.startswith(f"{args[0]} ") and "written to" in err
+    controller = _window(qtbot, tmp_path, by_window)
+    try:
+        assert pane(controller.window.memory_actions)
+        assert controller.window.memory_actions.last_preview == diff  # the pane previewed the same change
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
+    written = (by_cli / MEMORY).read_bytes()
+    assert written == (by_window / MEMORY).read_bytes()
+    assert written != start  # the action changed something
+
+
+def test_what_each_action_does_to_the_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Read off the demo's TEAM-MEMORY by hand: two entries are [ARCHIVED] (Lead's and
+    researcher-1's first); implementer-2 holds three entries; only the entry added here names
+    phase 5."""
+    folder = _copy(tmp_path, "demo")
+    path = folder / MEMORY
+    assert _run(capsys, "memory", "archive", str(folder), "--phase", "5")[0] == 0
+    archived = [
+        e.text for s in parse_memory(path.read_text(encoding="utf-8")).sections for e in s.entries if e.archived
+    ]
+    assert len(archived) == 3 and sum("Phase 5 replay" in text for text in archived) == 1
+    assert _run(capsys, "memory", "prune", str(folder))[0] == 0
+    memory = parse_memory(path.read_text(encoding="utf-8"))
+    assert sum(e.archived for s in memory.sections for e in s.entries) == 0
+    assert (
+        sum(len(s.entries) for s in memory.sections)
+        == sum(len(s.entries) for s in parse_memory((DEMO / MEMORY).read_text(encoding="utf-8")).sections) - 2
+    )
+    assert _run(capsys, "memory", "replace", str(folder), "implementer-2")[0] == 0
+    sections = [(s.header, s.replaced, len(s.entries)) for s in parse_memory(path.read_text(encoding="utf-8")).sections]
+    assert ("[REPLACED] implementer-2", True, 3) in sections and ("implementer-2", False, 0) in sections
+    code, _, err = _run(capsys, "memory", "replace", str(folder), "nobody")
+    assert code == 1 and err == "lead-console: no section for nobody\n"
+    code, _, err = _run(capsys, "memory", "archive", str(folder), "--phase", "99")
+    assert code == 0 and "nothing to change" in err
+
+
+def test_restore_puts_back_what_an_outside_write_took(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The app's journal saw the file; an agent's stale write dropped two entries of another
+    section; ``memory check`` names them lost and ``restore`` puts them back where they stood."""
+    folder = _copy(tmp_path, "demo")
+    path = folder / MEMORY
+    original = path.read_text(encoding="utf-8")
+    MemoryJournal(folder).observe(parse_memory(original), report=False)
+    dropped = [
+        line
+        for line in original.splitlines(keepends=True)
+        if line.startswith(("- [Finding] Adyen batch", "- [Finding] Snapshot every 1,000"))
+    ]
+    assert len(dropped) == 2
+    path.write_text("".join(line for line in original.splitlines(keepends=True) if line not in dropped), "utf-8")
+    code, out, _ = _run(capsys, "memory", "check", str(folder))
+    assert code == 1 and "Adyen batch" in out and "Snapshot every 1,000" in out
+    code, _, err = _run(capsys, "memory", "restore", str(folder))
+    assert code == 0 and "written to" in err
+    assert path.read_text(encoding="utf-8") == original
+    code, _, err = _run(capsys, "memory", "restore", str(folder))
+    assert code == 0 and "nothing to change" in err
+
+
+def test_a_missing_or_unreadable_file_is_said_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _copy(tmp_path, "demo")
+    (folder / MEMORY).unlink()
+    (folder / MEMORY).mkdir()
+    for args in (["prune"], ["archive", "--phase", "6"], ["replace", "implementer-2"], ["restore"]):
+        code, out, err = _run(capsys, "memory", args[0], str(folder), *args[1:])
+        assert code == 1 and out == "" and err.count("\n") == 1 and err.startswith("lead-console: "), args
