@@ -309,3 +309,13 @@ def test_teammates_keep_no_replaced_file_alive(demo_copy: Path) -> None:
     gc.collect()
     assert replaced() is None
     assert {m.role for m in session.teammates()} == before | {"reviewer-1"}
+
+
+def test_times_in_front_matter_are_kept_as_written() -> None:
+    """The demo's plan says ``timestamp: 2026-11-21T14:02:11Z`` (YAML reads it as a datetime,
+    whose str() is ``2026-11-21 14:02:11+00:00``) and its gate records ``date: 2026-11-17``."""
+    plan = parse_plan((DEMO / "orchestration-plan.md").read_text(encoding="utf-8"))
+    assert plan.teammate_gc_last_delta["implementer-2"].timestamp == "2026-11-21T14:02:11Z"
+    text = "phase: 3\nresult: APPROVED\ndate: 2026-11-18T09:30:00Z\n"
+    assert parse_gate(text, "phase-3/gate-record.yaml", 3).date == "2026-11-18T09:30:00Z"
+    assert parse_gate("phase: 2\nresult: APPROVED\ndate: 2026-11-17\n", "g", 2).date == "2026-11-17"

@@ -14,6 +14,7 @@ from typing import Any
 from models.session.versions import parse_version
 from models.text.frontmatter import parse_yaml_mapping, split_front_matter
 from models.text.problems import Problem
+from models.text.yaml_load import scalar_text
 
 
 @dataclass
@@ -57,7 +58,7 @@ def parse_gate(text: str, rel_path: str, folder_phase: int | None) -> GateRecord
     return GateRecord(
         phase,
         None if verdict is None else str(verdict),
-        None if date is None else str(date),
+        None if date is None else scalar_text(date),
         parse_version(data.get("gc_version_in")),
         parse_version(data.get("gc_version_out")),
         rel_path,

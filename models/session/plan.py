@@ -12,6 +12,7 @@ from models.text import mdblocks
 from models.text.frontmatter import FrontMatter, split_front_matter
 from models.text.problems import Problem, shown
 from models.text.textfile import line_starts, split_lines
+from models.text.yaml_load import scalar_text
 
 # Header cells that mark a table as a teammate table (first column holds the role id).
 _NAME_HEADERS = {"name", "teammate", "role-id", "role id", "agent"}
@@ -100,7 +101,7 @@ def parse_plan(text: str, file: str = "orchestration-plan.md") -> Plan:
         plan.teammate_gc_last_delta[role] = LastDelta(
             parse_version(value.get("sent_version")),
             size if isinstance(size, int) and not isinstance(size, bool) else None,
-            None if stamp is None else str(stamp),
+            None if stamp is None else scalar_text(stamp),
         )
     for role, value in _mapping(data, "teammate_status", file, problems).items():
         plan.teammate_status[role] = str(value)

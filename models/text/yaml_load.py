@@ -9,6 +9,7 @@ a limit with a ``yaml.YAMLError`` that the callers already report as a one-line 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import yaml
@@ -86,3 +87,13 @@ def _check(data: Any) -> None:
         sizes[key] = total
         if total > MAX_VALUES:
             raise YamlTooLarge(f"YAML expands to more than {MAX_VALUES:,} values (aliases repeated)")
+
+
+def scalar_text(value: object) -> str:
+    """A YAML scalar as text in the form it was most likely written: PyYAML reads
+    ``2026-11-21T14:02:11Z`` as a datetime, whose ``str`` is ``2026-11-21 14:02:11+00:00``,
+    and a reminder quoting it should say what the plan says."""
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[: -len("+00:00")] + "Z" if text.endswith("+00:00") else text
+    return str(value)
