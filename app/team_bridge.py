@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from app.watcher import FolderWatcher
-from models.claude.delivery import Outcome, deliver, follow, ping, undelivered
+from models.claude.delivery import Outcome, deliver, ping_for_last, undelivered
 from models.claude.status import TeamView, load_link, team_view_of
 from models.claude.team import Link, Team, map_roles, read_team, write_link
 from ui.workers import Job
@@ -95,9 +95,7 @@ class TeamBridge(QObject):
         """Deliver a reminder to ACK the last update sent to ``role``."""
 
         def one(folder: Path, team: Team, link: Link) -> list[Outcome]:
-            last = follow(folder, team, link, {}).get(role)
-            version, since = (last.gc_version, last.sent_ts) if last else (None, None)
-            return [ping(folder, team, link, role, version, since)]
+            return [ping_for_last(folder, team, link, role)]
 
         self._deliver(one)
 

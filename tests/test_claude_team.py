@@ -372,12 +372,44 @@ def test_the_lead_maps_roles_to_members_and_pings_from_the_window(
         (outcome,) = blocker.args[0]
         assert outcome.delivered and outcome.member == "impl-two"
         (item,) = entries(team / "inboxes" / "impl-two.json")
-        assert str(item["text"]).startswith("[PING] GC-v") and item["summary"].startswith("PING")
+        assert (
+            str(item["text"]).startswith("[PING] GC-v6 was sent to you at 2026-11-21T")
+            and item["summary"] == "PING: ACK GC-v6"
+        )
         ledger = [json.loads(x) for x in (demo_copy / "messages" / "ledger.jsonl").read_text().splitlines()]
         assert [e["kind"] for e in ledger if e["direction"] == "delivered"] == ["PING"]
         assert not [e for e in ledger if e["direction"] == "sent"]  # a ping is no update
     finally:
         ctl.close()
+
+
+def test_the_cli_pings_as_the_teammate_table_does(
+    demo_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``team --ping ROLE``: the window's Ping from the command line. The reminder names the
+    version last sent to the role (the demo's plan: GC-v6 to implementer-2), goes into its
+    member's inbox, and is recorded as delivered, never as sent; a role with no member is
+    refused in one line, exit 1."""
+    team = make_team(tmp_path / "claude", members=("implementer-1", "impl-two"))
+    args = ["team", str(demo_copy), "--team", str(team), "--map", "implementer-2=impl-two"]
+    assert main([*args, "--ping", "implementer-2"]) == 0
+    assert capsys.readouterr().err == "ping implementer-2: delivered to impl-two\n"
+    (item,) = entries(team / "inboxes" / "impl-two.json")
+    assert str(item["text"]).startswith("[PING] GC-v6 was sent to you at 2026-11-21T14:02:11Z and no [ACK-UPDATE]")
+    assert item["summary"] == "PING: ACK GC-v6"
+    ledger = [json.loads(x) for x in (demo_copy / "messages" / "ledger.jsonl").read_text().splitlines()]
+    assert [e["kind"] for e in ledger if e["direction"] == "delivered"] == ["PING"]
+    assert not [e for e in ledger if e["direction"] == "sent"]  # a ping is no update
+    assert main(["team", str(demo_copy), "--ping", "implementer-3"]) == 1
+    assert (
+        capsys.readouterr().err
+        == "ping implementer-3: not delivered: implementer-3 is linked to no member of team pay\n"
+    )
+    # researcher-1 was never sent an update (no ledger line, no teammate_gc_last_delta): nothing
+    # to ACK, and no "GC-vNone" reminder (which the window's Ping delivered before).
+    assert main(["team", str(demo_copy), "--map", "researcher-1=implementer-1", "--ping", "researcher-1"]) == 1
+    assert "ping researcher-1: not delivered: no update was sent to researcher-1" in capsys.readouterr().err
+    assert entries(team / "inboxes" / "implementer-1.json") == []
 
 
 def test_replies_from_a_drained_inbox_are_read_back_from_the_lead_transcript_once(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
-from models.claude.delivery import deliver, undelivered
+from models.claude.delivery import deliver, ping_for_last, undelivered
 from models.claude.status import TeamView, load_link, team_view
 from models.claude.team import write_link
 from models.publish.composer import Composer
@@ -142,6 +143,7 @@ def cmd_team(args: argparse.Namespace) -> int:
     session = load_session(args)
     if args.map:
         _choose_members(session, args)
+    failed = False  # a ping not delivered
     view = team_view(session, _team_folder(args))
     if view.link is None:
         raise UsageError("this session is linked to no Claude Code team: give --team ~/.claude/teams/<team>/")
@@ -152,11 +154,18 @@ def cmd_team(args: argparse.Namespace) -> int:
         view = team_view(session, _team_folder(args))
     link = view.link
     assert link is not None  # a second read of the same link
+    for role in args.ping:
+        if view.team is None:
+            raise UsageError(f"{link.team_folder}: the team folder cannot be read")
+        outcome = ping_for_last(session.folder, view.team, link, role)
+        said = f"delivered to {outcome.member}" if outcome.delivered else f"not delivered: {outcome.reason}"
+        print(f"ping {role}: {said}", file=sys.stderr)
+        failed = failed or not outcome.delivered
     rows = [row.data() for row in view.rows.values()]
     if args.json:
         team = view.team.name if view.team else None
         print(json.dumps({"team": team, "teammates": rows, "problems": view.problems}, ensure_ascii=False, indent=2))
-        return EXIT_OK
+        return EXIT_FAILED if failed else EXIT_OK
     print(f"Team {view.team.name if view.team else '?'} ({link.team_folder})")
     for r in rows:
         tokens = f"{r['context_tokens']:,}/{r['context_window'] // 1000}k" if r["context_tokens"] is not None else "—"
@@ -166,7 +175,7 @@ def cmd_team(args: argparse.Namespace) -> int:
         )
     for p in view.problems:
         print(f"  problem: {p}")
-    return EXIT_OK
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def _state(r: dict[str, Any]) -> str:
@@ -200,6 +209,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         metavar="ROLE=MEMBER",
         help="deliver ROLE's updates to MEMBER (ROLE= for none)",
+    )
+    team.add_argument(
+        "--ping",
+        action="append",
+        default=[],
+        metavar="ROLE",
+        help="deliver ROLE a reminder to ACK its last update (the table's Ping); exit 1 if not delivered",
     )
     tokenizer_arg(team)
     team.set_defaults(func=cmd_team)

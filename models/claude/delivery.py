@@ -25,6 +25,9 @@ from typing import Any
 from models.claude.mailbox import MailboxError, append_entries, read_inbox_entries
 from models.claude.team import Link, Team
 from models.review.ledger import append_ledger, read_ledger
+from models.session.folder import PLAN_FILE
+from models.session.plan import parse_plan
+from models.session.roles import role_key
 from models.text.textfile import read_text
 
 
@@ -125,6 +128,30 @@ def _arrived_unrecorded(ledger: list[dict[str, Any]], inbox: Path, sender: str, 
     held = read_inbox_entries(inbox) or []
     stamps = {str(e.get("timestamp")) for e in held if isinstance(e, dict) and e.get("from") == sender}
     return next((ts for ts in reversed(attempts) if ts in stamps), None)
+
+
+def ping_for_last(folder: Path, team: Team, link: Link, role: str) -> Outcome:
+    """Remind ``role`` to ACK the last update sent to it (the window's Ping, and ``team
+    --ping``): that update's version and when it was sent, as the ledger has them, else as the
+    plan's ``teammate_gc_last_delta`` has them (an update sent before the app kept a ledger).
+    With neither, there is nothing to ACK, and nothing is delivered."""
+    last = follow(folder, team, link, {}).get(role)
+    version, since = (last.gc_version, last.sent_ts) if last else _plan_last_sent(folder, role)
+    if version is None:
+        member = link.members.get(role) or None
+        reason = f"no update was sent to {role} (the ledger and the plan's teammate_gc_last_delta name none)"
+        return Outcome(role, member, f"ping:{role}", False, reason)
+    return ping(folder, team, link, role, version, since)
+
+
+def _plan_last_sent(folder: Path, role: str) -> tuple[int | None, str | None]:
+    """The version last sent to ``role`` and when, as the session's plan records them."""
+    try:
+        plan = parse_plan(read_text(folder / PLAN_FILE).text, PLAN_FILE)
+    except OSError:
+        return None, None
+    last = next((v for k, v in plan.teammate_gc_last_delta.items() if role_key(k) == role_key(role)), None)
+    return (last.sent_version, last.timestamp) if last is not None else (None, None)
 
 
 def ping(folder: Path, team: Team, link: Link, role: str, version: int | None, since: str | None) -> Outcome:
