@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from models.context.compose import Block, Composed, compose, load_manifest
 from models.context.links import Link, load_links, save_link
+from models.context.team import ContextRow, context_rows
 from models.session.folder import Session
 from models.text.tokens import Tokenizer
 from ui.item_models import DISPLAY, TOOLTIP, WARN_BG
@@ -98,10 +99,10 @@ class TeamModel(NodeTreeModel):
         super().__init__(parent)
         self.top: str | None = None
 
-    def set_rows(self, rows: list[tuple[str, str, int | None, int, int]]) -> None:
-        ordered = sorted(rows, key=lambda r: -(r[2] or 0) - r[3] - r[4])
-        self.top = ordered[0][0] if ordered else None
-        self.sync([Spec(r[0], r) for r in ordered])
+    def set_rows(self, rows: list[ContextRow]) -> None:
+        """``rows`` as ``context_rows`` orders them, the biggest consumer first."""
+        self.top = rows[0].role if rows else None
+        self.sync([Spec(r.role, r) for r in rows])
 
     def signature(self, payload: Any) -> tuple[object, ...]:
         """The whole row."""
@@ -109,16 +110,16 @@ class TeamModel(NodeTreeModel):
 
     def display(self, payload: Any, column: int, role: int) -> Any:
         """Unlinked teammates show no context tokens; the biggest consumer is tinted."""
-        role_id, home, context, gc, memory = payload
+        row: ContextRow = payload
+        role_id, home, context, gc, memory = row
         if role == DISPLAY:
-            total = (context or 0) + gc + memory
             values = (
                 role_id,
                 home or "unlinked",
                 "—" if context is None else f"{context:,}",
                 f"{gc:,}",
                 f"{memory:,}",
-                f"{total:,}",
+                f"{row.total:,}",
             )
             return values[column]
         if role == BACKGROUND and role_id == self.top:
@@ -288,8 +289,7 @@ class ContextPane(QWidget):
             self._stale = True
             return
         self._stale = False
-        mates = session.teammates()
-        self._offer_roles([mate.role for mate in mates])  # a phase folder or memory section brings one
+        self._offer_roles(list(session.roles()))  # a phase folder or memory section brings one
         role = self.teammate.currentText()
         result = self.results.get(role)
         self.blocks.set_composed(result)
@@ -297,21 +297,8 @@ class ContextPane(QWidget):
         links = self.links()
         if result is None and role and role not in links:
             self.status.setText(f"{role} is not linked to an agent home")
-        gc_tokens = session.gc.tokens if session.gc else 0
-        memory_tokens = self.tokenizer.count(session.memory.text) if session.memory else 0
-        rows = []
-        for mate in mates:
-            link = links.get(mate.role)
-            composed = self.results.get(mate.role)
-            rows.append(
-                (
-                    mate.role,
-                    str(link.agent_home) if link else "",
-                    composed.tokens if composed else None,
-                    gc_tokens,
-                    memory_tokens,
-                )
-            )
+        tokens = {name: composed.tokens for name, composed in self.results.items()}
+        rows = context_rows(session, self.tokenizer, links, tokens)
         self.team.set_rows(rows)
 
     def set_on_screen(self, visible: bool) -> None:
