@@ -120,3 +120,40 @@ def test_a_failed_compose_says_so_and_a_late_result_from_another_session_is_drop
     pane.wait()
     qtbot.wait(50)
     assert "from the session left behind" not in pane.status.text()
+
+
+def test_the_cli_links_and_lists_what_the_team_table_shows(
+    qtbot: QtBot, demo_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lead-console contexts --link``: the link the pane's Link… saves, and the pane's team
+    table as the pane shows it once it has composed (generators refused, as before trust)."""
+    import json
+
+    from app.cli.main import main
+    from conftest import settle_reviews, shown_controller
+
+    home, cwd = _agent(tmp_path)
+    capsys.readouterr()
+    args = ["contexts", str(demo_copy), "--link", f"implementer-3={home}", "--workspace", str(cwd), "--json"]
+    assert main(args) == 0
+    printed = json.loads(capsys.readouterr().out)["teammates"]
+    links = yaml.safe_load((demo_copy / LINKS_FILE).read_text(encoding="utf-8"))
+    assert links == {"implementer-3": {"agent_home": str(home), "workspace": str(cwd)}}
+    assert not (cwd / "out.md").exists()  # no generator ran
+    controller = shown_controller(qtbot, tmp_path)
+    try:
+        assert controller.open(demo_copy)
+        settle_reviews(qtbot, controller)
+        pane = controller.window.context_pane
+        controller.window.context_dock.raise_()  # its tab in front: the pane composes and fills the table
+        qtbot.waitUntil(lambda: "implementer-3" in pane.results, timeout=10_000)
+        pane.refresh()
+        shown = [pane.team.index(r, 0).data(PAYLOAD_ROLE) for r in range(pane.team.rowCount())]
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
+    assert [list(row) for row in shown] == [
+        [t["role"], t["agent_home"], t["context"], t["gc"], t["memory"]] for t in printed
+    ]
+    assert printed[0]["role"] == "implementer-3" and printed[0]["context"] > 0  # the only one linked: the most
+    assert all(t["context"] is None and t["agent_home"] == "" for t in printed[1:])

@@ -1,4 +1,5 @@
-"""What a teammate is given: ``context`` (context.yaml) and ``planning`` (GSD selective loading)."""
+"""What a teammate is given: ``context`` (context.yaml), ``contexts`` (the team's token budget,
+and the links to agent homes) and ``planning`` (GSD selective loading)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from app.cli.common import tokenizer_arg
+from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.cli.report import (
     composed_data,
     composed_text,
@@ -16,6 +17,10 @@ from app.cli.report import (
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError
 from models.context.compose import compose
 from models.context.gsd import AGENT_TYPES, selective_context
+from models.context.links import Link, load_links, save_link
+from models.context.team import context_rows
+from models.text.atomic import FileChangedError
+from models.text.problems import Problem
 from models.text.tokens import get_tokenizer
 
 
@@ -32,6 +37,41 @@ def cmd_context(args: argparse.Namespace) -> int:
         print(composed_text(data))
     failed = composed.manifest.problems or any(b.status == "failed" for b in composed.blocks)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def cmd_contexts(args: argparse.Namespace) -> int:
+    """Per teammate: the context it is given at start, and the GC and TEAM-MEMORY it receives
+    (the Context pane's team table); ``--link ROLE=AGENT_HOME`` links one first (Link…)."""
+    session = load_session(args)
+    for spec in args.link:
+        role, _, home = spec.partition("=")
+        if not role or not home or not Path(home).is_dir():
+            raise UsageError(f"--link {spec}: give ROLE=AGENT_HOME, an existing folder")
+        workspace = Path(args.workspace or home).resolve()
+        try:
+            save_link(session.folder, role, Link(Path(home).resolve(), workspace))
+        except (FileChangedError, OSError) as exc:
+            raise UsageError(f"the link was not saved: {exc}") from None
+    links, problems = load_links(session.folder)
+    warn_all([Problem("warning", "context-links.yaml", p) for p in problems])
+    tokenizer = get_tokenizer(args.tokenizer)
+    composed = {
+        role: compose(link.agent_home, link.workspace, tokenizer, lambda m: bool(args.allow_exec)).tokens
+        for role, link in links.items()
+    }
+    rows = context_rows(session, tokenizer, links, composed)
+    if args.json:
+        data = [row._asdict() | {"total": row.total} for row in rows]
+        print(json.dumps({"tokenizer": tokenizer.name, "teammates": data}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    print(f"{'Teammate':<22} {'Context':>9} {'GC':>9} {'TEAM-MEMORY':>12} {'Total':>9}  Agent home")
+    for row in rows:
+        context = "—" if row.context is None else f"{row.context:,}"
+        print(
+            f"{row.role:<22} {context:>9} {row.gc:>9,} {row.memory:>12,} {row.total:>9,}  "
+            f"{row.agent_home or 'unlinked'}"
+        )
+    return EXIT_OK
 
 
 def cmd_planning(args: argparse.Namespace) -> int:
@@ -80,6 +120,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     context.add_argument("--json", action="store_true", help="print JSON for scripts")
     tokenizer_arg(context)
     context.set_defaults(func=cmd_context)
+
+    contexts = sub.add_parser(
+        "contexts", help="per teammate: its context, the GC and TEAM-MEMORY it receives; --link to an agent home"
+    )
+    session_args(contexts)
+    contexts.add_argument(
+        "--link", action="append", default=[], metavar="ROLE=AGENT_HOME", help="link a teammate first (Link…)"
+    )
+    contexts.add_argument("--workspace", help="with --link: the teammate's workspace (default: its agent home)")
+    contexts.add_argument(
+        "--allow-exec", action="store_true", help="run computed_file generators (commands from the files)"
+    )
+    tokenizer_arg(contexts)
+    contexts.set_defaults(func=cmd_contexts)
 
     planning = sub.add_parser("planning", help="selective GSD context for an agent type and phase, with savings")
     planning.add_argument("project", help="a project holding .planning/ (or the .planning folder)")

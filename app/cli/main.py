@@ -21,7 +21,7 @@ GROUPS = {
     "session_cmds": ("inspect", "teammate", "baseline", "gate"),
     "delta_cmds": ("delta", "apply", "plan", "savings"),
     "review_cmds": ("ack", "inbox"),
-    "context_cmds": ("context", "planning"),
+    "context_cmds": ("context", "contexts", "planning"),
     "memory_cmds": ("memory",),
     "team_cmds": ("publish", "team"),
 }
