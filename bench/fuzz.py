@@ -129,6 +129,7 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["team", str(s), "--json"], True),
     (lambda s, t: ["publish", str(s), "--dry-run", "--json"], True),
     (lambda s, t: ["context", str(s)], True),
+    (lambda s, t: ["contexts", str(s), "--json"], True),
     (lambda s, t: ["planning", str(s), "--agent", "gsd-executor", "--phase", "1"], True),
     (lambda s, t: ["memory", "add", str(s), "--role", "Lead", "--tag", "Decision", "fuzz entry"], False),
     (lambda s, t: ["memory", "prune", str(s), "--dry-run"], True),
