@@ -122,3 +122,13 @@ def snapshot_tree(folder: Path) -> dict[str, tuple[int, bytes]]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``lead-console ARGS`` in this process: its exit code, stdout and stderr."""
+    from app.cli.main import main
+
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err

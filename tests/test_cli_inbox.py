@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.cli.main import main
-from conftest import DEMO, settle_reviews, shown_controller, snapshot_tree
+from conftest import DEMO, run_cli, settle_reviews, shown_controller, snapshot_tree
 from models.text.frontmatter import split_front_matter
 
 
@@ -39,15 +38,8 @@ def _session(tmp_path: Path, name: str = "session") -> Path:
     return folder
 
 
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def _listed(capsys: pytest.CaptureFixture[str], folder: Path) -> dict[str, dict[str, object]]:
-    code, out, _ = _run(capsys, "inbox", str(folder), "--json")
+    code, out, _ = run_cli(capsys, "inbox", str(folder), "--json")
     assert code == 0
     return {row["from"]: row for row in json.loads(out)["messages"]}
 
@@ -86,19 +78,19 @@ def test_a_carry_out_confirms_once_unless_again(tmp_path: Path, capsys: pytest.C
     folder = _session(tmp_path)
     assert _confirmed(folder)["implementer-3"] == 5  # the demo's plan: behind
     ack = _listed(capsys, folder)["implementer-3"]
-    code, out, _ = _run(capsys, "inbox", str(folder), "--carry-out", str(ack["id"])[:6])
+    code, out, _ = run_cli(capsys, "inbox", str(folder), "--carry-out", str(ack["id"])[:6])
     assert code == 0 and out == "confirm for implementer-3: done\n"
     assert _confirmed(folder)["implementer-3"] == 6
     ledger = (folder / "messages" / "ledger.jsonl").read_text(encoding="utf-8")
     handled = [json.loads(line) for line in ledger.splitlines() if '"handled"' in line]
     assert len(handled) == 1 and handled[0]["action"] == "confirm"
     assert _listed(capsys, folder)["implementer-3"]["action"] == "done: confirm"
-    code, _, err = _run(capsys, "inbox", str(folder), "--carry-out", str(ack["id"]))
+    code, _, err = run_cli(capsys, "inbox", str(folder), "--carry-out", str(ack["id"]))
     assert code == 2 and "carried out already (confirm at 20" in err and "--again" in err
     assert (folder / "messages" / "ledger.jsonl").read_text(encoding="utf-8") == ledger
-    code, _, _ = _run(capsys, "inbox", str(folder), "--carry-out", str(ack["id"]), "--again")
+    code, _, _ = run_cli(capsys, "inbox", str(folder), "--carry-out", str(ack["id"]), "--again")
     assert code == 0 and (folder / "messages" / "ledger.jsonl").read_text(encoding="utf-8") != ledger
-    code, _, err = _run(capsys, "inbox", str(folder), "--carry-out", "zz")
+    code, _, err = run_cli(capsys, "inbox", str(folder), "--carry-out", "zz")
     assert code == 2 and err == "lead-console: no message has the id zz (see 'lead-console inbox')\n"
 
 
@@ -109,7 +101,7 @@ def test_a_carry_out_writes_what_the_windows_carry_out_writes(
     same re-send in the outbox, the same plan, the same ledger lines but for their times."""
     by_cli, by_window = _session(tmp_path, "cli"), _session(tmp_path, "window")
     listed = _listed(capsys, by_cli)["implementer-1"]
-    code, out, _ = _run(capsys, "inbox", str(by_cli), "--carry-out", str(listed["id"]), "--json")
+    code, out, _ = run_cli(capsys, "inbox", str(by_cli), "--carry-out", str(listed["id"]), "--json")
     assert code == 0
     said = json.loads(out)
     assert said["action"] == "full" and Path(said["resend"]).parent == by_cli / "messages" / "outbox"
@@ -152,7 +144,7 @@ def test_a_carry_out_failing_at_any_step_changes_nothing(
 
     monkeypatch.setattr(carry_module, step, fail)
     before = {p: b for p, (_, b) in snapshot_tree(folder).items() if "ledger" not in p}
-    code, out, err = _run(capsys, "inbox", str(folder), "--carry-out", str(listed["id"]))
+    code, out, err = run_cli(capsys, "inbox", str(folder), "--carry-out", str(listed["id"]))
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and "No space left on device" in err and "Nothing was changed" in err
     assert {p: b for p, (_, b) in snapshot_tree(folder).items() if "ledger" not in p} == before  # put back

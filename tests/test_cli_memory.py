@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.cli.main import main
 from app.controller import Controller
-from conftest import DEMO, settle_reviews, shown_controller, snapshot_tree
+from conftest import DEMO, run_cli, settle_reviews, shown_controller, snapshot_tree
 from models.memory.journal import MemoryJournal
 from models.session.team_memory import parse_memory
 from ui.memory_actions import MemoryActions
@@ -46,13 +45,6 @@ def _copy(tmp_path: Path, name: str) -> Path:
     return folder
 
 
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def _window(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
@@ -68,10 +60,10 @@ def test_each_action_writes_what_the_memory_pane_writes(
     by_cli, by_window = _copy(tmp_path, "cli"), _copy(tmp_path, "window")
     before = snapshot_tree(by_cli)
     start = (by_cli / MEMORY).read_bytes()
-    code, diff, err = _run(capsys, "memory", args[0], str(by_cli), *args[1:], "--dry-run")
+    code, diff, err = run_cli(capsys, "memory", args[0], str(by_cli), *args[1:], "--dry-run")
     assert code == 0 and err == "" and diff.startswith(f"--- {MEMORY}\n+++ after\n")
     assert snapshot_tree(by_cli) == before  # a dry run writes nothing
-    code, out, err = _run(capsys, "memory", args[0], str(by_cli), *args[1:])
+    code, out, err = run_cli(capsys, "memory", args[0], str(by_cli), *args[1:])
     assert code == 0 and out == "" and err.startswith(f"{args[0]} ") and "written to" in err
     controller = _window(qtbot, tmp_path, by_window)
     try:
@@ -91,24 +83,24 @@ def test_what_each_action_does_to_the_demo(tmp_path: Path, capsys: pytest.Captur
     phase 5."""
     folder = _copy(tmp_path, "demo")
     path = folder / MEMORY
-    assert _run(capsys, "memory", "archive", str(folder), "--phase", "5")[0] == 0
+    assert run_cli(capsys, "memory", "archive", str(folder), "--phase", "5")[0] == 0
     archived = [
         e.text for s in parse_memory(path.read_text(encoding="utf-8")).sections for e in s.entries if e.archived
     ]
     assert len(archived) == 3 and sum("Phase 5 replay" in text for text in archived) == 1
-    assert _run(capsys, "memory", "prune", str(folder))[0] == 0
+    assert run_cli(capsys, "memory", "prune", str(folder))[0] == 0
     memory = parse_memory(path.read_text(encoding="utf-8"))
     assert sum(e.archived for s in memory.sections for e in s.entries) == 0
     assert (
         sum(len(s.entries) for s in memory.sections)
         == sum(len(s.entries) for s in parse_memory((DEMO / MEMORY).read_text(encoding="utf-8")).sections) - 2
     )
-    assert _run(capsys, "memory", "replace", str(folder), "implementer-2")[0] == 0
+    assert run_cli(capsys, "memory", "replace", str(folder), "implementer-2")[0] == 0
     sections = [(s.header, s.replaced, len(s.entries)) for s in parse_memory(path.read_text(encoding="utf-8")).sections]
     assert ("[REPLACED] implementer-2", True, 3) in sections and ("implementer-2", False, 0) in sections
-    code, _, err = _run(capsys, "memory", "replace", str(folder), "nobody")
+    code, _, err = run_cli(capsys, "memory", "replace", str(folder), "nobody")
     assert code == 1 and err == "lead-console: no section for nobody\n"
-    code, _, err = _run(capsys, "memory", "archive", str(folder), "--phase", "99")
+    code, _, err = run_cli(capsys, "memory", "archive", str(folder), "--phase", "99")
     assert code == 0 and "nothing to change" in err
 
 
@@ -126,12 +118,12 @@ def test_restore_puts_back_what_an_outside_write_took(tmp_path: Path, capsys: py
     ]
     assert len(dropped) == 2
     path.write_text("".join(line for line in original.splitlines(keepends=True) if line not in dropped), "utf-8")
-    code, out, _ = _run(capsys, "memory", "check", str(folder))
+    code, out, _ = run_cli(capsys, "memory", "check", str(folder))
     assert code == 1 and "Adyen batch" in out and "Snapshot every 1,000" in out
-    code, _, err = _run(capsys, "memory", "restore", str(folder))
+    code, _, err = run_cli(capsys, "memory", "restore", str(folder))
     assert code == 0 and "written to" in err
     assert path.read_text(encoding="utf-8") == original
-    code, _, err = _run(capsys, "memory", "restore", str(folder))
+    code, _, err = run_cli(capsys, "memory", "restore", str(folder))
     assert code == 0 and "nothing to change" in err
 
 
@@ -140,5 +132,5 @@ def test_a_missing_or_unreadable_file_is_said_in_one_line(tmp_path: Path, capsys
     (folder / MEMORY).unlink()
     (folder / MEMORY).mkdir()
     for args in (["prune"], ["archive", "--phase", "6"], ["replace", "implementer-2"], ["restore"]):
-        code, out, err = _run(capsys, "memory", args[0], str(folder), *args[1:])
+        code, out, err = run_cli(capsys, "memory", args[0], str(folder), *args[1:])
         assert code == 1 and out == "" and err.count("\n") == 1 and err.startswith("lead-console: "), args
