@@ -122,7 +122,8 @@ def cmd_inbox(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     written = str(carried.written) if carried.written is not None else None
     if args.json:
-        print(json.dumps({"id": message_id(result), "action": result.action, "resend": written}, indent=2))
+        done_data = {"id": message_id(result), "action": result.action, "resend": written}
+        print(json.dumps(done_data, ensure_ascii=False, indent=2))
     else:
         resend = f"; re-send in {written}" if written else ""
         print(f"{result.action} for {result.message.sender or '?'}: done{resend}")
