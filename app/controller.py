@@ -23,13 +23,13 @@ from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state, set_teammate_state
 from models.review.carry import CarryError, carry_out
+from models.review.inbox import save_pasted
 from models.review.ledger import handled_keys
 from models.review.pending import pending_statuses
 from models.review.validation import Review
 from models.session.folder import Part
 from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
-from models.text.atomic import create_new
 from models.text.tokens import get_tokenizer
 from ui.main_window import MainWindow
 from ui.workers import LatestWork
@@ -348,12 +348,7 @@ class Controller(QObject):
         """A pasted message goes into messages/inbox/ like any other (and is never deleted)."""
         if self.live is None:
             return None
-        inbox = self.live.session.folder / "messages" / "inbox"
-        inbox.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        path = inbox / f"{sender or 'unknown'}-pasted-{stamp}.md"
-        body = text if text.endswith("\n") else text + "\n"
-        path = create_new(path, (f"From: {sender}\n" if sender else "").encode() + body.encode("utf-8"))
+        path = save_pasted(self.live.session.folder, text, sender)
         self.live.reload({"inbox"})
         self.refresh_reviews()
         return path
