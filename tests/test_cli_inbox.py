@@ -150,3 +150,29 @@ def test_a_carry_out_failing_at_any_step_changes_nothing(
     assert {p: b for p, (_, b) in snapshot_tree(folder).items() if "ledger" not in p} == before  # put back
     ledger = (folder / "messages" / "ledger.jsonl").read_text(encoding="utf-8")
     assert '"handled"' not in ledger  # the replies were recorded as read, as the window records them
+
+
+def test_add_saves_what_the_windows_paste_saves(
+    qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``inbox --add FILE --from ROLE``: the window's Paste message…, then the listing."""
+    by_cli, by_window = tmp_path / "cli", tmp_path / "window"
+    shutil.copytree(DEMO, by_cli)
+    shutil.copytree(DEMO, by_window)
+    message = tmp_path / "reply.md"
+    message.write_text("[STATUS] Phase 6 | CONTEXT_RECEIVED | GC-v6", encoding="utf-8")  # no final newline
+    code, out, err = run_cli(capsys, "inbox", str(by_cli), "--add", str(message), "--from", "implementer-4", "--json")
+    assert code == 0 and err.startswith(f"saved as {by_cli / 'messages' / 'inbox' / 'implementer-4-pasted-'}")
+    (listed,) = json.loads(out)["messages"]
+    assert (listed["from"], listed["kind"]) == ("implementer-4", "status")
+    controller = shown_controller(qtbot, tmp_path)
+    try:
+        assert controller.open(by_window)
+        assert controller.paste(message.read_text(encoding="utf-8"), "implementer-4") is not None
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
+    (cli_file,) = (by_cli / "messages" / "inbox").iterdir()
+    (window_file,) = (by_window / "messages" / "inbox").iterdir()
+    assert cli_file.read_bytes() == window_file.read_bytes()
+    assert cli_file.read_bytes() == b"From: implementer-4\n[STATUS] Phase 6 | CONTEXT_RECEIVED | GC-v6\n"

@@ -17,7 +17,7 @@ from app.cli.report import (
 from app.resolve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, read_file, resolve_session
 from models.claude.reviews import gather_reviews
 from models.review.carry import CarryError, carry_out
-from models.review.inbox import Message, sender_from
+from models.review.inbox import Message, save_pasted, sender_from
 from models.review.ledger import Handled
 from models.review.messages import parse_ack, parse_delta_report, parse_status
 from models.review.rows import action_line, kind_label, message_id, summary_line
@@ -93,6 +93,11 @@ def cmd_inbox(args: argparse.Namespace) -> int:
     for one, as the window's Carry out does (and records the replies in the ledger first, as
     the window does when it reads them; a listing writes nothing)."""
     session = open_session(resolve_session(args.folder, args.session), get_tokenizer("estimate"))
+    if args.add is not None:  # the window's Paste message…: into messages/inbox/, then listed
+        text = sys.stdin.read() if args.add == "-" else read_file(args.add).text
+        roles = [t.role for t in session.teammates()]
+        saved = save_pasted(session.folder, text, args.sender or sender_from("", text, roles))
+        print(f"saved as {saved}", file=sys.stderr)
     carrying = args.carry_out is not None
     gathered = gather_reviews(session, datetime.now(UTC), args.ack_timeout, record=carrying)
     warn_all(gathered.problems)
@@ -143,6 +148,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     session_args(inbox)
     inbox.add_argument("--carry-out", metavar="ID", help="do the Lead's action for this message (its id, or a prefix)")
     inbox.add_argument("--again", action="store_true", help="with --carry-out: again, for one carried out already")
+    inbox.add_argument("--add", metavar="FILE", help="save a message into the inbox first (a file, or - for stdin)")
+    inbox.add_argument("--from", dest="sender", help="with --add: the sender's role id (else a 'From:' line)")
     inbox.add_argument(
         "--ack-timeout",
         type=int,
