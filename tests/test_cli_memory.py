@@ -134,3 +134,38 @@ def test_a_missing_or_unreadable_file_is_said_in_one_line(tmp_path: Path, capsys
     for args in (["prune"], ["archive", "--phase", "6"], ["replace", "implementer-2"], ["restore"]):
         code, out, err = run_cli(capsys, "memory", args[0], str(folder), *args[1:])
         assert code == 1 and out == "" and err.count("\n") == 1 and err.startswith("lead-console: "), args
+
+
+def test_archive_by_entry_writes_what_archive_selected_writes(
+    qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--entry`` pieces of text pick out the entries the pane's list would have selected:
+    researcher-1's Adyen finding and implementer-1's BIGINT decision (read off the demo)."""
+    by_cli, by_window = _copy(tmp_path, "cli"), _copy(tmp_path, "window")
+    args = ["memory", "archive", str(by_cli), "--entry", "Adyen batch", "--entry", "BIGINT everywhere"]
+    code, _, err = run_cli(capsys, *args)
+    assert code == 0 and err.startswith("archive 2 entries: written to")
+    controller = _window(qtbot, tmp_path, by_window)
+    try:
+        memory = parse_memory((by_window / MEMORY).read_text(encoding="utf-8"))
+        chosen = [
+            (s.header, e)
+            for s in memory.sections
+            for e in s.entries
+            if e.text.startswith(("Adyen batch", "`amount_minor` is BIGINT"))
+        ]
+        assert [h for h, _ in chosen] == ["researcher-1", "implementer-1"]
+        assert controller.window.memory_actions.archive(chosen)
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
+    assert (by_cli / MEMORY).read_bytes() == (by_window / MEMORY).read_bytes()
+    before = (by_cli / MEMORY).read_bytes()
+    code, _, err = run_cli(capsys, "memory", "archive", str(by_cli), "--entry", "the")  # in many entries
+    assert code == 1 and err.startswith("lead-console: ") and "entries hold 'the': give a piece of one" in err
+    code, _, err = run_cli(capsys, "memory", "archive", str(by_cli), "--entry", "Adyen batch")  # archived now
+    assert code == 1 and err == (
+        "lead-console: no entry not archived yet holds 'Adyen batch': give a piece of one entry's text\n"
+    )
+    assert (by_cli / MEMORY).read_bytes() == before
+    assert run_cli(capsys, "memory", "archive", str(by_cli))[0] == 2  # neither --phase nor --entry

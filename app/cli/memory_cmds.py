@@ -12,11 +12,11 @@ from pathlib import Path
 
 from app.cli.common import session_args
 from app.cli.memory_output import memory_check_text
-from app.resolve import EXIT_FAILED, EXIT_OK, read_file, resolve_session
+from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file, resolve_session
 from models.memory.check import memory_check_data
 from models.memory.edits import Conflict, MemoryEditError, SectionEdit, edit_memory, preview, utc_now_minutes
 from models.memory.journal import MemoryJournal
-from models.memory.lead_edits import archive_phase_edits, prune_edits, replace_edits
+from models.memory.lead_edits import archive_edits, archive_phase_edits, entries_matching, prune_edits, replace_edits
 from models.memory.loss import journal_loss, restore_edits
 from models.memory.skeleton import create_with_entry
 from models.session.folder import open_session
@@ -97,8 +97,16 @@ def _text(path: Path) -> str:
 
 def cmd_memory_archive(args: argparse.Namespace) -> int:
     """[ARCHIVED] before every entry that names the phase, and every entry of a section whose
-    header names it (the memory pane's Archive phase…, at a gate)."""
-    return _curate(args, f"archive phase {args.phase}", lambda path: archive_phase_edits(_text(path), args.phase))
+    header names it (the memory pane's Archive phase…, at a gate); or before the entries that
+    ``--entry`` pieces of text pick out (Archive selected)."""
+    if (args.phase is None) == (not args.entry):
+        raise UsageError("give --phase N or --entry TEXT (one or more), not both")
+    if args.phase is not None:
+        return _curate(args, f"archive phase {args.phase}", lambda path: archive_phase_edits(_text(path), args.phase))
+    count = len(args.entry)
+    return _curate(
+        args, f"archive {count} entries", lambda path: archive_edits(entries_matching(_text(path), args.entry))
+    )
 
 
 def cmd_memory_replace(args: argparse.Namespace) -> int:
@@ -138,7 +146,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     session_args(check)
     check.set_defaults(func=cmd_memory_check)
     curation: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
-        ("archive", "prefix a phase's entries with [ARCHIVED] (at a gate)", cmd_memory_archive),
+        ("archive", "prefix a phase's entries, or the ones named, with [ARCHIVED]", cmd_memory_archive),
         ("replace", "mark a teammate's section [REPLACED] and start a new one", cmd_memory_replace),
         ("prune", "remove [ARCHIVED] entries (over 500 lines)", cmd_memory_prune),
         ("restore", "put back entries outside writes took away (memory check's lost)", cmd_memory_restore),
@@ -147,7 +155,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action = memory_sub.add_parser(name, help=summary)
         session_args(action, json_output=False)
         if name == "archive":
-            action.add_argument("--phase", type=int, required=True, help="the phase whose entries are stale")
+            action.add_argument("--phase", type=int, help="the phase whose entries are stale")
+            action.add_argument(
+                "--entry", action="append", default=[], metavar="TEXT", help="a piece of one entry's text (repeatable)"
+            )
         if name == "replace":
             action.add_argument("role", help="the teammate replaced (its successor gets a new section)")
         action.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")

@@ -24,6 +24,22 @@ def archive_edits(chosen: dict[str, set[str]]) -> list[SectionEdit]:
     return [SectionEdit(h, None, functools.partial(archive_these, texts=texts)) for h, texts in chosen.items()]
 
 
+def entries_matching(text: str, pieces: list[str]) -> dict[str, set[str]]:
+    """The entries (their texts, by section header) that each piece of text picks out: one
+    entry not yet archived each, or an error that says which piece picks none or several (a
+    command line's way of selecting entries, as the memory pane's list selects them)."""
+    memory = parse_memory(text)
+    chosen: dict[str, set[str]] = {}
+    for piece in pieces:
+        found = [(s.header, e.text) for s in memory.sections for e in s.entries if piece in e.text and not e.archived]
+        if len(found) != 1:
+            said = "no entry not archived yet holds" if not found else f"{len(found)} entries hold"
+            raise MemoryEditError(f"{said} {piece!r}: give a piece of one entry's text")
+        header, entry = found[0]
+        chosen.setdefault(header, set()).add(entry)
+    return chosen
+
+
 def archive_phase_edits(text: str, phase: int) -> list[SectionEdit]:
     """Archive every entry that names the phase, and whole sections whose header names it."""
     pattern = re.compile(rf"\bphase[ -]?{phase}\b", re.I)
