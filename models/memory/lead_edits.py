@@ -1,5 +1,6 @@
 """The Lead's curation of TEAM-MEMORY as section edits: archive entries (chosen, or those
-naming a phase), replace a teammate, prune archived entries, put lost entries back.
+naming a phase), replace a teammate, prune archived entries. (Putting lost entries back is
+``models.memory.loss.restore_edits``.)
 
 The window's memory pane and ``lead-console memory`` build the same edits here and hand them
 to ``edit_memory``, which makes them on the file as it is when it is written.
