@@ -19,23 +19,18 @@ class LiveSession(QObject):
 
     def __init__(self, folder: Path, tokenizer: Tokenizer, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        # Watched before it is read: an agent's write that lands after a file was read and
-        # before the watch began was never seen, and the view kept the version before it
-        # until the next write. A write seen while the files are read is read again after.
         resolved = folder.expanduser().resolve()
-        self._watcher = FolderWatcher(resolved, parent=self)
-        self._watcher.pathsChanged.connect(self._on_paths)
-        self._watcher.touched.connect(self._on_touched)
-        self._watcher.written.connect(self._on_written)
+        # The watch begins once the window shows what the open read (``_settle_stamps``):
+        # starting the watcher's three threads took 2.5–5 ms of the open, before anything was
+        # shown. A write that lands after a file was read and before the watch began is found
+        # by reading every part again as soon as the watch has begun.
+        self._watcher: FolderWatcher | None = None
+        self._closed = False
         # The parts read ahead and touched again since the last reload: a writer that opens
         # and closes a file many times in one burst (a shell appending line by line) gets one
         # read ahead, not one per close; the reload reads the file after the burst.
         self._ahead_wasted: set[Part] = set()
-        try:
-            self.session: Session = open_session(resolved, tokenizer)
-        except BaseException:
-            self._watcher.stop()
-            raise
+        self.session: Session = open_session(resolved, tokenizer)
         # The files a reload read are fingerprinted (for the checks before our writes) in the
         # next turn of the event loop, after the change is painted: 6 ms on a 10 MB file.
         self._settle = QTimer(self)
@@ -43,6 +38,25 @@ class LiveSession(QObject):
         self._settle.setInterval(0)
         self._settle.timeout.connect(self._settle_stamps)
         self._settle.start()  # the files the open read, once the window shows them
+
+    @property
+    def watcher(self) -> FolderWatcher | None:
+        """The folder's watcher, None until the first turn of the event loop after the open."""
+        return self._watcher
+
+    def _watch(self) -> bool:
+        """Begin the watch, then catch up: what an agent wrote between the open's read and now
+        has no event of ours, and is read again (``Session.catch_up``). Whether anything had
+        changed."""
+        watcher = FolderWatcher(self.session.folder, parent=self)
+        watcher.pathsChanged.connect(self._on_paths)
+        watcher.touched.connect(self._on_touched)
+        watcher.written.connect(self._on_written)
+        self._watcher = watcher
+        changed = self.session.catch_up()
+        if changed:
+            self.changed.emit(changed)
+        return bool(changed)
 
     def _on_touched(self, raw: str) -> None:
         part = part_of(self.session.folder, Path(raw))
@@ -78,7 +92,11 @@ class LiveSession(QObject):
 
     def _settle_stamps(self) -> None:
         """A slot of ours, not the session's bound method: a Qt connection to a plain object's
-        method holds that object, and a left session must be free to go with this one."""
+        method holds that object, and a left session must be free to go with this one. The
+        first one begins the watch (``_watch``)."""
+        if self._watcher is None and not self._closed and self._watch():
+            self._settle.start()  # what changed is fingerprinted once the view shows it
+            return
         self.session.settle_stamps()
 
     def set_tokenizer(self, tokenizer: Tokenizer) -> None:
@@ -88,4 +106,8 @@ class LiveSession(QObject):
         self.reload({"gc"})
 
     def close(self) -> None:
-        self._watcher.stop()
+        """Stop following the folder (the watch is never begun if it had not been yet)."""
+        self._closed = True
+        self._settle.stop()
+        if self._watcher is not None:
+            self._watcher.stop()

@@ -21,7 +21,10 @@ def absolute_row(measure: str, workload: str, shown: str, ok: bool, goal: str) -
 def put_off_row(seconds: float) -> Row:
     """The work an open puts off until after its first paint, as it ran: under the open's row,
     with no floor or goal of its own."""
-    workload = "the rest of the preview, the tree's other top-level rows, all expanded, the other tags (as they ran)"
+    workload = (
+        "the rest of the preview, the tree's other top-level rows, all expanded, the other tags,"
+        " the watch and its catch-up (as they ran)"
+    )
     return ("  then, after its first paint", workload, ms(seconds), *("—",) * 4)
 
 

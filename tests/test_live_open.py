@@ -1,4 +1,5 @@
-"""A session is followed from the moment it is read, not from the moment the read ended."""
+"""A session is followed from the moment it is read: the watch begins once the window shows
+the open, and every part is read again then, so a write in between is not lost."""
 
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ APPENDED = "- [Finding] written while the session was read\n"
 def test_a_write_made_just_after_the_open_read_the_file_is_followed(
     qtbot: QtBot, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An agent appends to TEAM-MEMORY right after the open has read it. The watch used to
-    begin only after the whole read, so that write was never seen and the view kept the
-    version before it until the agent's next write."""
+    """An agent appends to TEAM-MEMORY right after the open has read it, before the watch
+    begins. A watch begun after the read, with nothing read again, never saw that write, and
+    the view kept the version before it until the agent's next write."""
     path = demo_copy / "TEAM-MEMORY.md"
 
     def open_then_an_agent_writes(folder: Path, tokenizer: Tokenizer) -> Session:

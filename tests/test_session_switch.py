@@ -44,7 +44,7 @@ def test_six_switches_leave_one_session_one_watcher_alive(qtbot: QtBot, controll
         target = tmp_path / f"p{n}" / ".agent" / "teams" / source.name
         shutil.copytree(source, target)
         folders.append(target)
-    threads_before = {t.ident for t in threading.enumerate()}
+    threads_before = set(threading.enumerate())  # the threads themselves: an ident is reused once its thread ends
     lives, sessions = [], []
     for folder in folders:
         assert controller.open(folder)
@@ -54,6 +54,9 @@ def test_six_switches_leave_one_session_one_watcher_alive(qtbot: QtBot, controll
     controller.window.context_pane.wait()
     controller.team.pool.waitForDone(5000)
     controller.reviewer.wait()  # an Inbox pass still running holds the session it reads
+    # The watch begins a turn of the event loop after the open; the five sessions left in
+    # the same turn as their open never begin one.
+    qtbot.waitUntil(lambda: controller.live is not None and controller.live.watcher is not None, timeout=5000)
     _settle()
     alive = [ref() for ref in lives if ref() is not None]
     assert alive == [controller.live]  # only the open session's LiveSession is left
@@ -64,7 +67,7 @@ def test_six_switches_leave_one_session_one_watcher_alive(qtbot: QtBot, controll
     observers = [
         t
         for t in threading.enumerate()
-        if t.ident not in threads_before and t.is_alive() and type(t).__module__.startswith("watchdog.")
+        if t not in threads_before and t.is_alive() and type(t).__module__.startswith("watchdog.")
     ]
     # One watchdog observer for the open session's folder (its observer, emitter and inotify
     # reader threads); none for the six sessions left. Only watchdog's threads are counted: a

@@ -194,6 +194,7 @@ def test_a_followed_file_is_fingerprinted_after_the_view_shows_it(
     from models.text.textfile import Stamp
 
     controller.open(demo_copy)
+    qtbot.waitUntil(lambda: controller.live.watcher is not None, timeout=5000)  # type: ignore[union-attr]
     path = demo_copy / "global-context.md"
     text = path.read_text(encoding="utf-8").replace("version: GC-v6", "version: GC-v7")
     session = controller.live.session  # type: ignore[union-attr]

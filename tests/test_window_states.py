@@ -98,6 +98,7 @@ def _opened(qtbot: QtBot, settings: Path, folder: Path) -> Controller:
     qtbot.addWidget(controller.window)
     controller.window.confirm_discard = lambda: True  # type: ignore[method-assign]
     assert controller.open(folder)
+    qtbot.waitUntil(lambda: controller.live is not None and controller.live.watcher is not None, timeout=5000)
     settle_reviews(qtbot, controller)
     return controller
 
@@ -219,7 +220,7 @@ def _lead_actions(window: MainWindow, refused: list[str]) -> list[Callable[[rand
 def _settled(qtbot: QtBot, controller: Controller, memory: Path) -> None:
     """After the Lead's own write: the session holds what the file holds, and the watcher has
     nothing pending."""
-    watcher = controller.live._watcher  # type: ignore[union-attr]
+    watcher = controller.live.watcher  # type: ignore[union-attr]
 
     def done() -> bool:
         shown = controller.live.session.memory  # type: ignore[union-attr]
@@ -324,7 +325,7 @@ def test_a_session_opened_in_a_used_window_shows_as_in_a_fresh_one(qtbot: QtBot,
         refused: list[str] = []
         for action in _lead_actions(live.window, refused)[:3]:
             action(rng)
-        qtbot.waitUntil(lambda: not live.live._watcher._timer.isActive(), timeout=5000)  # type: ignore[union-attr]
+        qtbot.waitUntil(lambda: not live.live.watcher._timer.isActive(), timeout=5000)  # type: ignore[union-attr]
         for folder in (cow, demo):
             assert live.open(folder)
             settle_reviews(qtbot, live)
@@ -347,7 +348,8 @@ def test_bursts_of_writes_end_as_a_fresh_window_shows(qtbot: QtBot, tmp_path: Pa
     shutil.copytree(source, folder)
     rng = random.Random(f"bursts-{source.name}")
     live = _opened(qtbot, tmp_path / "live.ini", folder)
-    watcher = live.live._watcher  # type: ignore[union-attr]
+    watcher = live.live.watcher  # type: ignore[union-attr]
+    assert watcher is not None
     writes = [write for _, write, name in _writes(folder) if name is None or (folder / name).is_file()]
     try:
         for burst in range(8):

@@ -8,6 +8,7 @@ good one and says why.
 from __future__ import annotations
 
 import re
+import time
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -23,7 +24,16 @@ from models.session.plan import Plan, parse_plan
 from models.session.team_memory import TeamMemory, parse_memory
 from models.session.teammates import Teammate, copy_teammate, read_teammates
 from models.text.problems import Problem, has_errors
-from models.text.textfile import Stamp, TextFile, decoded_file, is_blank, read_bounded, size_problems
+from models.text.textfile import (
+    Stamp,
+    TextFile,
+    decoded_file,
+    is_blank,
+    outside_link,
+    read_bounded,
+    size_problems,
+    unchanged_since,
+)
 from models.text.tokens import Tokenizer
 
 GC_FILE = "global-context.md"
@@ -37,6 +47,7 @@ _Follower = Callable[[bytes], TeamMemory | None]
 # The files read as soon as their writer is done (``Session.read_ahead``): the two agents
 # edit all the time. The plan is small, and read at the reload.
 _AHEAD_FILES: dict[str, str] = {"gc": GC_FILE, "memory": MEMORY_FILE}
+_FILE_PARTS: tuple[tuple[Part, str], ...] = (("gc", GC_FILE), ("plan", PLAN_FILE), ("memory", MEMORY_FILE))
 
 
 @dataclass(frozen=True)
@@ -51,20 +62,6 @@ class _Ahead:
     kept: bytes | None = None
     followed: TeamMemory | None = None
     loaded: TextFile | None = None
-
-
-def outside_link(folder: Path, name: str) -> list[Problem]:
-    """A session file that is a link to somewhere outside the session is read, and named: the
-    Lead should know that editing the session edits that file too."""
-    path = folder / name
-    if not path.is_symlink():
-        return []
-    try:
-        target = path.resolve(strict=True)
-        inside = target.is_relative_to(folder.resolve())
-    except (OSError, RuntimeError):
-        return []
-    return [] if inside else [Problem("warning", name, f"is a link to {target}, outside the session; read from there")]
 
 
 _Weak = Callable[[], object]
@@ -103,6 +100,8 @@ class Session:
     _shown_broken: set[Part] = field(default_factory=set, init=False, repr=False, compare=False)
     # The files ``read_ahead`` read, by name, for the next ``reload(..., ahead=True)`` to show.
     _aheads: dict[str, _Ahead] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # When each file was last read (wall-clock ns, taken before the read): ``catch_up``.
+    _read_at: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -170,6 +169,19 @@ class Session:
             return self._reload_inbox()
         return self._reload_folders()
 
+    def catch_up(self) -> set[Part]:
+        """Read again what may have changed since it was read, for a watch begun after the read
+        (the window's, once it shows the open); the parts whose content changed. The folder
+        listings (gate records, phase folders, inbox) are read again; a file that surely still
+        holds what was read (``unchanged_since``) is not: re-reading and comparing the ten-times
+        session's files took 20 ms, a status each takes microseconds."""
+        parts: list[Part] = ["gates", "folders", "inbox"]
+        for part, name in _FILE_PARTS:
+            read_at = self._read_at.get(name)
+            if read_at is None or not unchanged_since(self.folder / name, self.stamps.get(name), read_at):
+                parts.append(part)
+        return self.reload(parts)
+
     def _reload_inbox(self) -> bool:
         """The inbox's files and their sizes and times: the reviews are read by the caller."""
         inbox = self.folder / "messages" / "inbox"
@@ -235,6 +247,8 @@ class Session:
         # ten-times session's files took 12 ms before its window showed anything.
         later = self.stamps.get(name) is not None
         ahead = self._aheads.pop(name, None)
+        if ahead is None:
+            self._read_at[name] = time.time_ns()
         try:
             raw, mtime = (ahead.raw, ahead.mtime) if ahead is not None else read_bounded(path)
             if ahead is not None and ahead.shown is getattr(self, attr) and ahead.kept is self._raws.get(name):

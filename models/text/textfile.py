@@ -72,6 +72,33 @@ def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
         os.close(fd)
 
 
+#: How long before a read a file's inode must have last changed for its size and time to say
+#: that it still holds what was read. File times come from a clock that ticks every few
+#: milliseconds: two writes in one tick, one before a read and one after, leave the same
+#: time (and, in place, maybe the same size); the inode's change time is set by every write,
+#: rename and ``utime`` and cannot be set back.
+SETTLED_NS = 2_000_000_000
+
+
+def unchanged_since(path: Path, stamp: Stamp | None, read_at_ns: int) -> bool:
+    """Whether the file at ``path`` surely holds what was read at ``read_at_ns`` (wall-clock
+    nanoseconds, taken before the read) into ``stamp``, by its status alone: the same size and
+    modification time, and no change to the file since well before the read. A file missing
+    then (``stamp`` None) is unchanged while it is still missing; anything in doubt is not."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return stamp is None
+    except OSError:
+        return False
+    return (
+        stamp is not None
+        and st.st_size == stamp.size
+        and st.st_mtime_ns == stamp.mtime_ns
+        and st.st_ctime_ns < read_at_ns - SETTLED_NS
+    )
+
+
 def holds_bytes(path: Path, raw: bytes, piece: int = 1 << 20) -> bool:
     """Whether the regular file at ``path`` holds exactly ``raw``: read and compared a piece at
     a time into one small buffer. Reading a 14 MB file whole to compare it took a fresh 14 MB
@@ -321,3 +348,17 @@ def line_count(text: str) -> int:
 def line_starts(lines: list[str]) -> list[int]:
     """Character offset of each line's start, plus the text's length at the end."""
     return list(itertools.accumulate(map(len, lines), initial=0))
+
+
+def outside_link(folder: Path, name: str) -> list[Problem]:
+    """A session file that is a link to somewhere outside the session is read, and named: the
+    Lead should know that editing the session edits that file too."""
+    path = folder / name
+    if not path.is_symlink():
+        return []
+    try:
+        target = path.resolve(strict=True)
+        inside = target.is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        return []
+    return [] if inside else [Problem("warning", name, f"is a link to {target}, outside the session; read from there")]
