@@ -7,8 +7,9 @@ import models.session.gc_items as gc_items
 import models.session.gc_parse as gc_module
 import models.session.memory_entries as memory_entries
 from models.session.gc import GlobalContext
+from models.session.memory_parse import parse_memory
 from models.session.plan import parse_plan
-from models.session.team_memory import TeamMemory, parse_memory
+from models.session.team_memory import TeamMemory
 from models.text.problems import has_errors
 from models.text.tokens import EstimateTokenizer
 

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from app.controller import Controller
 from conftest import DEMO, run_cli, settle_reviews, shown_controller, snapshot_tree
 from models.memory.journal import MemoryJournal
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 from ui.memory_actions import MemoryActions
 
 MEMORY = "TEAM-MEMORY.md"

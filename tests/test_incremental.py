@@ -17,8 +17,8 @@ from conftest import DEMO, REAL_SESSIONS
 from gc_edits import random_edit
 from models.session.gc import vanished_items
 from models.session.gc_parse import parse_gc
+from models.session.memory_parse import parse_memory
 from models.session.refs import norm
-from models.session.team_memory import parse_memory
 from models.text.tokens import get_tokenizer
 
 GCS = sorted(p for p in [*REAL_SESSIONS.glob("*/global-context.md"), DEMO / "global-context.md"])

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from models.session.folder import open_session
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 from models.text.frontmatter import split_front_matter
 from models.text.tokens import EstimateTokenizer
 from ui.node_model import PAYLOAD_ROLE

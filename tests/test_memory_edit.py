@@ -22,7 +22,8 @@ from models.memory.curation import (
 from models.memory.edits import Conflict, MemoryEditError, SectionEdit, add_entry, edit_memory, section_text
 from models.memory.loss import detect_loss, restore
 from models.session.memory_entries import TAGS
-from models.session.team_memory import LINE_LIMIT, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import LINE_LIMIT
 from models.text.textfile import split_lines
 
 ROLES = ["implementer-1", "implementer-2", "implementer-3", "implementer-4"]

@@ -25,7 +25,8 @@ from models.memory.loss import detect_loss, loss_between
 from models.memory.settle import incomplete
 from models.session.folder import open_session
 from models.session.memory_follow import follow_bytes
-from models.session.team_memory import TeamMemory, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import TeamMemory
 from models.text.frontmatter import split_front_matter
 from models.text.textfile import BOM, holds_bytes, is_blank, split_lines
 from models.text.tokens import get_tokenizer

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from conftest import COW, DEMO
 from models.memory.journal import MemoryJournal, identity
-from models.session.team_memory import TeamMemory, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import TeamMemory
 
 
 @dataclass

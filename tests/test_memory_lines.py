@@ -19,7 +19,8 @@ from models.session.memory_entries import (
     read_entries,
     strip_markers,
 )
-from models.session.team_memory import MemorySection, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import MemorySection
 
 REAL_LINES = sorted(
     {

@@ -11,7 +11,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 from ui.memory_actions import SETTLE_MS, MemoryActions
 from ui.node_model import PAYLOAD_ROLE
 

@@ -9,14 +9,8 @@ from __future__ import annotations
 import random
 
 from conftest import ROOT, SHARED
-from models.session.team_memory import (
-    MemorySection,
-    TeamMemory,
-    _read_meta,
-    _section,
-    _whole_file_problems,
-    parse_memory,
-)
+from models.session.memory_parse import _section, _whole_file_problems, parse_memory
+from models.session.team_memory import MemorySection, TeamMemory, read_meta
 from models.text import mdblocks
 from models.text.textfile import is_blank, line_starts, split_lines
 
@@ -47,7 +41,7 @@ def _reference(text: str, file: str) -> TeamMemory:
         sections[-1].end_line = len(lines)
     for section in sections:
         section.body = text[starts[section.line + 1] : starts[section.end_line]]
-        _read_meta(section)
+        read_meta(section)
     problems = list(scan.problems) + _whole_file_problems(is_blank(text), title, sections, file)
     offsets = [starts[s.line] for s in sections]
     return TeamMemory(text, title, sections, len(lines), problems, offsets, not scan.problems)

@@ -19,7 +19,7 @@ from models.memory import settle
 from models.memory.edits import MemoryEditError, add_entry
 from models.memory.journal import MemoryJournal, identity
 from models.memory.loss import Loss
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 
 START = """# TEAM-MEMORY — race
 

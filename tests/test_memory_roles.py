@@ -78,7 +78,8 @@ def test_whether_a_follow_up_keeps_what_memory_says_of_the_teammates() -> None:
     """``teammate_facts_kept``, which the composer and the team's columns go by: only a
     follow-up of one section's body that moves no [REPLACED] heading says of the teammates
     what the version before said. The expectations are read off each write by hand."""
-    from models.session.team_memory import parse_memory, teammate_facts_kept
+    from models.session.memory_parse import parse_memory
+    from models.session.team_memory import teammate_facts_kept
 
     text = (
         "# TEAM-MEMORY — roles\n\n## implementer-1\n- [Finding] one\n\n"

@@ -17,7 +17,8 @@ from models.session.folder import open_session
 from models.session.gc_parse import parse_gc
 from models.session.memory_entries import TAGS
 from models.session.memory_follow import follow_bytes
-from models.session.team_memory import MemoryQuery, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import MemoryQuery
 from models.text.tokens import get_tokenizer
 from ui.gc_tree_model import GcTreeModel
 from ui.item_models import TOOLTIP, GateModel, MemoryModel

@@ -26,7 +26,7 @@ from conftest import DEMO, REAL_SESSIONS
 from gc_edits import edits, random_edit
 from models.session.folder import ALL_PARTS, GC_FILE, MEMORY_FILE, Part, Session, open_session
 from models.session.gc_parse import parse_gc
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 from models.text.tokens import get_tokenizer
 
 TOKENIZER = get_tokenizer("o200k_base")

@@ -17,7 +17,7 @@ from models.delta.decisions import plan_update
 from models.publish.composer import Composer
 from models.publish.publishing import execute_publish
 from models.session.folder import PLAN_FILE, open_session
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 from models.text.surgical import set_front_entry
 from models.text.tokens import EstimateTokenizer
 

@@ -15,8 +15,8 @@ from models.session.folder import open_session
 from models.session.gates import parse_gate
 from models.session.locate import find_sessions, part_of
 from models.session.memory_entries import TAGS
+from models.session.memory_parse import parse_memory
 from models.session.plan import parse_plan
-from models.session.team_memory import parse_memory
 from models.text.tokens import get_tokenizer
 
 TOK = get_tokenizer("o200k_base")

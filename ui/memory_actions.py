@@ -34,7 +34,8 @@ from models.memory.settle import incomplete
 from models.memory.skeleton import create_with_entry, preview_create
 from models.session.folder import Session
 from models.session.memory_entries import MemoryEntry
-from models.session.team_memory import TeamMemory, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import TeamMemory
 from models.text.textfile import BOM, holds_bytes, read_bounded, read_text
 from ui.workers import LatestWork
 

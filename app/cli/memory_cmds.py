@@ -21,7 +21,7 @@ from models.memory.loss import journal_loss, restore_edits
 from models.memory.skeleton import create_with_entry
 from models.session.folder import open_session
 from models.session.memory_entries import TAGS
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 from models.text.textfile import read_text
 from models.text.tokens import get_tokenizer
 

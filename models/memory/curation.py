@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 from models.memory.edits import MemoryEditError, section_span
 from models.session.memory_entries import MemoryEntry
-from models.session.team_memory import LINE_LIMIT, TeamMemory, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import LINE_LIMIT, TeamMemory
 from models.text.surgical import EditError
 from models.text.textfile import newline_of, split_lines
 

@@ -25,7 +25,8 @@ from models.memory.access import RELAY, access_of
 from models.memory.journal import MemoryJournal, identity
 from models.memory.settle import HalfWritten, UnfinishedOrphan, settled_read
 from models.session.memory_entries import TAGS
-from models.session.team_memory import MemorySection, TeamMemory, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import MemorySection, TeamMemory
 from models.text.atomic import FileChangedError, atomic_write
 from models.text.textfile import newline_of, read_text, split_lines
 

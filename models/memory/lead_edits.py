@@ -13,7 +13,7 @@ import re
 
 from models.memory.curation import archive_where, prune_section, replaced_section
 from models.memory.edits import MemoryEditError, SectionEdit, header_of
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 
 
 def archive_edits(chosen: dict[str, set[str]]) -> list[SectionEdit]:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from models.memory.edits import EditResult, SectionEdit, append_entry, edit_memory
 from models.memory.journal import Vanished, identity
-from models.session.team_memory import MemorySection, TeamMemory, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import MemorySection, TeamMemory
 from models.text.textfile import newline_of, split_lines
 
 

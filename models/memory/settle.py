@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models.memory.journal import MemoryJournal
-from models.session.team_memory import TeamMemory, parse_memory
+from models.session.memory_parse import parse_memory
+from models.session.team_memory import TeamMemory
 from models.text import textfile
 from models.text.frontmatter import opens_front_matter, split_front_matter
 from models.text.textfile import BOM, Stamp, decode, is_blank, read_bounded

@@ -13,7 +13,7 @@ from pathlib import Path
 from models.memory.edits import EditResult, MemoryEditError, SectionEdit, add_entry, apply_edits, edits_for_entry
 from models.memory.journal import MemoryJournal
 from models.session.folder import Session
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 from models.session.versions import label
 from models.text.atomic import MISSING, FileChangedError, atomic_write
 

@@ -23,7 +23,7 @@ from models.delta.decisions import HISTORY_DIR, UpdatePlan, render_full, snapsho
 from models.delta.message import render_message
 from models.memory.curation import set_meta_gc_version, with_meta
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
-from models.session.team_memory import parse_memory
+from models.session.memory_parse import parse_memory
 from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write
 from models.text.surgical import EditError, set_front_entry, set_front_key
 from models.text.textfile import BOM, Stamp, read_bounded, read_text, stamp_of

@@ -19,9 +19,10 @@ from models.session.gates import GateRecord, plan_gates
 from models.session.gc import GlobalContext
 from models.session.gc_parse import parse_gc
 from models.session.memory_follow import follow_bytes
+from models.session.memory_parse import parse_memory
 from models.session.phases import GATE_FILE, phase_folders, read_gates, read_phase_roles
 from models.session.plan import Plan, parse_plan
-from models.session.team_memory import TeamMemory, parse_memory
+from models.session.team_memory import TeamMemory
 from models.session.teammates import Teammate, copy_teammate, read_teammates
 from models.text.problems import Problem, has_errors
 from models.text.textfile import (

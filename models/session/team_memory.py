@@ -1,8 +1,8 @@
-"""TEAM-MEMORY.md (ADR-001): a section per role, tagged entries, curation markers."""
+"""TEAM-MEMORY.md (ADR-001): a section per role, tagged entries, curation markers. Read by
+``models.session.memory_parse``, followed by ``models.session.memory_follow``."""
 
 from __future__ import annotations
 
-import bisect
 import re
 import threading
 import weakref
@@ -19,9 +19,8 @@ from models.session.memory_entries import (
     read_entries,
 )
 from models.text import mdblocks
-from models.text.common import common_prefix, same_after
 from models.text.problems import Problem
-from models.text.textfile import Undecoded, is_blank, split_lines
+from models.text.textfile import Undecoded
 
 _NOT_BLANK = re.compile(r"\S")  # what makes a line start an entry (``count_entries``)
 
@@ -247,68 +246,6 @@ def _utf8_length(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
-def _section(header: str, line: int) -> MemorySection:
-    replaced = "[REPLACED]" in header.upper()
-    clean = re.sub(r"\[REPLACED\]", "", header, flags=re.I).strip()
-    role = clean.split()[0] if clean.split() else clean
-    lowered = role.lower()
-    kind: SectionKind = "meta" if lowered == "meta" else "lead" if lowered == "lead" else "role"
-    return MemorySection(header, role, kind, replaced, line, line + 1)
-
-
-def parse_memory(text: str, file: str = "TEAM-MEMORY.md", previous: TeamMemory | None = None) -> TeamMemory:
-    """Parse TEAM-MEMORY; headings inside code fences are not sections.
-
-    With ``previous``, the last parse of the same file, an edit inside one section's body (an
-    agent's append, a line changed) re-reads that section only; the sections before it are the
-    very objects of ``previous`` and those after it keep their entries, so a follow-up costs
-    what the edit touched, not what the file holds. Anything else is read in full.
-    """
-    if previous is not None:
-        quick = _reparse_one_section(previous, text, file)
-        if quick is not None:
-            return quick
-    return _parse_all(text, file)
-
-
-def _parse_all(text: str, file: str) -> TeamMemory:
-    """The whole file, from its headings alone (``mdblocks.scan_text``): splitting a 200,000-line
-    file into lines to find 400 headings took 50 of the 70 ms this takes."""
-    scan = mdblocks.scan_text(text, file)
-    title: str | None = None
-    sections: list[MemorySection] = []
-    offsets: list[int] = []  # where each section's heading line starts
-    heads = [(h, at) for h, at in zip(scan.headings, scan.offsets, strict=True) if h.level <= 2]
-    if heads and heads[0][0].level == 1:
-        title = heads[0][0].text
-    for head, at in heads:
-        if head.level == 2:
-            if sections:
-                sections[-1].end_line = head.line
-            sections.append(_section(head.text, head.line))
-            offsets.append(at)
-    if sections:
-        sections[-1].end_line = scan.line_count
-    stops = [*offsets[1:], len(text)] if offsets else []
-    for section, at, stop in zip(sections, offsets, stops, strict=True):
-        section.body = text[text.find("\n", at, stop) + 1 or stop : stop]  # the lines under the heading
-        _read_meta(section)
-    problems = list(scan.problems) + _whole_file_problems(is_blank(text), title, sections, file)
-    return TeamMemory(text, title, sections, scan.line_count, problems, offsets, not scan.problems)
-
-
-def _whole_file_problems(blank: bool, title: str | None, sections: list[MemorySection], file: str) -> list[Problem]:
-    """What the file as a whole lacks: its title, one active section per role."""
-    problems = []
-    if title is None and not blank:
-        problems.append(Problem("warning", file, "no '# TEAM-MEMORY — <feature>' title", 1))
-    seen: Counter[str] = Counter(s.role for s in sections if not s.replaced)
-    for role, count in seen.items():
-        if count > 1:
-            problems.append(Problem("warning", file, f"{count} active sections for {role}"))
-    return problems
-
-
 def teammate_facts_kept(memory: TeamMemory | None) -> bool:
     """Whether ``memory`` says of the teammates what the version it follows said: a follow-up
     of one section's body keeps the headings (the roles, and which are [REPLACED]), and unless
@@ -319,97 +256,7 @@ def teammate_facts_kept(memory: TeamMemory | None) -> bool:
     return not follow.lines or not any(s.replaced for s in memory.sections[follow.index + 1 :])
 
 
-def followable(previous: TeamMemory) -> bool:
-    """Whether a follow-up may re-read one section of ``previous``: not after a scan problem
-    (whose line numbers would shift), and only with a place for each section."""
-    return previous.scan_clean and bool(previous.offsets) and len(previous.offsets) == len(previous.sections)
-
-
-def section_at(starts: list[int], same: int) -> int:
-    """The section (by where each starts) a change that starts at ``same`` lies in; -1 before
-    the first. A change put in just before a heading ends the section above it (an entry
-    appended)."""
-    k = bisect.bisect_right(starts, same) - 1
-    return k - 1 if k > 0 and starts[k] == same else k
-
-
-def _reparse_one_section(previous: TeamMemory, text: str, file: str) -> TeamMemory | None:
-    """``text`` parsed by re-reading the one section of ``previous`` its change lies in, or
-    None when the change touches a heading, opens a fence or comment that could run past the
-    section, or ``previous`` had a scan problem (whose line numbers would shift)."""
-    if not followable(previous):
-        return None
-    old, offsets = previous.text, previous.offsets
-    same_start = common_prefix(old, text)
-    k = section_at(offsets, same_start)
-    heading_end = old.find("\n", offsets[k]) + 1 if k >= 0 else 0
-    if heading_end == 0 or same_start < heading_end:
-        return None  # before the first section, or in a heading line
-    old_stop = offsets[k + 1] if k + 1 < len(offsets) else len(old)
-    new_stop = old_stop + len(text) - len(old)
-    if new_stop < same_start or not same_after(old, old_stop, text, new_stop):
-        return None  # the change runs into the next section
-    return with_section(previous, k, text[offsets[k] : new_stop], text, file)
-
-
-def with_section(
-    previous: TeamMemory, k: int, section_text: str, text: str | Undecoded, file: str, byte_shift: int | None = None
-) -> TeamMemory | None:
-    """``previous`` with section ``k``'s text (its heading line first, unchanged) now
-    ``section_text``; ``text`` is the new whole text, and ``byte_shift`` how many bytes longer
-    the file grew, when known. None when the section's text no longer reads as one section."""
-    offsets = previous.offsets
-    if k + 1 < len(offsets) and not section_text.endswith("\n"):
-        return None  # the next heading would no longer start a line
-    lines = split_lines(section_text)
-    scan = mdblocks.scan(lines, file)
-    if scan.problems or scan.in_code[-1] or any(h.level == 2 for h in scan.headings[1:]):
-        return None
-    was = previous.sections[k]
-    section = MemorySection(was.header, was.role, was.kind, was.replaced, was.line, was.line + len(lines))
-    section.body = "".join(lines[1:])
-    _read_meta(section)
-    moved = len(lines) - (was.end_line - was.line)
-    after = _moved(previous.sections[k + 1 :], moved) if moved else previous.sections[k + 1 :]
-    sections = [*previous.sections[:k], section, *after]
-    # The title and every heading are as they were, and ``previous`` scanned clean: its
-    # problems are the whole file's, and they hold for this version too.
-    problems = list(previous.problems)
-    shift = len(text) - previous.text_length
-    memory = TeamMemory(
-        text, previous.title, sections, previous.line_count + moved, problems, _shifted(offsets, k, shift), True
-    )
-    if byte_shift is not None and previous.byte_offsets is not None:
-        memory.byte_offsets = _shifted(previous.byte_offsets, k, byte_shift)
-    memory.follow_up = MemoryFollowUp(weakref.ref(previous), k, moved)
-    if previous._unknown is not None and was.unknown_tags() <= section.unknown_tags():
-        memory._unknown = previous._unknown | section.unknown_tags()  # no tag can have gone
-    return memory
-
-
-def _shifted(offsets: list[int], k: int, shift: int) -> list[int]:
-    return offsets[: k + 1] + [o + shift for o in offsets[k + 1 :]]
-
-
-def _moved(sections: list[MemorySection], lines: int) -> list[MemorySection]:
-    """``sections`` ``lines`` further down the file: the same bodies and entries (they count
-    their lines from the heading), in new section objects, since the previous parse still holds
-    the old ones. Each takes a copy of its original's fields as they are: through ``__init__``
-    the 400 copies of an append to a ten-times TEAM-MEMORY took 0.4 ms, copying the dict in
-    place of updating an empty one halves what is left."""
-    made: list[MemorySection] = []
-    new = object.__new__
-    for section in sections:
-        fields = section.__dict__.copy()
-        fields["line"] += lines
-        fields["end_line"] += lines
-        moved = new(MemorySection)
-        moved.__dict__ = fields
-        made.append(moved)
-    return made
-
-
-def _read_meta(section: MemorySection) -> None:
+def read_meta(section: MemorySection) -> None:
     """The Meta section's ``- Key: value`` lines (its entries come with them); other sections'
     entries wait until asked for."""
     if section.kind == "meta":
