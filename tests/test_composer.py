@@ -7,6 +7,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from composer_steps import (
+    NOW_ROW,
+    Q2_END,
+    composer_items,
+    composer_modes,
+    composer_pane,
+    select_section,
+    type_into_section,
+)
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -15,61 +24,28 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from models.delta.apply import set_version
-from models.publish.composer import Composer
 from models.text.frontmatter import split_front_matter
-from ui.composer.pane import ComposerPane
-from ui.node_model import PAYLOAD_ROLE
-
-Q2_END = "(owner: Lead)\n"  # the end of the last item of §Open Questions
-NOW_ROW = "| D-9 | Snapshots compressed with zstd | halves storage | P6 |\n"
-
-
-def _pane(ctl: Controller) -> ComposerPane:
-    return ctl.window.composer
-
-
-def _select(ctl: Controller, title: str) -> None:
-    w = ctl.window
-    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == title))
-
-
-def _type_into_section(qtbot: QtBot, pane: ComposerPane, old: str, new: str) -> None:
-    """Edit the section in the editor the way a user does, and wait for the edit to settle."""
-    text = pane.editor.toPlainText()
-    assert old in text
-    with qtbot.waitSignal(pane.changed, timeout=3000):
-        pane.editor.setPlainText(text.replace(old, new))
-
-
-def _items(pane: ComposerPane) -> list[tuple[str, str, str | None]]:
-    model = pane.items_model
-    return [(i.op, i.ref, i.key) for i, _ in (model.index(r, 0).data(PAYLOAD_ROLE) for r in range(model.rowCount()))]
-
-
-def _modes(pane: ComposerPane) -> dict[str, str]:
-    model = pane.decisions_model
-    return {d.role: d.mode for d in (model.index(r, 0).data(PAYLOAD_ROLE) for r in range(model.rowCount()))}
 
 
 def test_opens_on_the_published_version_with_nothing_to_send(controller: Controller) -> None:
-    pane = _pane(controller)
+    pane = composer_pane(controller)
     assert "GC-v6 is published" in pane.header.text()
-    assert _items(pane) == []
+    assert composer_items(pane) == []
     assert not pane.publish_button.isEnabled()
     assert controller.window.central_tabs.count() == 2
 
 
 def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
-    pane = _pane(controller)
-    _select(controller, "Architecture Decisions")
+    pane = composer_pane(controller)
+    select_section(controller, "Architecture Decisions")
     assert pane.editor_label.text() == "Editing §Architecture Decisions"
     before_gc = (demo_copy / "global-context.md").read_bytes()
 
-    _type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
-    assert _items(pane) == [("ADDED", "Architecture Decisions", "D-9")]
+    type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
+    assert composer_items(pane) == [("ADDED", "Architecture Decisions", "D-9")]
     assert "- ADDED §Architecture Decisions: D-9: Snapshots compressed with zstd" in pane.message.toPlainText()
     assert "composing GC-v7 · 1 item ·" in pane.header.text() and "% saved" in pane.header.text()
-    assert _modes(pane) == {
+    assert composer_modes(pane) == {
         "implementer-1": "delta",
         "implementer-2": "delta",
         "implementer-3": "full",
@@ -79,11 +55,11 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
     assert (demo_copy / "global-context.md").read_bytes() == before_gc  # nothing on disk before Publish
 
     pane.force_full_for("implementer-2", "rejoined after a long break")
-    assert _modes(pane)["implementer-2"] == "full"
+    assert composer_modes(pane)["implementer-2"] == "full"
     pane.undo_stack.undo()
-    assert _modes(pane)["implementer-2"] == "delta"
+    assert composer_modes(pane)["implementer-2"] == "delta"
     pane.undo_stack.redo()
-    assert _modes(pane)["implementer-2"] == "full"
+    assert composer_modes(pane)["implementer-2"] == "full"
     assert pane.publish_button.isEnabled()
 
     expected_gc = set_version(pane.composer.working_text, 7)  # type: ignore[union-attr]
@@ -127,40 +103,16 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
     assert controller.window.status_version.text() == "GC-v7"
 
 
-def test_publishing_is_refused_when_the_gc_changed_on_disk(
-    qtbot: QtBot, controller: Controller, demo_copy: Path
-) -> None:
-    pane = _pane(controller)
-    _select(controller, "Architecture Decisions")
-    _type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
-    working = pane.composer.working_text  # type: ignore[union-attr]
-
-    gc = demo_copy / "global-context.md"
-    agent_text = gc.read_text(encoding="utf-8").replace("- Q-2:", "- Q-3: added by an agent\n- Q-2:")
-    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
-        gc.write_text(agent_text, encoding="utf-8")
-    assert "changed on disk while you were editing" in pane.banner.text()
-    assert pane.composer.working_text == working  # type: ignore[union-attr]  # the Lead's edit is kept
-
-    pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
-    pane.publish()
-    assert pane.last_error is not None and "Nothing was published" in pane.last_error
-    assert "global-context.md changed on disk since the preview" in pane.last_error
-    assert gc.read_text(encoding="utf-8") == agent_text  # the agent's change is not overwritten
-    assert not (demo_copy / "gc-history" / "GC-v7.md").exists()
-    assert not (demo_copy / "messages").exists()
-
-
 def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
-    pane = _pane(controller)
-    _select(controller, "Open Questions")
-    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    pane = composer_pane(controller)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     assert pane.publish_button.isEnabled()
     assert pane.set_gate(demo_copy / "orchestration-plan.md", {"phase": 6, "started": "2026-11-22T03:00:00Z"})
     assert not pane.publish_button.isEnabled()
     assert "publishing is frozen until the gate concludes" in pane.banner.text()
     assert pane.gate_button.text() == "Conclude gate"
-    assert set(_modes(pane).values()) == {"frozen", "inactive"}  # researcher-1 is finished
+    assert set(composer_modes(pane).values()) == {"frozen", "inactive"}  # researcher-1 is finished
     text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
     assert "gate_evaluation: {phase: 6, started: 2026-11-22T03:00:00Z}" in text
     assert pane.set_gate(demo_copy / "orchestration-plan.md", None)
@@ -170,44 +122,44 @@ def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller
 
 
 def test_item_edits_flags_and_undo(qtbot: QtBot, controller: Controller) -> None:
-    pane = _pane(controller)
-    _select(controller, "Architecture Decisions")
-    _type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
-    _select(controller, "Open Questions")
-    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
-    assert len(_items(pane)) == 2
+    pane = composer_pane(controller)
+    select_section(controller, "Architecture Decisions")
+    type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    assert len(composer_items(pane)) == 2
     pane.items_view.setCurrentIndex(pane.items_model.index(0, 0))
     pane.replace_section()
-    assert _items(pane)[0] == ("REPLACED", "Architecture Decisions", None)
+    assert composer_items(pane)[0] == ("REPLACED", "Architecture Decisions", None)
     assert pane.composer.exact  # type: ignore[union-attr]
     pane.items_view.setCurrentIndex(pane.items_model.index(1, 0))
     pane.remove_item()
-    assert _items(pane) == [("REPLACED", "Architecture Decisions", None)]
+    assert composer_items(pane) == [("REPLACED", "Architecture Decisions", None)]
     assert not pane.composer.exact  # type: ignore[union-attr]  # Q-3 is in the GC but not in the delta
     assert "do not reproduce the working GC" in pane.banner.text()
-    assert _modes(pane)["implementer-1"] == "full"  # an unproven delta is never sent
+    assert composer_modes(pane)["implementer-1"] == "full"  # an unproven delta is never sent
     pane.undo_stack.undo()
     pane.undo_stack.undo()
-    assert _items(pane) == [("ADDED", "Architecture Decisions", "D-9"), ("ADDED", "Open Questions", "Q-3")]
+    assert composer_items(pane) == [("ADDED", "Architecture Decisions", "D-9"), ("ADDED", "Open Questions", "Q-3")]
     pane.undo_stack.undo()
     pane.undo_stack.undo()
-    assert _items(pane) == [] and not pane.composer.dirty  # type: ignore[union-attr]
+    assert composer_items(pane) == [] and not pane.composer.dirty  # type: ignore[union-attr]
 
 
 def test_typing_pauses_merge_into_one_undo_step(qtbot: QtBot, controller: Controller) -> None:
-    pane = _pane(controller)
-    _select(controller, "Open Questions")
-    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: a\n")
-    _type_into_section(qtbot, pane, "- Q-3: a", "- Q-3: ab")
+    pane = composer_pane(controller)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: a\n")
+    type_into_section(qtbot, pane, "- Q-3: a", "- Q-3: ab")
     assert pane.undo_stack.count() == 1
     pane.undo_stack.undo()
     assert "Q-3" not in pane.editor.toPlainText()
 
 
 def test_copy_message_and_close_prompt(qtbot: QtBot, controller: Controller) -> None:
-    pane = _pane(controller)
-    _select(controller, "Open Questions")
-    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    pane = composer_pane(controller)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     text = pane.copy_message("implementer-1")
     assert text is not None and text.startswith("[CONTEXT-UPDATE] GC-v6 → GC-v7")
     assert QGuiApplication.clipboard().text() == text
@@ -225,15 +177,15 @@ def test_copy_message_and_close_prompt(qtbot: QtBot, controller: Controller) -> 
 def test_composer_models_pass_the_model_tester(
     qtbot: QtBot, controller: Controller, qtmodeltester: ModelTester
 ) -> None:
-    pane = _pane(controller)
-    _select(controller, "Open Questions")
-    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    pane = composer_pane(controller)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     qtmodeltester.check(pane.items_model, force_py=True)
     qtmodeltester.check(pane.decisions_model, force_py=True)
 
 
 def test_every_composer_action_has_a_shortcut(controller: Controller) -> None:
-    shortcuts = {a.shortcut().toString() for a in _pane(controller).actions()}
+    shortcuts = {a.shortcut().toString() for a in composer_pane(controller).actions()}
     for keys in (
         "Ctrl+I",
         "Ctrl+Shift+E",
@@ -244,13 +196,13 @@ def test_every_composer_action_has_a_shortcut(controller: Controller) -> None:
         "Ctrl+Shift+C",
     ):
         assert keys in shortcuts, keys
-    assert _pane(controller).undo_action.shortcut().toString() == "Ctrl+Z"
+    assert composer_pane(controller).undo_action.shortcut().toString() == "Ctrl+Z"
 
 
 def test_plan_front_matter_stays_parseable_after_publish(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
-    pane = _pane(controller)
-    _select(controller, "Open Questions")
-    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
+    pane = composer_pane(controller)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     pane.publish()
     text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
@@ -270,9 +222,9 @@ def test_plan_front_matter_stays_parseable_after_publish(qtbot: QtBot, controlle
 
 
 def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, controller: Controller) -> None:
-    pane = _pane(controller)
-    _select(controller, "Open Questions")
-    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: rendered <b>safely</b>\n")
+    pane = composer_pane(controller)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: rendered <b>safely</b>\n")
     rendered = pane.rendered.toPlainText()
     assert "Q-3: rendered <b>safely</b>" in rendered  # raw HTML shown as text
     w = controller.window
@@ -287,7 +239,7 @@ def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, control
 
 
 def test_focus_shortcuts_for_keyboard_only_use(controller: Controller) -> None:
-    pane_keys = {a.shortcut().toString() for a in _pane(controller).actions()}
+    pane_keys = {a.shortcut().toString() for a in composer_pane(controller).actions()}
     assert {"Ctrl+E", "Ctrl+L"} <= pane_keys
     window_keys = {
         a.shortcut().toString() for m in controller.window.menuBar().actions() if m.menu() for a in m.menu().actions()
@@ -322,29 +274,6 @@ def test_session_keys_work_from_any_pane(qtbot: QtBot, controller: Controller) -
     assert not w.inbox_dock.visibleRegion().isEmpty()
 
 
-def test_a_team_memory_write_does_not_replan(
-    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The plan reads the GC, plan, gates and snapshots only; a memory line must not re-plan."""
-    composer = controller.window.composer.composer
-    assert composer is not None
-    calls: list[str] = []
-    original = composer.plan
-    monkeypatch.setattr(composer, "plan", lambda *a, **k: calls.append("plan") or original(*a, **k))
-    live = controller.live
-    assert live is not None
-    memory = demo_copy / "TEAM-MEMORY.md"
-    with qtbot.waitSignal(live.changed, timeout=5000) as seen:
-        memory.write_bytes(memory.read_bytes() + b"- [Finding] implementer-1: a line from outside\n")
-    assert seen.args == [{"memory"}]
-    assert calls == []
-    with qtbot.waitSignal(live.changed, timeout=5000) as seen:
-        plan = demo_copy / "orchestration-plan.md"
-        plan.write_text(plan.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    assert "plan" in seen.args[0]
-    assert calls == ["plan"]
-
-
 def test_with_nothing_to_publish_the_message_says_no_change(controller: Controller) -> None:
     pane = controller.window.composer
     assert pane.composer is not None and not pane.composer.has_update
@@ -358,9 +287,9 @@ def test_a_row_typed_on_the_editors_last_line_stays_in_its_section(
     """Issue 13.1: typing a table row on the editor's empty last line, without a final Enter,
     changes this section only; the next heading keeps its own line (it was glued to the row and
     the delta became REMOVED §Interface Contracts)."""
-    pane = _pane(controller)
+    pane = composer_pane(controller)
     controller.window.central_tabs.setCurrentWidget(pane)
-    _select(controller, "Architecture Decisions")
+    select_section(controller, "Architecture Decisions")
     editor = pane.editor
     editor.setFocus()
     cursor = editor.textCursor()
@@ -371,7 +300,7 @@ def test_a_row_typed_on_the_editors_last_line_stays_in_its_section(
     with qtbot.waitSignal(pane.changed, timeout=3000):
         qtbot.keyClicks(editor, row)
     # After the table's blank line the row is a paragraph of its own: the section is sent whole.
-    assert _items(pane) == [("REPLACED", "Architecture Decisions", None)]
+    assert composer_items(pane) == [("REPLACED", "Architecture Decisions", None)]
     working = pane.composer.working_text  # type: ignore[union-attr]
     assert f"{row}\n## Interface Contracts" in working
     disk = (demo_copy / "global-context.md").read_text(encoding="utf-8")
@@ -380,9 +309,9 @@ def test_a_row_typed_on_the_editors_last_line_stays_in_its_section(
 
 
 def test_a_heading_that_would_split_the_section_is_refused(qtbot: QtBot, controller: Controller) -> None:
-    pane = _pane(controller)
+    pane = composer_pane(controller)
     controller.window.central_tabs.setCurrentWidget(pane)
-    _select(controller, "Open Questions")
+    select_section(controller, "Open Questions")
     working = pane.composer.working_text  # type: ignore[union-attr]
     editor = pane.editor
     cursor = editor.textCursor()
@@ -397,61 +326,6 @@ def test_a_heading_that_would_split_the_section_is_refused(qtbot: QtBot, control
     with qtbot.waitSignal(pane.changed, timeout=3000):
         editor.setPlainText(text)
     assert "### Sneaky Subsection\n" in pane.composer.working_text  # type: ignore[union-attr]
-
-
-def test_undoing_every_edit_takes_what_an_agent_wrote_meanwhile(
-    qtbot: QtBot, controller: Controller, demo_copy: Path
-) -> None:
-    """Issue 13.2, in part: with an edit pending and an agent's change on disk, Publish is
-    disabled (the tab says it would refuse); undoing the edit takes the disk's GC at once."""
-    pane = _pane(controller)
-    controller.window.central_tabs.setCurrentWidget(pane)
-    _select(controller, "Open Questions")
-    _type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: ours\n")
-    gc = demo_copy / "global-context.md"
-    theirs = gc.read_text(encoding="utf-8").replace("## Risks\n", "## Risks\n- R-new: an agent's risk\n", 1)
-    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "gc" in p):
-        gc.write_text(theirs, encoding="utf-8")
-    assert "changed on disk while you were editing" in pane.banner.text()
-    assert not pane.publish_button.isEnabled()
-    w = controller.window
-    w.show()
-    w.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
-    pane.editor.setFocus()
-    qtbot.keyClick(pane.editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the Lead's undo
-    assert pane.composer is not None and pane.composer.working_text == theirs
-    assert "changed on disk" not in pane.banner.text()
-    assert pane.publish_button.isEnabled()  # the agent's change is an update to publish
-
-
-def test_an_agents_gc_edit_replans_without_reading_the_whole_gc_again(
-    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Issue 18: an agent's edit inside one section re-plans from the last parses (the working
-    GC's version read from its front matter, each text the diff compares read from the one
-    it was made from): no full parse of the GC after the first edit. The message has the
-    agent's item, and the plan and delta are those a fresh composer makes."""
-    import models.session.gc_parse as gc_parse
-
-    pane = _pane(controller)  # the window is not shown: the pane re-plans as when in front
-    full: list[str] = []
-    real = gc_parse._parse_gc
-    monkeypatch.setattr(gc_parse, "_parse_gc", lambda text, *a: full.append(text[:40]) or real(text, *a))
-    gc_file = demo_copy / "global-context.md"
-    for n in range(3):
-        full.clear()
-        text = gc_file.read_text(encoding="utf-8")
-        with qtbot.waitSignal(pane.changed, timeout=5000):
-            gc_file.write_text(
-                text.replace(Q2_END, f"{Q2_END}- **Q-{9 + n}**: asked by an agent\n", 1), encoding="utf-8"
-            )
-    assert full == []
-    assert "- **Q-11**: asked by an agent" in pane.message.toPlainText()
-    assert pane.composer is not None and pane.plan is not None and controller.live is not None
-    fresh = Composer.open(controller.live.session)
-    assert [(d.role, d.mode) for d in fresh.plan().decisions] == [(d.role, d.mode) for d in pane.plan.decisions]
-    assert fresh.delta() == pane.composer.delta()
 
 
 def test_a_very_long_message_is_shown_cut_and_copied_whole() -> None:
