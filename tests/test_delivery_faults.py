@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_claude_team import entries, make_team
+from claude_team_steps import entries, make_team
 
 import models.claude.delivery as delivery
 from models.claude.delivery import deliver, undelivered
