@@ -127,11 +127,15 @@ class PublishActions:
         box.setText(f"Publish {label(plan.version)} to {len(self.plan.recipients) if self.plan else 0} teammates?")
         box.setDetailedText(text)
         box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+        check: QCheckBox | None = None
         if any("## Meta" in s for s in plan.skipped):
-            box.setCheckBox(QCheckBox("Add ## Meta to TEAM-MEMORY.md (ADR-001 §4) and keep its GC Version"))
+            # Made with the box as its parent: a parentless one is deleted with its Python
+            # object, and the box, which does not take it over, kept a dangling pointer to it
+            # (asking whether it was ticked crashed the app).
+            check = QCheckBox("Add ## Meta to TEAM-MEMORY.md (ADR-001 §4) and keep its GC Version", box)
+            box.setCheckBox(check)
         if self.confirm(box) != QMessageBox.StandardButton.Ok:
             return
-        check = box.checkBox()
         if check is not None and check.isChecked():
             plan = c.publish_plan(add_meta=True)
         self.do_publish(plan)
