@@ -19,6 +19,7 @@ from models.delta.items import ApplyError
 from models.delta.message import oneline_exact, render_message, render_oneline
 from models.delta.message_parse import parse_message
 from models.delta.savings import scenario_rows, team_rows
+from models.publish.composer import missing_gc
 from models.review.inbox import read_inbox
 from models.review.ledger import handled_keys
 from models.review.pending import pending_statuses
@@ -104,6 +105,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     """Per teammate: delta, full or frozen, why, and what it costs."""
     session = load_session(args)
     new_text = read_file(args.new).text if args.new else None
+    missing = missing_gc(session) if new_text is None else None
+    if missing is not None:
+        raise UsageError(f"nothing to plan: {missing} (give --new GC.md)")
     roles = [t.role for t in session.teammates()]
     unread: list[Problem] = []
     messages = sorted(read_inbox(session.folder, roles, unread), key=lambda m: m.timestamp or "")

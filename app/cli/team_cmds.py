@@ -18,7 +18,7 @@ from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
 from models.claude.delivery import deliver, ping_for_last, undelivered
 from models.claude.status import TeamView, load_link, team_view
 from models.claude.team import write_link
-from models.publish.composer import Composer
+from models.publish.composer import Composer, missing_gc
 from models.publish.publishing import PublishRefused, execute_publish
 from models.review.inbox import read_inbox
 from models.review.ledger import handled_keys, read_ledger
@@ -58,9 +58,11 @@ def cmd_publish(args: argparse.Namespace) -> int:
         composer.working_text = read_file(args.new).text
     composer.pending = _pending(session, view)
     if not composer.has_update:
-        raise UsageError("nothing to publish: the GC is the last published one (give --new GC.md)")
+        missing = missing_gc(session)
+        why = missing if missing is not None else "the GC is the last published one"
+        raise UsageError(f"nothing to publish: {why} (give --new GC.md)")
     plan = composer.plan()
-    publish = composer.publish_plan()
+    publish = composer.publish_plan(add_meta=args.add_meta)
     rows: list[dict[str, Any]] = [
         {
             "role": d.role,
@@ -195,6 +197,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     publish.add_argument("--new", help="the next GC's text (default: the session's GC as it is)")
     publish.add_argument("--dry-run", action="store_true", help="say what would be written and sent; write nothing")
     publish.add_argument("--deliver", action="store_true", help="deliver each message into its member's inbox")
+    publish.add_argument(
+        "--add-meta",
+        action="store_true",
+        help="add a ## Meta section to a TEAM-MEMORY.md that has none, to keep its GC Version (ADR-001 §4)",
+    )
     publish.add_argument("--team", help="the Claude Code team folder (links the session, or overrides its link)")
     tokenizer_arg(publish)
     publish.set_defaults(func=cmd_publish)

@@ -35,6 +35,16 @@ class SectionEditError(ValueError):
     """A section edit that would change the GC outside that section; it is not taken."""
 
 
+def missing_gc(session: Session) -> str | None:
+    """Why ``session`` has no GC to compose an update from, as its read said (not found, a
+    folder, not UTF-8, ...); None when it has one. Without it, the window said "no gc-history
+    snapshot yet" and the CLI "the GC is the last published one", of a session with no GC."""
+    if session.gc is not None:
+        return None
+    problems = session.problems.get("gc") or []
+    return str(problems[0]) if problems else f"{GC_FILE}: not found in this session"
+
+
 @dataclass
 class Composer:
     """What the Lead is composing. Pure: the window wraps edits of it in undo commands."""

@@ -62,7 +62,7 @@ class PublishPlan:
         return "\n".join(lines)
 
 
-NO_META = " (ADR-001 §4; publish with 'Add ## Meta' to add one)"
+NO_META = " (ADR-001 §4; publish with 'Add ## Meta', or the CLI's --add-meta, to add one)"
 
 
 def utc_now() -> str:

@@ -4,7 +4,7 @@ against the full GC, why publishing would not go through) and the message as sho
 from __future__ import annotations
 
 from models.delta.decisions import UpdatePlan
-from models.publish.composer import Composer
+from models.publish.composer import Composer, missing_gc
 from models.session.versions import label
 
 
@@ -12,7 +12,10 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
     """The header line and the warnings to show under it."""
     tokenizer = c.session.tokenizer
     problems: list[str] = []
-    if c.base_version is None:
+    missing = missing_gc(c.session) if not c.has_update else None
+    if missing is not None:
+        head = f"Nothing to compose or publish: {missing}"
+    elif c.base_version is None:
         head = (
             "No gc-history snapshot yet: teammates that confirmed this GC's version get a delta from it, "
             "the others the full GC (Baseline… takes a snapshot)"

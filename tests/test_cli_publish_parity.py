@@ -1,0 +1,103 @@
+"""``lead-console publish`` against the composer's Publish, on every real session and the demo.
+
+The same session, copied twice, with the same edit of its GC on disk: one copy published from
+the window (Publish, confirmed, with and without "Add ## Meta"), the other from the CLI. Both
+must leave the same files, byte for byte, or refuse with the same reasons and write nothing.
+The clock both read is fixed, since every publish writes its time.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+import models.publish.publishing as publishing
+from conftest import DEMO, REAL_SESSIONS, run_cli, settle_reviews, shown_controller
+
+SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
+NOW = "2026-11-24T06:30:00Z"
+EDIT = "\n- Parity: a line the Lead added to the GC on disk\n"
+
+
+def _copy(source: Path, tmp_path: Path, name: str) -> Path:
+    """The session, its GC edited as a Lead edits it in an editor (a line at its end)."""
+    folder = tmp_path / name / ".agent" / "teams" / source.name
+    shutil.copytree(source, folder, symlinks=True)
+    gc = folder / "global-context.md"
+    if gc.is_file():
+        gc.write_bytes(gc.read_bytes().rstrip(b"\n") + EDIT.encode("utf-8"))
+    return folder
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file the session holds, by its path in it, but the window's own journal."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and ".lead-console" not in p.relative_to(folder).parts
+    }
+
+
+@pytest.mark.parametrize("add_meta", [False, True], ids=["as-is", "add-meta"])
+@pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)
+def test_the_cli_publishes_what_the_window_publishes(
+    qtbot: QtBot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    source: Path,
+    add_meta: bool,
+) -> None:
+    monkeypatch.setattr(publishing, "utc_now", lambda: NOW)
+    by_cli, by_window = _copy(source, tmp_path, "cli"), _copy(source, tmp_path, "window")
+    before = _files(by_window)
+
+    args = ["publish", str(by_cli), *(["--add-meta"] if add_meta else [])]
+    code, out, err = run_cli(capsys, *args)
+
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(by_window)
+    settle_reviews(qtbot, controller)
+    pane = controller.window.composer
+    errors: list[str] = []
+    pane._error = errors.append  # type: ignore[method-assign]
+
+    def confirm(box: QMessageBox) -> QMessageBox.StandardButton:
+        check = box.checkBox()
+        if check is not None:
+            check.setChecked(add_meta)
+        return QMessageBox.StandardButton.Ok
+
+    pane.confirm = confirm  # type: ignore[method-assign]
+    published: list[object] = []
+    pane.published.connect(published.append)
+    if pane.publish_button.isEnabled():
+        pane.publish()
+    else:
+        errors.append(pane.banner.text())
+    controller.window.context_pane.wait()
+
+    if code == 0:
+        assert published and not errors, errors
+        assert _files(by_window) == _files(by_cli)
+        assert _files(by_window) != before
+        memory = before.get("TEAM-MEMORY.md")
+        if memory is not None and b"## Meta" not in memory:  # cow-pipeline-redesign, opus46-nlp-conversion
+            version = out.split()[1]  # "Published GC-vN to ..."
+            after = (by_window / "TEAM-MEMORY.md").read_text(encoding="utf-8")
+            assert ("## Meta" in after and f"GC Version: {version}" in after) is add_meta, after[:300]
+        return
+    # Refused: nothing written by either, and the window says why the CLI did.
+    assert not published
+    assert _files(by_window) == before and _files(by_cli) == before
+    said = [*errors, pane.header.text(), pane.banner.text()]
+    if not (by_cli / "global-context.md").exists():  # dia-v5-optimization: a phase folder only
+        reason = "global-context.md: not found in this session"
+        assert f"nothing to publish: {reason}" in err
+    else:
+        reason = out.splitlines()[1].strip()  # "Nothing was published:" and the reasons under it
+    assert any(reason in s for s in said), (reason, said)
