@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import UTC, datetime
 
 from app.cli.common import load_session, session_args, tokenizer_arg
 from app.cli.report import (
@@ -81,8 +80,10 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 def cmd_gate(args: argparse.Namespace) -> int:
     """Start a gate (updates freeze) or conclude it with a verdict (a gate record is written)."""
+    from models.publish.publishing import utc_now  # when run: the clock the window's gates read too
+
     session = load_session(args)
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = utc_now()
     try:
         if args.action == "start":
             phase = start_gate(session, args.phase, now)
