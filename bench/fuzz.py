@@ -128,6 +128,7 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["inbox", str(s), "--json"], True),
     (lambda s, t: ["team", str(s), "--json"], True),
     (lambda s, t: ["publish", str(s), "--dry-run", "--json"], True),
+    (lambda s, t: ["publish", str(s), "--dry-run", "--add-meta"], True),
     (lambda s, t: ["context", str(s)], True),
     (lambda s, t: ["contexts", str(s), "--json"], True),
     (lambda s, t: ["planning", str(s), "--agent", "gsd-executor", "--phase", "1"], True),
@@ -139,6 +140,8 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["memory", "replace", str(s), "implementer-1"], False),
     (lambda s, t: ["baseline", str(s), "--json"], False),
     (lambda s, t: ["gate", "start", str(s), "--phase", "6"], False),
+    (lambda s, t: ["publish", str(s), "--add-meta"], False),
+    (lambda s, t: ["teammate", str(s), "implementer-1", "--state", "finished"], False),
 ]
 
 
