@@ -105,6 +105,7 @@ class Controller(QObject):
                 self.live.deleteLater()  # a child of ours until deleted: the old session and its watcher go
             self.live = live
             live.changed.connect(self._changed)
+            live.unwatched.connect(self._error)
             self.window.show_session(live.session)
             self.window.composer.set_composer(Composer.open(live.session))
         self.team_lost, self.team_lost_since = {}, {}

@@ -16,6 +16,9 @@ class LiveSession(QObject):
     """Owns a ``Session`` and its watcher; emits ``changed`` with the parts that changed."""
 
     changed = Signal(set)
+    # The folder could not be watched (the system's limit of watches, say): why, in one line.
+    # The session stays open as read; changes on disk show when it is opened again.
+    unwatched = Signal(str)
 
     def __init__(self, folder: Path, tokenizer: Tokenizer, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -23,9 +26,9 @@ class LiveSession(QObject):
         # The watch begins once the window shows what the open read (``_settle_stamps``):
         # starting the watcher's three threads took 2.5–5 ms of the open, before anything was
         # shown. A write that lands after a file was read and before the watch began is found
-        # by reading every part again as soon as the watch has begun.
+        # by the catch-up that follows the watch's start (``Session.catch_up``).
         self._watcher: FolderWatcher | None = None
-        self._closed = False
+        self._closed = False  # or the watch could not begin: it is not tried again
         # The parts read ahead and touched again since the last reload: a writer that opens
         # and closes a file many times in one burst (a shell appending line by line) gets one
         # read ahead, not one per close; the reload reads the file after the burst.
@@ -48,7 +51,13 @@ class LiveSession(QObject):
         """Begin the watch, then catch up: what an agent wrote between the open's read and now
         has no event of ours, and is read again (``Session.catch_up``). Whether anything had
         changed."""
-        watcher = FolderWatcher(self.session.folder, parent=self)
+        try:
+            watcher = FolderWatcher(self.session.folder, parent=self)
+        except OSError as exc:
+            self._closed = True
+            why = exc.strerror or str(exc)
+            self.unwatched.emit(f"{self.session.folder} cannot be watched ({why}): changes on disk are not shown")
+            return False
         watcher.pathsChanged.connect(self._on_paths)
         watcher.touched.connect(self._on_touched)
         watcher.written.connect(self._on_written)

@@ -162,3 +162,34 @@ def test_a_session_left_before_its_first_turn_never_watches(qtbot: QtBot, tmp_pa
         qtbot.waitUntil(lambda: live.watcher is not None, timeout=5000)
     finally:
         live.close()
+
+
+def test_a_folder_that_cannot_be_watched_is_said_once_and_stays_open(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The system's limit of watches reached: the session stays open as read, the window says
+    why in one line, and the watch is not tried again on every turn."""
+    import errno
+
+    import app.live_session as live_session
+    from conftest import shown_controller
+
+    tries: list[Path] = []
+
+    def refused(folder: Path, *args: object, **kwargs: object) -> None:
+        tries.append(folder)
+        raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+    monkeypatch.setattr(live_session, "FolderWatcher", refused)
+    folder = _copy(DEMO, tmp_path)
+    controller = shown_controller(qtbot, tmp_path)  # headless: the message is printed, not a dialog
+    assert controller.open(folder)
+    qtbot.waitUntil(lambda: bool(tries), timeout=5000)
+    qtbot.wait(50)
+    out = capsys.readouterr().out
+    assert (
+        out
+        == f"lead-console: {folder} cannot be watched (inotify watch limit reached): changes on disk are not shown\n"
+    )
+    assert len(tries) == 1 and controller.live is not None and controller.live.watcher is None
+    assert controller.window.gc_model.rowCount() > 0  # the session as read is shown
