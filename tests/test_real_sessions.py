@@ -201,3 +201,12 @@ def test_the_default_impact_names_every_teammate_that_receives_updates(name: str
     expected = tuple(m.role for m in mates if m.state in ("active", "idle"))
     assert Composer.open(session).default_impact().affected == expected
     assert session.receiving_roles() == expected
+
+
+def test_inspect_counts_items_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """ch001-ldap's "Active Teammates" holds one item (implementer-1's line) and "Phase Status"
+    four: one item, not "1 items"."""
+    assert main(["inspect", str(REAL_SESSIONS / "ch001-ldap"), "--tokenizer", "estimate"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.strip().startswith("Active Teammates  [") and line.endswith(", 1 item]") for line in lines)
+    assert any(line.strip().startswith("Phase Status  [") and line.endswith(", 4 items]") for line in lines)

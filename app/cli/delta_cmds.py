@@ -29,6 +29,7 @@ from models.text.atomic import MISSING, FileChangedError, atomic_write
 from models.text.problems import Problem
 from models.text.textfile import stamp_of
 from models.text.tokens import get_tokenizer
+from models.text.wording import counted
 
 
 def cmd_delta(args: argparse.Namespace) -> int:
@@ -97,7 +98,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     except (FileChangedError, OSError) as exc:
         print(f"lead-console: {out}: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"wrote {out} ({len(parsed.delta.items)} items applied)", file=sys.stderr)
+    print(f"wrote {out} ({counted(len(parsed.delta.items), 'item')} applied)", file=sys.stderr)
     return EXIT_OK
 
 

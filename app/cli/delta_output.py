@@ -8,6 +8,7 @@ from models.delta.decisions import UpdatePlan
 from models.delta.items import Delta, DeltaItem
 from models.delta.savings import ScenarioRow, TeamRow
 from models.session.versions import label
+from models.text.wording import counted
 
 
 def item_data(item: DeltaItem) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def plan_text(plan: UpdatePlan) -> str:
     width = max([len(d.role) for d in plan.decisions] + [8])
     for d in plan.decisions:
         what = {
-            "delta": f"delta from {label(d.base_version)}, {len(d.delta.items) if d.delta else 0} items",
+            "delta": f"delta from {label(d.base_version)}, {counted(len(d.delta.items) if d.delta else 0, 'item')}",
             "full": "full GC",
             "frozen": "frozen",
             "current": "up to date",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from models.session.versions import label
+from models.text.wording import counted
 
 if TYPE_CHECKING:  # types only: `inspect` must not import what review and context commands need
     from models.context.compose import Composed
@@ -85,7 +86,7 @@ def session_summary(session: Session) -> str:
         )
         for s in gc.walk():
             indent = "  " * (s.level - 1)
-            items = f", {len(s.items)} items" if s.items else ""
+            items = f", {counted(len(s.items), 'item')}" if s.items else ""
             out.append(f"  {indent}{s.title}  [{s.tokens:,} tok{items}]")
     else:
         out.append("GC       (none yet: no global-context.md in this session)")

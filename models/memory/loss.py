@@ -20,6 +20,7 @@ from models.memory.journal import Vanished, identity
 from models.session.memory_parse import parse_memory
 from models.session.team_memory import MemorySection, TeamMemory
 from models.text.textfile import newline_of, split_lines
+from models.text.wording import counted
 
 
 @dataclass
@@ -36,14 +37,10 @@ class Loss:
         return bool(self.lost_entries or self.removed_sections or self.renamed)
 
     def describe(self) -> list[str]:
-        out = [f"## {h}: {_count(len(v), 'entry', 'entries')} vanished" for h, v in self.lost_entries.items()]
+        out = [f"## {h}: {counted(len(v), 'entry', 'entries')} vanished" for h, v in self.lost_entries.items()]
         out += [f"## {h} was removed" for h in self.removed_sections]
         out += [f"## {a} was renamed to ## {b}" for a, b in self.renamed]
         return out
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def journal_loss(vanished: list[Vanished], structural: Loss | None = None) -> Loss:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from models.delta.decisions import UpdatePlan
 from models.publish.composer import Composer, missing_gc
 from models.session.versions import label
+from models.text.wording import counted
 
 
 def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str]]:
@@ -26,7 +27,7 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
         cost = tokenizer.count(message)
         head = (
             f"{label(c.base_version)} published → composing {label(c.new_version)} · "
-            f"{_count(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
+            f"{counted(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
             f"team {plan.sent_tokens:,} tok, {plan.savings_percent:.0f}% saved ({tokenizer.name})"
         )
     if c.base_problem is not None:
@@ -43,10 +44,6 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
     if c.hand_items is not None and not c.exact:
         problems.append("the edited items do not reproduce the working GC: delta recipients will get the full GC")
     return head, problems
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 MESSAGE_SHOWN = 200_000  # characters; a full 10 MB GC took a third of a second to lay out
