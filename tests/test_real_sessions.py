@@ -210,3 +210,17 @@ def test_inspect_counts_items_in_words(capsys: pytest.CaptureFixture[str]) -> No
     lines = capsys.readouterr().out.splitlines()
     assert any(line.strip().startswith("Active Teammates  [") and line.endswith(", 1 item]") for line in lines)
     assert any(line.strip().startswith("Phase Status  [") and line.endswith(", 4 items]") for line in lines)
+
+
+def test_memory_check_counts_entries_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A section of one entry and one of two: "1 entry", "2 entries"."""
+    folder = tmp_path / "s"
+    shutil.copytree(REAL_SESSIONS / "opus46-nlp-conversion", folder)
+    (folder / "TEAM-MEMORY.md").write_text(
+        "# TEAM-MEMORY — x\n\n## Meta\n- GC Version: GC-v4\n\n## Lead\n- [Decision] one\n- [Finding] two\n\n"
+        "## architect-1\n- [Finding] only this\n",
+        encoding="utf-8",
+    )
+    assert main(["memory", "check", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "## architect-1: 1 entry (0 archived)" in out and "## Lead: 2 entries (0 archived)" in out

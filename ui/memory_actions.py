@@ -37,6 +37,7 @@ from models.session.memory_entries import MemoryEntry
 from models.session.memory_parse import parse_memory
 from models.session.team_memory import TeamMemory
 from models.text.textfile import BOM, holds_bytes, read_bounded, read_text
+from models.text.wording import counted
 from ui.workers import LatestWork
 
 SETTLE_MS = 30  # a TEAM-MEMORY version must hold still this long before its losses are judged
@@ -255,7 +256,7 @@ class MemoryActions(QObject):
         by_header: dict[str, set[str]] = {}
         for header, entry in chosen:
             by_header.setdefault(header, set()).add(entry.text)
-        return self._run(f"Archive {len(chosen)} entries", archive_edits(by_header))
+        return self._run(f"Archive {counted(len(chosen), 'entry', 'entries')}", archive_edits(by_header))
 
     def archive_phase(self, phase: int) -> bool:
         """Archive every entry that names the phase, and sections whose header names it."""

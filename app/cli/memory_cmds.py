@@ -24,6 +24,7 @@ from models.session.memory_entries import TAGS
 from models.session.memory_parse import parse_memory
 from models.text.textfile import read_text
 from models.text.tokens import get_tokenizer
+from models.text.wording import counted
 
 
 def cmd_memory_add(args: argparse.Namespace) -> int:
@@ -105,7 +106,9 @@ def cmd_memory_archive(args: argparse.Namespace) -> int:
         return _curate(args, f"archive phase {args.phase}", lambda path: archive_phase_edits(_text(path), args.phase))
     count = len(args.entry)
     return _curate(
-        args, f"archive {count} entries", lambda path: archive_edits(entries_matching(_text(path), args.entry))
+        args,
+        f"archive {counted(count, 'entry', 'entries')}",
+        lambda path: archive_edits(entries_matching(_text(path), args.entry)),
     )
 
 

@@ -106,7 +106,8 @@ def session_summary(session: Session) -> str:
         for part in memory.sections:
             tags = ", ".join(f"{k} {v}" for k, v in sorted(part.tag_counts().items()))
             mark = " [REPLACED]" if part.replaced else ""
-            out.append(f"  {part.role:<22} {len(part.entries):>3} entries{mark}  {tags}")
+            n = len(part.entries)
+            out.append(f"  {part.role:<22} {n:>3} {'entry' if n == 1 else 'entries'}{mark}  {tags}")
     gates = session.all_gates
     if gates:
         out.append("Gates")
