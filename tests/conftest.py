@@ -124,6 +124,23 @@ def snapshot_tree(folder: Path) -> dict[str, tuple[int, bytes]]:
     }
 
 
+def copy_session(source: Path, root: Path) -> Path:
+    """``source`` copied to ``root/.agent/teams/<its name>``, links kept as links."""
+    folder = root / ".agent" / "teams" / source.name
+    shutil.copytree(source, folder, symlinks=True)
+    return folder
+
+
+def session_files(folder: Path) -> dict[str, bytes]:
+    """Every file of a session by its path in it, but the window's own journal: what two copies
+    of a session changed by the window and by the CLI must hold alike."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and ".lead-console" not in p.relative_to(folder).parts
+    }
+
+
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """``lead-console ARGS`` in this process: its exit code, stdout and stderr."""
     from app.cli.main import main

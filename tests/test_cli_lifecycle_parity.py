@@ -9,7 +9,6 @@ fixed, since gates write their times.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from pytestqt.qtbot import QtBot
 import models.publish.publishing as publishing
 import ui.composer.publish_actions as publish_actions
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, run_cli, settle_reviews, shown_controller
+from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, session_files, settle_reviews, shown_controller
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
 
@@ -29,26 +28,11 @@ NOW = "2026-11-24T07:00:00Z"
 FOLDER = "FOLDER"
 
 
-def _copy(source: Path, tmp_path: Path, name: str) -> Path:
-    folder = tmp_path / name / ".agent" / "teams" / source.name
-    shutil.copytree(source, folder, symlinks=True)
-    return folder
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    """Every file of the session, but the window's own journal."""
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and ".lead-console" not in p.relative_to(folder).parts
-    }
-
-
 class _Both:
     """The two copies, the window on one of them, and what the window said went wrong."""
 
     def __init__(self, qtbot: QtBot, tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.by_cli, self.by_window = _copy(source, tmp_path, "cli"), _copy(source, tmp_path, "window")
+        self.by_cli, self.by_window = copy_session(source, tmp_path / "cli"), copy_session(source, tmp_path / "window")
         self.capsys = capsys
         self.controller: Controller = shown_controller(qtbot, tmp_path)
         assert self.controller.open(self.by_window)
@@ -62,17 +46,17 @@ class _Both:
     def step(self, cli: list[str], window: Callable[[], object]) -> bool:
         """One job done both ways (``FOLDER`` in ``cli`` is the CLI's copy); whether it was done
         (else both refused)."""
-        before = _files(self.by_window)
-        assert _files(self.by_cli) == before
+        before = session_files(self.by_window)
+        assert session_files(self.by_cli) == before
         code, _out, err = run_cli(self.capsys, *(str(self.by_cli) if a == FOLDER else a for a in cli))
         self.errors.clear()
         window()
         if code == 0:
             assert not self.errors, self.errors
-            assert _files(self.by_window) == _files(self.by_cli)
+            assert session_files(self.by_window) == session_files(self.by_cli)
             return True
         assert code == 2 and err.startswith("lead-console: "), err
-        assert _files(self.by_window) == before and _files(self.by_cli) == before
+        assert session_files(self.by_window) == before and session_files(self.by_cli) == before
         said = err.removeprefix("lead-console: ").strip()
         assert any(said in e for e in self.errors), (said, self.errors)
         return False

@@ -8,7 +8,6 @@ The clock both read is fixed, since every publish writes its time.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 import models.publish.publishing as publishing
-from conftest import DEMO, REAL_SESSIONS, run_cli, settle_reviews, shown_controller
+from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, session_files, settle_reviews, shown_controller
 
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 NOW = "2026-11-24T06:30:00Z"
@@ -25,21 +24,11 @@ EDIT = "\n- Parity: a line the Lead added to the GC on disk\n"
 
 def _copy(source: Path, tmp_path: Path, name: str) -> Path:
     """The session, its GC edited as a Lead edits it in an editor (a line at its end)."""
-    folder = tmp_path / name / ".agent" / "teams" / source.name
-    shutil.copytree(source, folder, symlinks=True)
+    folder = copy_session(source, tmp_path / name)
     gc = folder / "global-context.md"
     if gc.is_file():
         gc.write_bytes(gc.read_bytes().rstrip(b"\n") + EDIT.encode("utf-8"))
     return folder
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    """Every file the session holds, by its path in it, but the window's own journal."""
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and ".lead-console" not in p.relative_to(folder).parts
-    }
 
 
 @pytest.mark.parametrize("add_meta", [False, True], ids=["as-is", "add-meta"])
@@ -54,7 +43,7 @@ def test_the_cli_publishes_what_the_window_publishes(
 ) -> None:
     monkeypatch.setattr(publishing, "utc_now", lambda: NOW)
     by_cli, by_window = _copy(source, tmp_path, "cli"), _copy(source, tmp_path, "window")
-    before = _files(by_window)
+    before = session_files(by_window)
 
     args = ["publish", str(by_cli), *(["--add-meta"] if add_meta else [])]
     code, out, err = run_cli(capsys, *args)
@@ -83,8 +72,8 @@ def test_the_cli_publishes_what_the_window_publishes(
 
     if code == 0:
         assert published and not errors, errors
-        assert _files(by_window) == _files(by_cli)
-        assert _files(by_window) != before
+        assert session_files(by_window) == session_files(by_cli)
+        assert session_files(by_window) != before
         memory = before.get("TEAM-MEMORY.md")
         if memory is not None and b"## Meta" not in memory:  # cow-pipeline-redesign, opus46-nlp-conversion
             version = out.split()[1]  # "Published GC-vN to ..."
@@ -93,7 +82,7 @@ def test_the_cli_publishes_what_the_window_publishes(
         return
     # Refused: nothing written by either, and the window says why the CLI did.
     assert not published
-    assert _files(by_window) == before and _files(by_cli) == before
+    assert session_files(by_window) == before and session_files(by_cli) == before
     said = [*errors, pane.header.text(), pane.banner.text()]
     if not (by_cli / "global-context.md").exists():  # dia-v5-optimization: a phase folder only
         reason = "global-context.md: not found in this session"
