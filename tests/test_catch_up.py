@@ -10,7 +10,6 @@ from which files the test touched.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from pytestqt.qtbot import QtBot
 import models.session.folder as folder_module
 import models.text.textfile as textfile
 from app.live_session import LiveSession
-from conftest import DEMO, REAL_SESSIONS
+from conftest import DEMO, REAL_SESSIONS, copy_session
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE, Session, open_session
 from models.text.textfile import SETTLED_NS, Stamp, unchanged_since
 from models.text.tokens import get_tokenizer
@@ -30,12 +29,6 @@ SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 FILES = {"gc": GC_FILE, "plan": PLAN_FILE, "memory": MEMORY_FILE}
 # Each part's file in every session that has it.
 EDITS = [(part, source) for part, name in FILES.items() for source in SESSIONS if (source / name).is_file()]
-
-
-def _copy(source: Path, tmp_path: Path) -> Path:
-    folder = tmp_path / "project" / ".agent" / "teams" / source.name
-    shutil.copytree(source, folder, symlinks=True)
-    return folder
 
 
 def _open_settled(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
@@ -79,7 +72,7 @@ def test_a_catch_up_reads_again_only_what_may_have_changed(
 ) -> None:
     """Files settled before the read are not read again. Files copied a moment ago are (their
     change times are too near the read to prove anything), and found unchanged."""
-    folder = _copy(source, tmp_path)
+    folder = copy_session(source, tmp_path / "project")
     session = _open_settled(folder, monkeypatch) if settled else open_session(folder, TOKENIZER)
     read = _reads(monkeypatch)
     assert session.catch_up() == set()
@@ -93,7 +86,7 @@ def test_an_edit_that_keeps_size_and_time_is_found(
 ) -> None:
     """The worst case: one byte changed in place after the read, the size kept and the
     modification time put back as it was. Only the change time tells."""
-    folder = _copy(source, tmp_path)
+    folder = copy_session(source, tmp_path / "project")
     path = folder / FILES[part]
     session = _open_settled(folder, monkeypatch)
     raw = path.read_bytes()
@@ -111,7 +104,7 @@ def test_an_edit_that_keeps_size_and_time_is_found(
 def test_files_removed_added_and_folders_made_are_found(
     source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    folder = _copy(source, tmp_path)
+    folder = copy_session(source, tmp_path / "project")
     session = _open_settled(folder, monkeypatch)
     had = {part for part, name in FILES.items() if (folder / name).is_file()}
     for name in FILES.values():
@@ -143,7 +136,7 @@ def test_unchanged_since_asks_for_every_sign(tmp_path: Path) -> None:
 
 
 def test_a_session_left_before_its_first_turn_never_watches(qtbot: QtBot, tmp_path: Path) -> None:
-    folder = _copy(DEMO, tmp_path)
+    folder = copy_session(DEMO, tmp_path / "project")
     live = LiveSession(folder, TOKENIZER)
     assert live.watcher is None  # the open's read is shown first
     live.close()
@@ -173,7 +166,7 @@ def test_a_folder_that_cannot_be_watched_is_said_once_and_stays_open(
         raise OSError(errno.ENOSPC, "inotify watch limit reached")
 
     monkeypatch.setattr(live_session, "FolderWatcher", refused)
-    folder = _copy(DEMO, tmp_path)
+    folder = copy_session(DEMO, tmp_path / "project")
     controller = shown_controller(qtbot, tmp_path)  # headless: the message is printed, not a dialog
     assert controller.open(folder)
     qtbot.waitUntil(lambda: bool(tries), timeout=5000)
