@@ -199,8 +199,8 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
         for after in afters:
             after.flush()
             del after.arm, after.then  # the class's own again
-        live = controller.live
-        while live is not None and live.watcher is None:
+        live, waited = controller.live, time.perf_counter()
+        while live is not None and live.watcher is None and time.perf_counter() - waited < 10:
             app.processEvents()
     finally:
         LiveSession._watch = watch  # type: ignore[method-assign]
