@@ -157,3 +157,37 @@ def test_the_cli_links_and_lists_what_the_team_table_shows(
     ]
     assert printed[0]["role"] == "implementer-3" and printed[0]["context"] > 0  # the only one linked: the most
     assert all(t["context"] is None and t["agent_home"] == "" for t in printed[1:])
+
+
+@pytest.mark.parametrize("trusted", [False, True], ids=["generators-refused", "trusted"])
+def test_the_cli_composes_what_the_pane_shows(
+    qtbot: QtBot,
+    controller: Controller,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    trusted: bool,
+) -> None:
+    """``lead-console context HOME --cwd CWD [--allow-exec]``: the blocks the pane lists for a
+    linked teammate, before and after Trust…, with their status and tokens."""
+    import json
+
+    from app.cli.main import main
+
+    pane = controller.window.context_pane
+    home, cwd = _agent(tmp_path)
+    pane.teammate.setCurrentText("implementer-3")
+    with qtbot.waitSignal(pane.composed, timeout=10_000):
+        pane.link("implementer-3", home, cwd)
+    if trusted:
+        pane.confirm = lambda box: True  # type: ignore[method-assign]
+        with qtbot.waitSignal(pane.composed, timeout=10_000):
+            pane._ask_trust()
+    shown = [tuple(pane.blocks.index(r, c).data() for c in range(4)) for r in range(pane.blocks.rowCount())]
+    (cwd / "out.md").unlink(missing_ok=True)  # the CLI's generator writes it afresh
+    capsys.readouterr()
+    args = ["context", str(home), "--cwd", str(cwd), "--json", "--tokenizer", controller.settings.tokenizer]
+    code = main([*args, *(["--allow-exec"] if trusted else [])])
+    printed = json.loads(capsys.readouterr().out)["blocks"]
+    assert code == 0  # a refused generator is said, not failed
+    assert shown == [(b["id"], b["source"], b["status"], f"{b['tokens']:,}") for b in printed]
+    assert [s[2] for s in shown] == (["ok", "ok"] if trusted else ["ok", "refused"])
