@@ -16,7 +16,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import DEMO, run_cli, settle_reviews, shown_controller, snapshot_tree
+from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, settle_reviews, shown_controller, snapshot_tree
 from models.memory.journal import MemoryJournal
 from models.session.memory_parse import parse_memory
 from ui.memory_actions import MemoryActions
@@ -169,3 +169,47 @@ def test_archive_by_entry_writes_what_archive_selected_writes(
     )
     assert (by_cli / MEMORY).read_bytes() == before
     assert run_cli(capsys, "memory", "archive", str(by_cli))[0] == 2  # neither --phase nor --entry
+
+
+SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
+
+
+@pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)
+def test_memory_add_writes_what_the_panes_add_writes(
+    qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, source: Path
+) -> None:
+    """Add… from the memory pane and ``memory add`` on every real session: a Lead entry, one
+    into the first teammate's section (relayed or direct, as its role says), and one for a role
+    with no section yet; a session with no TEAM-MEMORY.md gets one from the skeleton first. The
+    same file after each, byte for byte; the clock both read is fixed (Lead entries carry it)."""
+    import app.cli.memory_cmds as cli_module
+    import models.memory.edits as edits_module
+    import ui.memory_actions as actions_module
+
+    for module in (edits_module, actions_module, cli_module):
+        monkeypatch.setattr(module, "utc_now_minutes", lambda: "2026-11-24T07:00Z")
+    by_cli, by_window = copy_session(source, tmp_path / "cli"), copy_session(source, tmp_path / "window")
+    controller = _window(qtbot, tmp_path, by_window)
+    actions = controller.window.memory_actions
+    session = controller.live.session  # type: ignore[union-attr]
+    roles = [m.role for m in session.teammates()]
+    steps = [("Lead", "Decision", "adopted by Lead Console"), ("devils-advocate-7", "Warning", "a new section")]
+    if roles:
+        steps.insert(1, (roles[0], "Finding", "relayed from the Lead"))
+    try:
+        for role, tag, text in steps:
+            code, _out, err = run_cli(capsys, "memory", "add", str(by_cli), "--role", role, "--tag", tag, text)
+            assert code == 0, err
+            path = by_window / MEMORY
+            if path.is_file():
+                assert actions.add_entry(role, tag, text)
+            else:
+                assert actions.create_with(session, role, tag, text)
+            qtbot.waitUntil(lambda p=path: p.is_file(), timeout=5000)
+            assert (by_window / MEMORY).read_bytes() == (by_cli / MEMORY).read_bytes(), (role, err)
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
+    # ADR-001 IP-010: a devils-advocate's section is written by the Lead, stamped and marked
+    written = (by_cli / MEMORY).read_text(encoding="utf-8")
+    assert "\n## devils-advocate-7\n- [Warning] 2026-11-24T07:00Z (relayed by Lead) a new section\n" in written
