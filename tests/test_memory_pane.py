@@ -343,3 +343,24 @@ def test_the_tag_filter_offers_other_tags_after_the_first_frame_and_lets_go_of_o
     assert pane.tag_box.currentText() == "All tags"
     assert [pane.tag_box.itemText(i) for i in range(pane.tag_box.count())] == ["All tags", *adr_001]
     assert len(_shown_entries(controller)) == 25
+
+
+def test_without_team_memory_only_add_is_offered_and_a_file_gone_meanwhile_is_said_once(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Four of the six real sessions have no TEAM-MEMORY.md: Archive, Archive phase…,
+    Replace… and Prune have nothing to work on (Prune raised FileNotFoundError into Qt). A file
+    that goes while shown is said in one line when a curation is asked for."""
+    pane = controller.window.memory_pane
+    buttons = {b.text(): b for b in (*pane.curation_buttons,)}
+    assert set(buttons) == {"Archive", "Archive phase…", "Replace…", "Prune"}
+    assert all(b.isEnabled() for b in buttons.values())
+    said: list[str] = []
+    controller.window.memory_actions.failed.connect(said.append)
+    (demo_copy / "TEAM-MEMORY.md").unlink()
+    assert not controller.window.memory_actions.prune()  # asked before the view has followed
+    assert said == ["TEAM-MEMORY.md: No such file or directory; nothing was written"]
+    with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "memory" in p):
+        pass
+    assert not any(b.isEnabled() for b in buttons.values())
+    assert pane.line_count.text() == "no TEAM-MEMORY.md"

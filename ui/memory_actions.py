@@ -187,6 +187,9 @@ class MemoryActions(QObject):
         except MemoryEditError as exc:
             self.failed.emit(str(exc))
             return False
+        except OSError as exc:  # gone or unreadable since it was shown: said once, here
+            self.failed.emit(f"{self.path.name}: {exc.strerror or exc}; nothing was written")
+            return False
         diff = "".join(
             difflib.unified_diff(before.splitlines(True), after.splitlines(True), "TEAM-MEMORY.md", "after", n=1)
         )
@@ -354,12 +357,12 @@ class MemoryActions(QObject):
 
     def _text(self) -> str:
         """TEAM-MEMORY as read now, to find headers (the write itself re-reads it settled and
-        whole); a file that cannot be read is said, and nothing is found in it."""
+        whole); in a file that cannot be read nothing is found, and the preview that follows
+        says why (``_run``: once, not here and there)."""
         assert self.path is not None
         try:
             return read_text(self.path).text
-        except OSError as exc:
-            self.failed.emit(f"{self.path.name}: {exc.strerror or exc}")
+        except OSError:
             return ""
 
     def _header(self, role: str) -> str | None:

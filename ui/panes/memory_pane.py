@@ -89,12 +89,17 @@ class MemoryPane(QWidget):
         self.loss_box = row(self.loss_label, self.restore_button)
         self.loss_box.hide()
         window = Qt.ShortcutContext.WindowShortcut
-        actions = button_bar(
-            button("Add…", self.add_entry, "Ctrl+Shift+A", self, context=window),
+        # The curation buttons work on the file as it is: with no TEAM-MEMORY.md there is
+        # nothing to curate (Add… creates one).
+        self.curation_buttons = (
             button("Archive", self.archive_selected, "Ctrl+Shift+X", self, context=window),
             button("Archive phase…", self.archive_phase, None, self, context=window),
             button("Replace…", self.replace_teammate, None, self, context=window),
             button("Prune", self.memory_actions.prune, None, self, context=window),
+        )
+        actions = button_bar(
+            button("Add…", self.add_entry, "Ctrl+Shift+A", self, context=window),
+            *self.curation_buttons,
             self.access_label,
         )
         self.memory_view.selectionModel().currentChanged.connect(self._show_access)
@@ -146,6 +151,8 @@ class MemoryPane(QWidget):
 
     def _update_bar(self) -> None:
         memory = self.session.memory if self.session else None
+        for curation in self.curation_buttons:
+            curation.setEnabled(memory is not None)
         if memory is None:
             self.line_count.setText("no TEAM-MEMORY.md")
             self.line_count.setStyleSheet("")
