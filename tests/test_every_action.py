@@ -1,0 +1,91 @@
+"""Every menu command and every button of the window, on every real session, as a Lead who
+cancels each dialog and as one who accepts each with what it proposes.
+
+Cancelled, nothing may be written to the session. Accepted, each job runs to its end or says
+in one line why it cannot: no exception escapes into Qt (pytest-qt fails the test on one), and
+no crash. The publish dialog's check box crashed the app on two real sessions before it was
+found; this looks for the next one of its kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox, QPushButton, QWidget
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from conftest import DEMO, REAL_SESSIONS, copy_session, session_files, settle_reviews, shown_controller
+
+SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
+SKIPPED = {"&Quit", "Reset &Layout"}  # ends the test's window; undoes nothing of the session's
+
+
+def _answers(monkeypatch: pytest.MonkeyPatch, accept: bool) -> None:
+    """Every dialog answered at once: cancelled, or accepted with what it proposes."""
+    cancel, ok = QDialog.DialogCode.Rejected.value, QDialog.DialogCode.Accepted.value
+    monkeypatch.setattr(QDialog, "exec", lambda self: ok if accept else cancel)
+    button = QMessageBox.StandardButton.Ok if accept else QMessageBox.StandardButton.Cancel
+    monkeypatch.setattr(QMessageBox, "exec", lambda self: button.value)
+    yes = QMessageBox.StandardButton.Yes if accept else QMessageBox.StandardButton.No
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: yes)
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: QMessageBox.StandardButton.Ok)
+    monkeypatch.setattr(QInputDialog, "getItem", lambda _p, _t, _l, items, current=0, *a, **k: (items[current], accept))
+    monkeypatch.setattr(QInputDialog, "getInt", lambda _p, _t, _l, value=0, *a, **k: (value, accept))
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("checked by the smoke test", accept))
+    monkeypatch.setattr(
+        QInputDialog,
+        "getMultiLineText",
+        lambda *a, **k: ("[ACK-UPDATE] GC-v1 received.\n- Action taken: CONTINUE", accept),
+    )
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: "")
+
+
+def _commands(window: QWidget) -> Iterator[tuple[str, QAction | QPushButton]]:
+    """Each menu command, then each button, by its text."""
+    for menu in window.menuBar().actions():  # type: ignore[attr-defined]
+        for action in menu.menu().actions():
+            if action.menu() is None and not action.isSeparator() and action.text() not in SKIPPED:
+                yield f"{menu.text()} > {action.text()}", action
+    for button in window.findChildren(QPushButton):
+        if button.text():
+            yield button.text(), button
+
+
+def _run_all(qtbot: QtBot, controller: Controller) -> list[str]:
+    ran = []
+    for name, command in list(_commands(controller.window)):
+        if not command.isEnabled():
+            continue
+        if isinstance(command, QAction):
+            command.trigger()
+        else:
+            command.click()
+        settle_reviews(qtbot, controller)
+        controller.window.context_pane.wait()
+        ran.append(name)
+    return ran
+
+
+@pytest.mark.parametrize("accept", [False, True], ids=["cancelled", "accepted"])
+@pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)
+def test_every_command_on_every_real_session(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: Path, accept: bool
+) -> None:
+    folder = copy_session(source, tmp_path / "project")
+    before = session_files(folder)
+    _answers(monkeypatch, accept)
+    controller = shown_controller(qtbot, tmp_path)
+    try:
+        assert controller.open(folder)
+        settle_reviews(qtbot, controller)
+        ran = _run_all(qtbot, controller)
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
+    assert len(ran) > 20  # the menus' commands and the panes' buttons
+    if not accept:
+        assert session_files(folder) == before
