@@ -96,3 +96,35 @@ def test_a_gate_conclusion_whose_plan_write_fails_leaves_no_record(
     with pytest.raises(GateError, match="the gate was not concluded"):
         conclude_gate(session, "APPROVED", "2026-11-23T01:00:00Z")
     assert _tree(demo_copy) == before
+
+
+@pytest.mark.parametrize("kind", ["folder", "link loop"])
+def test_a_plan_that_cannot_be_read_is_said_by_every_job_that_writes_it(demo_copy: Path, kind: str) -> None:
+    """The plan a folder, or a link to itself (found by running every command of the window on
+    damaged copies): starting a gate, setting a teammate's state and publishing each refuse in
+    their own words, and nothing is written. Each raised the read's OSError into the window's
+    slots before."""
+    from models.publish.gate import GateError, set_gate_evaluation
+    from models.publish.teammate_state import StateError, parse_state, set_teammate_state
+
+    session = open_session(demo_copy, get_tokenizer("estimate"))
+    composer = Composer.open(session)
+    composer.working_text = composer.working_text.replace("is the source of truth", "is the single source of truth")
+    plan = demo_copy / "orchestration-plan.md"
+    plan.unlink()
+    if kind == "folder":
+        plan.mkdir()
+    else:
+        plan.symlink_to(plan.name)
+    before = _tree(demo_copy)
+    why = "is a folder, not a file" if kind == "folder" else "Too many levels of symbolic links"
+    with pytest.raises(GateError, match=why):
+        set_gate_evaluation(plan, {"phase": 6, "started": "2026-11-24T07:00:00Z"})
+    with pytest.raises(StateError, match=why):
+        set_teammate_state(session, "implementer-1", parse_state("finished"))
+    assert _tree(demo_copy) == before
+    blocked = composer.publish_plan().blocked
+    assert any(b.startswith("orchestration-plan.md cannot be read") and why in b for b in blocked), blocked
+    with pytest.raises(PublishRefused):
+        execute_publish(composer.publish_plan())
+    assert _tree(demo_copy) == before

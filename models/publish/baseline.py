@@ -71,8 +71,8 @@ def take_baseline(session: Session) -> Baseline:
     if not shown:
         return result
     path = session.folder / PLAN_FILE
-    text, expected = read_for_update(path)
     try:
+        text, expected = read_for_update(path)
         for role, version in sorted(shown.items()):
             text = set_front_entry(text, "teammate_gc_versions", role, version)
         atomic_write(path, text.encode("utf-8"), expected)

@@ -24,8 +24,8 @@ class GateError(Exception):
 
 def set_gate_evaluation(plan_path: Path, value: dict[str, object] | None) -> None:
     """Set ``gate_evaluation`` to ``value`` (None removes it)."""
-    text, expected = read_for_update(plan_path)
     try:
+        text, expected = read_for_update(plan_path)
         atomic_write(plan_path, set_front_key(text, "gate_evaluation", value).encode("utf-8"), expected)
     except (EditError, FileChangedError, OSError) as exc:
         raise GateError(str(exc)) from exc

@@ -108,7 +108,11 @@ def prepare_publish(
         out.blocked.append(f"{HISTORY_DIR}/GC-v{version}.md already exists with other content")
     stamp = now.replace("-", "").replace(":", "")
     plan_path = folder / PLAN_FILE
-    plan_text, plan_stamp = _read_or_empty(plan_path)
+    try:
+        plan_text, plan_stamp = _read_or_empty(plan_path)
+    except OSError as exc:  # a folder, a FIFO, a link to nowhere: where would "sent" be recorded?
+        out.blocked.append(f"{PLAN_FILE} cannot be read ({exc.strerror or exc}); it records what is sent")
+        plan_text, plan_stamp = "", None
     ledger: list[str] = []
     for decision in plan.recipients:
         if decision.mode == "delta" and decision.delta is not None:
@@ -198,7 +202,11 @@ def changed_since_preview(plan: PublishPlan) -> list[str]:
     for w in plan.writes:
         if w.expected is None:
             continue
-        now = stamp_of(w.path)
+        try:
+            now = stamp_of(w.path)
+        except OSError as exc:  # turned into a folder, a FIFO, a link to nowhere since
+            changed.append(f"{w.path.name} cannot be read ({exc.strerror or exc})")
+            continue
         if isinstance(w.expected, Missing):
             if now is not None:
                 changed.append(f"{w.path.name} was created meanwhile")

@@ -45,8 +45,8 @@ def set_teammate_state(session: Session, role: str, state: State) -> str:
     if written is None:
         raise StateError(f"no teammate {role} in this session (teammates: {', '.join(sorted(mates.values()))})")
     path: Path = session.folder / PLAN_FILE
-    text, expected = read_for_update(path)
     try:
+        text, expected = read_for_update(path)
         new = set_front_entry(text, "teammate_status", written, STATUS_WORD[state])
         atomic_write(path, new.encode("utf-8"), expected)
     except (EditError, FileChangedError, OSError) as exc:
