@@ -9,6 +9,8 @@ found; this looks for the next one of its kind.
 
 from __future__ import annotations
 
+import os
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,3 +110,40 @@ def test_every_command_on_every_real_session(
     assert len(ran) > 20  # the menus' commands and the panes' buttons
     if not accept:
         assert session_files(folder) == before
+
+
+def _damaged_cases(per_session: int) -> list[tuple[Path, str, str]]:
+    """(session, damage, target): ``per_session`` kinds of damage for each real session, on one
+    of the fuzz's targets each, chosen by a fixed seed."""
+    from bench.fuzz import DAMAGE, TARGETS
+
+    cases = []
+    for session in SESSIONS:
+        rng = random.Random(f"every action {session.name}")
+        for name in rng.sample(sorted(DAMAGE), per_session):
+            cases.append((session, name, rng.choice(TARGETS)))
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("source", "damage", "target"), _damaged_cases(int(os.environ.get("EVERY_ACTION_DAMAGE", "2")))
+)
+def test_every_command_on_damaged_copies(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: Path, damage: str, target: str
+) -> None:
+    """The same, accepting every dialog, on copies damaged as the CLI's fuzz damages them (a
+    file missing, a folder, a link to nowhere, a FIFO, bytes that are not UTF-8, cut short, ...):
+    each command does its job or says why not, and nothing escapes into Qt."""
+    from bench.fuzz import DAMAGE, damage_at
+
+    folder = copy_session(source, tmp_path / "project")
+    damage_at(folder / target, DAMAGE[damage])
+    _answers(monkeypatch, accept=True)
+    controller = shown_controller(qtbot, tmp_path)
+    try:
+        if controller.open(folder):
+            settle_reviews(qtbot, controller)
+            assert len(_run_all(qtbot, controller, asking_only=False)) > 20
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
