@@ -87,6 +87,8 @@ def test_the_cli_publishes_what_the_window_publishes(
     if not (by_cli / "global-context.md").exists():  # dia-v5-optimization: a phase folder only
         reason = "global-context.md: not found in this session"
         assert f"nothing to publish: {reason}" in err
+        controller.window.central_tabs.setCurrentWidget(pane)  # its views are kept current when shown
+        assert pane.message.toPlainText() == ""  # no "[CONTEXT-UPDATE] — (full injection)" of nothing
     else:
         reason = out.splitlines()[1].strip()  # "Nothing was published:" and the reasons under it
     assert any(reason in s for s in said), (reason, said)

@@ -124,6 +124,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
 
         self.message = QPlainTextEdit()
         self.message.setReadOnly(True)
+        self.message.setPlaceholderText("No message: there is no GC to send (see above)")
         self._message_shown: str | None = None
         self.message.setFont(QFont("Monospace"))
         self.decisions_model = DecisionsModel(self)
@@ -258,8 +259,10 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         gc = c.session.gc
         if c.base_version is not None:
             message, body = render_message(delta), ""
-        else:
+        elif c.has_update:
             message, body = render_full("", c.new_version), c.new_text
+        else:  # no GC to send (the header says why): not a header over nothing
+            message, body = "", ""
         # The working GC is most often the session's own text, whose parse knows its lines.
         shown = shown_message(message, body, gc.line_count if gc is not None and gc.text is body else None)
         if shown != self._message_shown:  # an unchanged message keeps its scroll position
