@@ -28,7 +28,7 @@ class LiveSession(QObject):
         # shown. A write that lands after a file was read and before the watch began is found
         # by the catch-up that follows the watch's start (``Session.catch_up``).
         self._watcher: FolderWatcher | None = None
-        self._closed = False  # or the watch could not begin: it is not tried again
+        self._never_watch = False  # closed, or the watch could not begin: no watch is begun
         # The parts read ahead and touched again since the last reload: a writer that opens
         # and closes a file many times in one burst (a shell appending line by line) gets one
         # read ahead, not one per close; the reload reads the file after the burst.
@@ -54,7 +54,7 @@ class LiveSession(QObject):
         try:
             watcher = FolderWatcher(self.session.folder, parent=self)
         except OSError as exc:
-            self._closed = True
+            self._never_watch = True
             why = exc.strerror or str(exc)
             self.unwatched.emit(f"{self.session.folder} cannot be watched ({why}): changes on disk are not shown")
             return False
@@ -103,7 +103,7 @@ class LiveSession(QObject):
         """A slot of ours, not the session's bound method: a Qt connection to a plain object's
         method holds that object, and a left session must be free to go with this one. The
         first one begins the watch (``_watch``)."""
-        if self._watcher is None and not self._closed and self._watch():
+        if self._watcher is None and not self._never_watch and self._watch():
             self._settle.start()  # what changed is fingerprinted once the view shows it
             return
         self.session.settle_stamps()
@@ -116,7 +116,7 @@ class LiveSession(QObject):
 
     def close(self) -> None:
         """Stop following the folder (the watch is never begun if it had not been yet)."""
-        self._closed = True
+        self._never_watch = True
         self._settle.stop()
         if self._watcher is not None:
             self._watcher.stop()
