@@ -147,3 +147,40 @@ def test_every_command_on_damaged_copies(
     finally:
         controller.window.context_pane.wait()
         controller.close()
+
+
+@pytest.mark.parametrize("source", [s for s in SESSIONS if (s / "TEAM-MEMORY.md").is_file()], ids=lambda p: p.name)
+def test_every_memory_curation_undone_leaves_the_file_as_it_was(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: Path
+) -> None:
+    """Add…, Archive (the first entry), Archive phase…, Replace… and Prune from the memory
+    pane's buttons, each accepted, then Undo TEAM-MEMORY change until there is nothing to undo:
+    the file holds its bytes of before, on every real session that has one."""
+    folder = copy_session(source, tmp_path / "project")
+    original = (folder / "TEAM-MEMORY.md").read_bytes()
+    _answers(monkeypatch, accept=True)
+    controller = shown_controller(qtbot, tmp_path)
+    try:
+        assert controller.open(folder)
+        settle_reviews(qtbot, controller)
+        view = controller.window.memory_view
+        first = view.model().index(0, 0)
+        view.setCurrentIndex(view.model().index(0, 0, first))  # the first section's first entry
+        pane = controller.window.memory_pane
+        buttons = {b.text(): b for b in pane.findChildren(QPushButton)}
+        for text in ("Add…", "Archive", "Archive phase…", "Replace…", "Prune"):
+            buttons[text].click()
+            settle_reviews(qtbot, controller)
+        stack = controller.window.memory_actions.undo_stack
+        done = [stack.text(i) for i in range(stack.count())]
+        assert len(done) >= 4, done  # Add, Archive, Replace and Prune wrote (the phase may match nothing)
+        assert (folder / "TEAM-MEMORY.md").read_bytes() != original
+        edit = next(m.menu() for m in controller.window.menuBar().actions() if m.text() == "&Edit")
+        undo = next(a for a in edit.actions() if a.shortcut().toString() == "Ctrl+Alt+Z")  # its text names the step
+        while undo.isEnabled():
+            undo.trigger()
+            settle_reviews(qtbot, controller)
+        assert (folder / "TEAM-MEMORY.md").read_bytes() == original
+    finally:
+        controller.window.context_pane.wait()
+        controller.close()
