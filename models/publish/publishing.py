@@ -24,7 +24,7 @@ from models.delta.message import render_message
 from models.memory.curation import set_meta_gc_version, with_meta
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
 from models.session.memory_parse import parse_memory
-from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write
+from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write, read_for_update
 from models.text.surgical import EditError, set_front_entry, set_front_key
 from models.text.textfile import BOM, Stamp, read_bounded, read_text, stamp_of
 
@@ -108,11 +108,13 @@ def prepare_publish(
         out.blocked.append(f"{HISTORY_DIR}/GC-v{version}.md already exists with other content")
     stamp = now.replace("-", "").replace(":", "")
     plan_path = folder / PLAN_FILE
+    plan_text: str
+    plan_expected: Stamp | Missing
     try:
-        plan_text, plan_stamp = _read_or_empty(plan_path)
+        plan_text, plan_expected = read_for_update(plan_path)
     except OSError as exc:  # a folder, a FIFO, a link to nowhere: where would "sent" be recorded?
         out.blocked.append(f"{PLAN_FILE} cannot be read ({exc.strerror or exc}); it records what is sent")
-        plan_text, plan_stamp = "", None
+        plan_text, plan_expected = "", MISSING
     ledger: list[str] = []
     for decision in plan.recipients:
         if decision.mode == "delta" and decision.delta is not None:
@@ -154,10 +156,10 @@ def prepare_publish(
     out.writes.append(
         PlannedWrite(
             plan_path,
-            "replace" if plan_stamp is not None else "create",
+            "create" if isinstance(plan_expected, Missing) else "replace",
             f"gc_version GC-v{version}; last sent for {recipients}",
             _encode(plan_text),
-            plan_stamp or MISSING,
+            plan_expected,
         )
     )
     memory_path = folder / MEMORY_FILE
@@ -186,14 +188,6 @@ def prepare_publish(
         data = _encode("".join(line + "\n" for line in ledger))
         out.writes.append(PlannedWrite(folder / LEDGER, "append", f"{len(ledger)} sent messages", data, None))
     return out
-
-
-def _read_or_empty(path: Path) -> tuple[str, Stamp | None]:
-    try:
-        loaded = read_text(path)
-    except FileNotFoundError:
-        return "", None
-    return loaded.text, loaded.stamp
 
 
 def changed_since_preview(plan: PublishPlan) -> list[str]:
