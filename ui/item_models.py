@@ -6,13 +6,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QFont
 
 from models.session.gates import GateRecord
 from models.session.memory_entries import MemoryEntry
 from models.session.team_memory import MemoryQuery, MemorySection, TeamMemory
 from models.session.versions import label
 from ui.node_model import LazySpecs, NodeTreeModel, Spec, keyed
+from ui.tones import tones
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
 TOOLTIP = Qt.ItemDataRole.ToolTipRole
@@ -21,14 +22,6 @@ FOREGROUND = Qt.ItemDataRole.ForegroundRole
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 FONT = Qt.ItemDataRole.FontRole
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-
-WARN_BG = QColor("#fff3cd")
-BAD_BG = QColor("#f8d7da")
-GOOD_FG = QColor("#1e7b34")
-MUTED_FG = QColor("#7a7a7a")
-# Made once: a view asks for every visible cell's colours on each paint and each fit of the
-# columns, and making a brush per answer was most of what those answers cost.
-WARN_BRUSH, BAD_BRUSH, GOOD_BRUSH, MUTED_BRUSH = (QBrush(c) for c in (WARN_BG, BAD_BG, GOOD_FG, MUTED_FG))
 
 
 def _more_than(limit: int, groups: Iterable[Sequence[Spec]]) -> bool:
@@ -188,7 +181,7 @@ class MemoryModel(NodeTreeModel):
         if role == TOOLTIP:
             return entry.text
         if role == FOREGROUND and (entry.archived or (column == 1 and not entry.known_tag)):
-            return MUTED_BRUSH
+            return tones().muted
         if role == FONT and entry.archived:
             font = QFont()
             font.setItalic(True)
@@ -218,8 +211,8 @@ class GateModel(NodeTreeModel):
         if role == FOREGROUND and column == 1 and gate.verdict:
             verdict = gate.verdict.upper()
             if verdict in ("APPROVED", "PASS", "PASSED"):
-                return GOOD_BRUSH
-            return QBrush(QColor("#9a6700") if "CONDITIONAL" in verdict else QColor("#b42318"))
+                return tones().good
+            return tones().amber if "CONDITIONAL" in verdict else tones().red
         if role == TOOLTIP:
             return gate.path
         return None

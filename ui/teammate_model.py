@@ -9,24 +9,12 @@ from PySide6.QtCore import QObject
 from models.claude.status import TeamRow
 from models.session.teammates import Teammate
 from models.session.versions import label
-from ui.item_models import (
-    BACKGROUND,
-    BAD_BRUSH,
-    DISPLAY,
-    FOREGROUND,
-    GOOD_BRUSH,
-    MUTED_BRUSH,
-    TOOLTIP,
-    WARN_BRUSH,
-)
+from ui.item_models import BACKGROUND, DISPLAY, FOREGROUND, TOOLTIP
 from ui.node_model import SORT_ROLE, NodeTreeModel, Spec
+from ui.tones import tones
 
 _STATUS_ICONS = {"CONTEXT_LOST": "✖ ", "BLOCKED": "⛔ ", "CONTEXT_PRESSURE": "⚠ ", "COMPLETE": "✔ "}
-_STATUS_BRUSHES = {
-    "CONTEXT_LOST": BAD_BRUSH,
-    "BLOCKED": BAD_BRUSH,
-    "CONTEXT_PRESSURE": WARN_BRUSH,
-}
+_BAD_STATUSES = frozenset({"CONTEXT_LOST", "BLOCKED"})
 
 
 class TeammateModel(NodeTreeModel):
@@ -138,23 +126,25 @@ class TeammateModel(NodeTreeModel):
                 return -1 if version is None else version
             return self.row_texts(mate)[column]
         if role == BACKGROUND:
-            if column == 4 and mate.status in _STATUS_BRUSHES:
-                return _STATUS_BRUSHES[mate.status]
+            if column == 4 and mate.status in _BAD_STATUSES:
+                return tones().bad
+            if column == 4 and mate.status == "CONTEXT_PRESSURE":
+                return tones().warn
             if column == self.DUE and self.due.get(mate.role):
-                return WARN_BRUSH
+                return tones().warn
             team = self.team.get(mate.role)
             if team is not None and column == self.COMPACTIONS and team.lost_since:
-                return BAD_BRUSH
+                return tones().bad
             if team is not None and column == self.CONTEXT and team.context is not None and team.context.pressure:
-                return WARN_BRUSH
+                return tones().warn
             if team is not None and column == self.DELIVERY and team.followed and team.followed.delivered_ts is None:
-                return WARN_BRUSH
+                return tones().warn
             if column == 1 and self._behind(mate):
-                return WARN_BRUSH
+                return tones().warn
         if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
-            return GOOD_BRUSH
+            return tones().good
         if role == FOREGROUND and not mate.receives:
-            return MUTED_BRUSH
+            return tones().muted
         if role == TOOLTIP:
             if column == 1 and self._behind(mate):
                 return f"Confirmed {label(mate.confirmed)}, the GC is at {label(self.current)}"

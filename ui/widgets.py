@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractItemModel, Qt, QUrl
+from PySide6.QtCore import QAbstractItemModel, QEvent, Qt, QUrl
 from PySide6.QtGui import QAction, QImage, QKeySequence, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,20 +24,58 @@ from PySide6.QtWidgets import (
 from models.text.markdown_html import first_part_end, render_markdown
 from models.text.problems import Problem
 from ui.after_paint import AfterPaint
-
-_STYLE = {
-    "error": "background:#f8d7da; color:#58151c; border:1px solid #f1aeb5;",
-    "warning": "background:#fff3cd; color:#664d03; border:1px solid #ffe69c;",
-}
+from ui.tones import Tones, tones
 
 
-class ProblemBanner(QLabel):
+class TonedLabel(QLabel):
+    """A label coloured by a style sheet made from the palette's tones (``ui.tones``), made
+    again when the application's palette changes: a label with a style sheet is not told of
+    a new palette otherwise, only of the application's."""
+
+    def __init__(self, tone: Callable[[Tones], str] | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # session text as written (``plain_label``)
+        self._tone = tone
+        self._restyle()
+
+    def set_tone(self, tone: Callable[[Tones], str] | None) -> None:
+        """Colour the label with ``tone``'s style-sheet declarations (None: the palette's own)."""
+        self._tone = tone
+        self._restyle()
+
+    def _restyle(self) -> None:
+        sheet = f"QLabel {{ {self._tone(tones())} }}" if self._tone is not None else ""
+        if sheet != self.styleSheet():  # set again, it restyles the label: 0.2 ms a follow-up
+            self.setStyleSheet(sheet)
+
+    def event(self, event: QEvent) -> bool:
+        """Take a new palette's colours."""
+        if event.type() == QEvent.Type.ApplicationPaletteChange:
+            self._restyle()
+        return super().event(event)
+
+
+def error_tone(now: Tones) -> str:
+    """A red strip: what could not be read or was lost."""
+    return now.banners["error"] + " padding:4px;"
+
+
+def warning_tone(now: Tones) -> str:
+    """An amber strip: what was read with a doubt."""
+    return now.banners["warning"] + " padding:4px;"
+
+
+def over_limit_tone(now: Tones) -> str:
+    """Red bold text: a count over its limit."""
+    return f"color:{now.red.color().name()}; font-weight:bold;"
+
+
+class ProblemBanner(TonedLabel):
     """A coloured strip above a pane listing what could not be read; hidden when all is well."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(None, parent)
         self.setWordWrap(True)
-        self.setTextFormat(self.textFormat().PlainText)
         self.setContentsMargins(6, 4, 6, 4)
         self.hide()
 
@@ -48,10 +86,7 @@ class ProblemBanner(QLabel):
             self.clear()
             self.hide()
             return
-        worst = "error" if any(p.severity == "error" for p in problems) else "warning"
-        style = f"QLabel {{ {_STYLE[worst]} padding:4px; }}"
-        if style != self.styleSheet():
-            self.setStyleSheet(style)
+        self.set_tone(error_tone if any(p.severity == "error" for p in problems) else warning_tone)
         self.setText("\n".join(("⚠ " if p.severity == "warning" else "✖ ") + str(p) for p in problems))
         self.show()
 
@@ -79,10 +114,34 @@ class MarkdownView(QTextBrowser):
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setSearchPaths([])
+        self._html = ""
+        self._tones: Tones | None = None
+        self._take_tones()
+
+    def _take_tones(self) -> None:
+        """Table rules, code boxes and notes in the palette's colours (``ui.tones``)."""
+        now = self._tones = tones()
         self.document().setDefaultStyleSheet(
-            "table { border-collapse: collapse; } th, td { border: 1px solid #bbb; padding: 2px 6px; }"
-            "code, pre { background: #f4f4f4; }"
+            "table { border-collapse: collapse; }"
+            f" th, td {{ border: 1px solid {now.rule.name()}; padding: 2px 6px; }}"
+            f" code, pre {{ background: {now.code_background.name()}; }}"
+            f" .note {{ color: {now.muted.color().name()}; }}"
         )
+
+    def changeEvent(self, event: QEvent) -> None:
+        """On a new palette, render the text again with its colours, at the same place."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and tones() is not self._tones:
+            self._take_tones()
+            if self._html:
+                bar = self.verticalScrollBar()
+                value = bar.value()
+                self.setHtml(self._html)
+                bar.setValue(value)
+
+    def _show_html(self, html_text: str) -> None:
+        self._html = html_text
+        self.setHtml(html_text)
 
     def show_markdown(
         self, text: str, start: int = 0, end: int | None = None, lines: int | None = None, later: bool = False
@@ -106,6 +165,7 @@ class MarkdownView(QTextBrowser):
             return  # an edit elsewhere in the file: keep the rendering and the scroll position
         self._shown = shown
         if later and self.isVisible():
+            self._html = ""
             self.clear()  # not the last session's text beside this one's lists
             self.rest.arm(lambda: self._render_first(shown))
             return
@@ -116,9 +176,9 @@ class MarkdownView(QTextBrowser):
         first = first_part_end(shown, self.first_part())
         if first is None:
             self.rest.cancel()
-            self.setHtml(render_markdown(shown))
+            self._show_html(render_markdown(shown))
             return
-        self.setHtml(render_markdown(shown[:first]))
+        self._show_html(render_markdown(shown[:first]))
         self.rest.arm(lambda: self._render_whole(shown))
 
     def first_part(self) -> int:
@@ -138,13 +198,13 @@ class MarkdownView(QTextBrowser):
         """The whole text in place of its first part, at the same scroll position."""
         bar = self.verticalScrollBar()
         value = bar.value()
-        self.setHtml(render_markdown(shown))
+        self._show_html(render_markdown(shown))
         bar.setValue(value)
 
     def show_message(self, text: str) -> None:
         self._shown = None
         self.rest.cancel()
-        self.setHtml(f"<p style='color:#777'>{html.escape(text)}</p>")
+        self._show_html(f"<p class='note'>{html.escape(text)}</p>")
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         """Never load images or style sheets named by the document (local or remote).

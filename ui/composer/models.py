@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QBrush
 
 from models.delta.decisions import Decision
 from models.delta.items import DeltaItem
 from models.delta.savings import ScenarioRow
-from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
+from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import NodeTreeModel, Spec
+from ui.tones import tones
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 
@@ -48,11 +48,8 @@ class DeltaItemsModel(NodeTreeModel):
         if role == TOOLTIP:
             return flag or (item.content or item.new or item.old or item.label)
         if role == BACKGROUND and flag:
-            return QBrush(WARN_BG)
+            return tones().warn
         return None
-
-
-_MODE_BG = {"full": WARN_BG, "frozen": BAD_BG}
 
 
 _MODE_TEXT = {"delta": "delta", "full": "full GC", "frozen": "frozen", "current": "nothing due", "inactive": "not sent"}
@@ -78,19 +75,13 @@ class DecisionsModel(NodeTreeModel):
         """The conditions are listed by code; their reasons are in the tooltip."""
         d: Decision = payload
         if role == DISPLAY:
-            what = {
-                "delta": "delta",
-                "full": "full GC",
-                "frozen": "frozen",
-                "current": "nothing due",
-                "inactive": "not sent",
-            }[d.mode]
+            what = _MODE_TEXT[d.mode]
             tokens = f"{d.tokens:,}" if d.tokens else "—"
             return (d.role, what, tokens, ", ".join(c.code for c in d.conditions))[column]
         if role == TOOLTIP:
             return "\n".join(f"{c.code}: {c.reason}" for c in d.conditions) or "one version behind: the delta"
-        if role == BACKGROUND and column == 1 and d.mode in _MODE_BG:
-            return QBrush(_MODE_BG[d.mode])
+        if role == BACKGROUND and column == 1 and d.mode in ("full", "frozen"):
+            return tones().warn if d.mode == "full" else tones().bad
         return None
 
 

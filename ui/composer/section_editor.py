@@ -72,7 +72,10 @@ class SectionEditor(QWidget):
             self._applying = False
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Let Undo and Redo reach the composer's actions: the text edit would claim them."""
+        """Let Undo and Redo reach the composer's actions: the text edit would claim them; and
+        colour the source again when the palette changes (a dark desktop theme)."""
+        if watched is self.editor and event.type() == QEvent.Type.PaletteChange:
+            self.highlighter.follow_palette()
         if (
             watched is self.editor
             and event.type() == QEvent.Type.ShortcutOverride

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, Qt, QThreadPool, Signal
-from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -30,8 +29,9 @@ from models.context.links import Link, load_links, save_link
 from models.context.team import ContextRow, context_rows
 from models.session.folder import Session
 from models.text.tokens import Tokenizer
-from ui.item_models import DISPLAY, TOOLTIP, WARN_BG
+from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import NodeTreeModel, Spec, keyed
+from ui.tones import tones
 from ui.widgets import button_bar, plain_label, table_view
 from ui.workers import Job
 
@@ -86,7 +86,7 @@ class BlocksModel(NodeTreeModel):
             command = f"\ncommand: {' '.join(payload.command)}" if payload.command else ""
             return (payload.reason or payload.status) + command
         if role == BACKGROUND and payload.status in ("failed", "refused"):
-            return QBrush(WARN_BG)
+            return tones().warn
         return None
 
 
@@ -123,7 +123,7 @@ class TeamModel(NodeTreeModel):
             )
             return values[column]
         if role == BACKGROUND and role_id == self.top:
-            return QBrush(WARN_BG)
+            return tones().warn
         return None
 
 

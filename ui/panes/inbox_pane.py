@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QBrush, QFont
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QHeaderView,
@@ -24,8 +24,9 @@ from models.review.ledger import Handled
 from models.review.rows import action_line, kind_label, summary_line
 from models.review.validation import Review
 from models.text.problems import Problem
-from ui.item_models import BAD_BG, DISPLAY, TOOLTIP, WARN_BG
+from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
+from ui.tones import tones
 from ui.widgets import (
     ProblemBanner,
     button,
@@ -104,9 +105,9 @@ class ReviewModel(NodeTreeModel):
             return f"{when}done: {done}\n\n{r.message.text}" if done else f"{when}\n{r.message.text}".lstrip()
         if role == BACKGROUND and not done:
             if r.action == "attention":
-                return QBrush(BAD_BG)
+                return tones().bad
             if r.problems:
-                return QBrush(WARN_BG)
+                return tones().warn
         return None
 
 

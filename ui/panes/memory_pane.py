@@ -32,7 +32,18 @@ from ui.after_paint import AfterPaint
 from ui.item_models import MemoryModel
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import ProblemBanner, button, button_bar, number_columns, plain_label, row, stack
+from ui.widgets import (
+    ProblemBanner,
+    TonedLabel,
+    button,
+    button_bar,
+    error_tone,
+    number_columns,
+    over_limit_tone,
+    plain_label,
+    row,
+    stack,
+)
 
 ALL_TAGS = "All tags"
 
@@ -55,7 +66,7 @@ class MemoryPane(QWidget):
         self.archived_box = QCheckBox("Archived")
         self.archived_box.setToolTip("Show entries marked [ARCHIVED]")
         self.archived_box.setChecked(self.settings.value("memory/show_archived", "true") == "true")
-        self.line_count = plain_label()
+        self.line_count = TonedLabel()
         bar = QWidget()
         bar_layout = QHBoxLayout(bar)
         bar_layout.setContentsMargins(0, 0, 0, 0)
@@ -81,9 +92,8 @@ class MemoryPane(QWidget):
         self.memory_actions.lossFound.connect(self._show_loss)
         self.access_label = plain_label()
         self.access_label.setToolTip("ADR-001 §5: who may write the selected section")
-        self.loss_label = plain_label()
+        self.loss_label = TonedLabel(error_tone)
         self.loss_label.setWordWrap(True)
-        self.loss_label.setStyleSheet("QLabel { background:#f8d7da; color:#58151c; padding:4px; }")
         self.restore_button = QPushButton("Restore lost entries")
         self.restore_button.clicked.connect(self.memory_actions.restore_lost)
         self.loss_box = row(self.loss_label, self.restore_button)
@@ -155,13 +165,11 @@ class MemoryPane(QWidget):
             curation.setEnabled(memory is not None)
         if memory is None:
             self.line_count.setText("no TEAM-MEMORY.md")
-            self.line_count.setStyleSheet("")
+            self.line_count.set_tone(None)
             return
         over = memory.line_count > LINE_LIMIT
         self.line_count.setText(f"{memory.line_count} / {LINE_LIMIT} lines")
-        style = "color:#b42318; font-weight:bold" if over else ""
-        if style != self.line_count.styleSheet():  # set again, it restyles the label: 0.2 ms an append
-            self.line_count.setStyleSheet(style)
+        self.line_count.set_tone(over_limit_tone if over else None)
         self.line_count.setToolTip("Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else "")
 
     def _update_tags(self) -> None:

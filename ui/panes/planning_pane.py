@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QBrush, QFont, QShowEvent
+from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -33,8 +33,9 @@ from models.context.gsd import (
     selective_context,
 )
 from models.text.tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from ui.item_models import DISPLAY, TOOLTIP, WARN_BG
+from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
+from ui.tones import tones
 from ui.widgets import button, button_bar, plain_label, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
@@ -62,7 +63,7 @@ class PartsModel(NodeTreeModel):
         if role == TOOLTIP:
             return p.warning
         if role == BACKGROUND and p.status == FALLBACK:
-            return QBrush(WARN_BG)
+            return tones().warn
         return None
 
 
