@@ -32,6 +32,7 @@ from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import get_tokenizer
 from ui.main_window import MainWindow
+from ui.palettes import apply_appearance
 from ui.workers import LatestWork
 
 
@@ -49,6 +50,7 @@ class Controller(QObject):
         self.window.openRequested.connect(lambda path: self.open(Path(path)))
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
+        self.window.appearanceRequested.connect(self.set_appearance)
         self.window.composer.published.connect(self._published)
         self.window.review_pane.carryOut.connect(self.carry_out)
         self.window.review_pane.pasted.connect(self.paste)
@@ -74,6 +76,9 @@ class Controller(QObject):
         self._ping_timer.timeout.connect(self.refresh_reviews)
         self._ping_timer.start()
         self.window.set_tokenizer(settings.tokenizer)
+        self.window.set_appearance(settings.appearance)
+        if settings.appearance != "system":  # the desktop's palette is the one Qt starts with
+            self._apply_appearance(settings.appearance)
         self.recent = RecentSessions(settings, self.window, self)
 
     def _pick(self, folder: Path, session_id: str | None) -> Path | None:
@@ -163,6 +168,17 @@ class Controller(QObject):
         self.window.set_tokenizer(name)
         if self.live is not None:
             self.live.set_tokenizer(get_tokenizer(name))
+
+    def set_appearance(self, name: str) -> None:
+        """View ▸ Appearance: kept for the next run, applied to the whole application."""
+        self.settings.appearance = name
+        self.window.set_appearance(name)
+        self._apply_appearance(name)
+
+    def _apply_appearance(self, name: str) -> None:
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):
+            apply_appearance(app, name)
 
     def _error(self, message: str) -> None:
         if self.headless:

@@ -1,4 +1,4 @@
-"""What the app remembers between runs (QSettings): layout, recent sessions, tokenizer."""
+"""What the app remembers between runs (QSettings): layout, recent sessions, tokenizer, appearance."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from models.text.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES
+from ui.palettes import APPEARANCES
 
 ORGANIZATION = "LeadConsole"
 APPLICATION = "lead-console"
@@ -37,6 +38,16 @@ class AppSettings:
     @tokenizer.setter
     def tokenizer(self, name: str) -> None:
         self.q.setValue("tokenizer", name)
+
+    @property
+    def appearance(self) -> str:
+        """ "system" (the desktop's palette), "light" or "dark": View ▸ Appearance."""
+        value = str(self.q.value("appearance", "system"))
+        return value if value in APPEARANCES else "system"
+
+    @appearance.setter
+    def appearance(self, name: str) -> None:
+        self.q.setValue("appearance", name)
 
     @property
     def ack_timeout_min(self) -> int:

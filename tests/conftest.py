@@ -45,6 +45,19 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
 
 
+@pytest.fixture(autouse=True)
+def _desktop_palette() -> Iterator[None]:
+    """Each test starts with the platform's palette: View ▸ Appearance (which the smoke tests
+    choose too) sets the application's, which outlives the window."""
+    yield
+    from PySide6.QtGui import QGuiApplication, QPalette
+
+    app = QGuiApplication.instance()
+    if isinstance(app, QGuiApplication) and app.palette().resolveMask():
+        app.styleHints().unsetColorScheme()
+        app.setPalette(QPalette())
+
+
 @pytest.fixture
 def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Controller]:
     """A headless controller on a copy of the demo session, with its own settings file.

@@ -224,19 +224,8 @@ def _visit(qtbot: QtBot, controller: Controller) -> None:
     controller.settle()
 
 
-@pytest.fixture
-def palette_restored() -> Iterator[None]:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    before = app.palette()
-    yield
-    app.setPalette(before)
-
-
 @pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)
-def test_every_session_reads_on_a_light_and_a_dark_palette(
-    qtbot: QtBot, tmp_path: Path, source: Path, palette_restored: None
-) -> None:
+def test_every_session_reads_on_a_light_and_a_dark_palette(qtbot: QtBot, tmp_path: Path, source: Path) -> None:
     """Opened on a light palette, turned dark while open (a desktop switching its theme),
     and light again: every coloured cell, strip, highlighted run and code box reads, the
     window's colours follow each switch, and the demo shows each kind of tint and ink."""
@@ -291,7 +280,7 @@ def _explicit_colours(window: object) -> set[str]:
     return names
 
 
-def test_a_strip_takes_the_new_palettes_colours(qtbot: QtBot, palette_restored: None) -> None:
+def test_a_strip_takes_the_new_palettes_colours(qtbot: QtBot) -> None:
     """A label with a style sheet is told of the application's new palette only: the problem
     strip and the over-limit count restyle themselves on it."""
     app = QApplication.instance()

@@ -46,6 +46,7 @@ class MainWindow(WindowMenus):
     reloadRequested = Signal()
     deliverRequested = Signal()  # deliver updates not yet in the linked team's inboxes
     tokenizerRequested = Signal(str)
+    appearanceRequested = Signal(str)  # "system", "light" or "dark" (``ui.palettes``)
     viewUpdated = Signal(set)  # parts shown anew, after the models synced
     sectionSelected = Signal(str)  # the § reference (without §), "" for none
 
@@ -265,6 +266,10 @@ class MainWindow(WindowMenus):
 
     def set_tokenizer(self, name: str) -> None:
         for action in self.tokenizer_group.actions():
+            action.setChecked(action.data() == name)
+
+    def set_appearance(self, name: str) -> None:
+        for action in self.appearance_group.actions():
             action.setChecked(action.data() == name)
 
     # -- showing a session -------------------------------------------------------------------

@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTableView, QTabWidget, QTreeView
 
 from models.text.tokens import TOKENIZER_NAMES
+from ui.palettes import APPEARANCE_NAMES, APPEARANCES
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -34,9 +35,11 @@ class WindowMenus(QMainWindow):
     recent_menu: QMenu
     reload_action: QAction
     tokenizer_group: QActionGroup
+    appearance_group: QActionGroup
     reloadRequested: SignalInstance
     deliverRequested: SignalInstance
     tokenizerRequested: SignalInstance
+    appearanceRequested: SignalInstance
 
     if TYPE_CHECKING:  # the window's own methods, for the type checker only
 
@@ -106,6 +109,14 @@ class WindowMenus(QMainWindow):
         reset = QAction("Reset &Layout", self)
         reset.triggered.connect(self._default_layout)
         view_menu.addAction(reset)
+        appearance_menu = view_menu.addMenu("&Appearance")
+        self.appearance_group = QActionGroup(self)
+        for name in APPEARANCES:
+            action = QAction(APPEARANCE_NAMES[name], self, checkable=True)
+            action.setData(name)
+            self.appearance_group.addAction(action)
+            appearance_menu.addAction(action)
+        self.appearance_group.triggered.connect(lambda a: self.appearanceRequested.emit(a.data()))
 
         token_menu = self.menuBar().addMenu("&Tokens")
         self.tokenizer_group = QActionGroup(self)

@@ -1,0 +1,125 @@
+"""View ▸ Appearance: the Lead picks light or dark from the keyboard, the whole window takes
+it, and the next run starts with it.
+
+The offscreen platform has no desktop colour scheme (as a bare X11 session has none), so the
+choice falls back to the app's own palettes; their figures are checked with WCAG 2's formula.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QMenu, QStyleFactory
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from app.settings import AppSettings
+from ui.palettes import dark_palette, is_dark, light_palette
+from ui.tones import TEXT_CONTRAST, contrast, tones
+
+R = QPalette.ColorRole
+# A menu asks the platform to raise it and to grab the keyboard; the offscreen one cannot.
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
+
+
+@pytest.fixture
+def app() -> QApplication:
+    """The application (``conftest`` gives it the platform's palette again afterwards)."""
+    instance = QApplication.instance()
+    assert isinstance(instance, QApplication)
+    return instance
+
+
+def _controller(qtbot: QtBot, settings_file: Path) -> Controller:
+    controller = Controller(AppSettings(QSettings(str(settings_file), QSettings.Format.IniFormat)), headless=True)
+    qtbot.addWidget(controller.window)
+    controller.window.resize(1366, 768)
+    controller.window.show()
+    return controller
+
+
+def _choose(qtbot: QtBot, controller: Controller, key: Qt.Key) -> None:
+    """Alt+V opens View, A its Appearance menu, and ``key`` the appearance it underlines."""
+    controller.window.activateWindow()  # as the Lead's window is: a closed menu leaves none active here
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is controller.window)
+    qtbot.keyClick(controller.window, Qt.Key.Key_V, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
+    view = QApplication.activePopupWidget()
+    assert isinstance(view, QMenu) and view.title() == "&View"
+    qtbot.keyClick(view, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not view)
+    appearance = QApplication.activePopupWidget()
+    assert isinstance(appearance, QMenu) and appearance.title() == "&Appearance"
+    qtbot.keyClick(appearance, key)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+
+
+def _checked(controller: Controller) -> str:
+    return next(a.text() for a in controller.window.appearance_group.actions() if a.isChecked())
+
+
+def test_dark_then_the_desktops_then_light_from_the_keyboard(qtbot: QtBot, tmp_path: Path, app: QApplication) -> None:
+    desktop = app.palette().color(R.Base).name()
+    controller = _controller(qtbot, tmp_path / "s.ini")
+    assert _checked(controller) == "&Follow the Desktop"
+    _choose(qtbot, controller, Qt.Key.Key_D)
+    assert is_dark(app.palette())
+    qtbot.waitUntil(lambda: is_dark(controller.window.gc_view.palette()))  # the widgets follow
+    assert _checked(controller) == "&Dark"
+    assert controller.settings.appearance == "dark"
+    assert contrast(tones().warn.color(), app.palette().color(R.Text)) >= 7  # the tints followed
+    _choose(qtbot, controller, Qt.Key.Key_F)
+    assert app.palette().color(R.Base).name() == desktop
+    assert _checked(controller) == "&Follow the Desktop"
+    _choose(qtbot, controller, Qt.Key.Key_L)
+    assert not is_dark(app.palette())
+    assert controller.settings.appearance == "light"
+    controller.close()
+
+
+def test_the_next_run_starts_with_the_appearance_chosen(qtbot: QtBot, tmp_path: Path, app: QApplication) -> None:
+    first = _controller(qtbot, tmp_path / "s.ini")
+    _choose(qtbot, first, Qt.Key.Key_D)
+    first.settings.sync()
+    first.close()
+    app.setPalette(QPalette())  # as a new process starts
+    assert not is_dark(app.palette())
+    second = _controller(qtbot, tmp_path / "s.ini")
+    assert is_dark(app.palette())
+    assert _checked(second) == "&Dark"
+    second.close()
+
+
+def test_an_unknown_appearance_in_the_settings_is_the_desktops(tmp_path: Path) -> None:
+    q = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    q.setValue("appearance", "solarized")
+    assert AppSettings(q).appearance == "system"
+
+
+@pytest.mark.parametrize("make", [light_palette, dark_palette], ids=["light", "dark"])
+def test_the_apps_palettes_read_on_every_pair_of_roles(make: object) -> None:
+    palette = make()  # type: ignore[operator]
+    pairs = [
+        (R.Text, R.Base),
+        (R.Text, R.AlternateBase),
+        (R.WindowText, R.Window),
+        (R.ButtonText, R.Button),
+        (R.HighlightedText, R.Highlight),
+        (R.ToolTipText, R.ToolTipBase),
+        (R.Link, R.Base),
+        (R.PlaceholderText, R.Base),
+    ]
+    for fore, back in pairs:
+        ratio = contrast(palette.color(fore), palette.color(back))
+        assert ratio >= TEXT_CONTRAST, (fore, back, ratio)
+    disabled = palette.color(QPalette.ColorGroup.Disabled, R.ButtonText)
+    assert contrast(disabled, palette.color(R.Button)) < contrast(palette.color(R.ButtonText), palette.color(R.Button))
+
+
+def test_fusions_own_palette_is_light() -> None:
+    """The desktop's palette under the offscreen platform, which the tests compare with."""
+    style = QStyleFactory.create("Fusion")
+    assert style is not None and not is_dark(style.standardPalette())
