@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 from app.controller import Controller  # noqa: E402
 from app.demo import copy_demo  # noqa: E402
 from app.settings import AppSettings  # noqa: E402
+from ui.palettes import apply_appearance  # noqa: E402
 
 OUT = ROOT / "resources" / "screenshots"
 
@@ -60,6 +61,11 @@ def main() -> int:
         pane.preview_tabs.setCurrentIndex(1)
         app.processEvents()
         w.grab().save(str(OUT / "composer-before-publish.png"))
+        apply_appearance(app, "dark")  # View ▸ Appearance ▸ Dark, as on a dark desktop
+        app.processEvents()
+        w.grab().save(str(OUT / "composer-dark.png"))
+        apply_appearance(app, "system")
+        app.processEvents()
 
         pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
         pane.publish()
