@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QMenu, QStyleFactory
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QMenu, QStyleFactory, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.settings import AppSettings
 from ui.palettes import dark_palette, is_dark, light_palette
 from ui.tones import TEXT_CONTRAST, contrast, tones
+from ui.widgets import error_tone
 
 R = QPalette.ColorRole
 # A menu asks the platform to raise it and to grab the keyboard; the offscreen one cannot.
@@ -123,3 +124,35 @@ def test_fusions_own_palette_is_light() -> None:
     """The desktop's palette under the offscreen platform, which the tests compare with."""
     style = QStyleFactory.create("Fusion")
     assert style is not None and not is_dark(style.standardPalette())
+
+
+def test_every_widget_of_the_window_takes_the_dark_palette(qtbot: QtBot, tmp_path: Path, app: QApplication) -> None:
+    """Switched while the window is up, as the Lead does: every widget on screen turns dark,
+    in every pane once it is brought forward (button rows under a style sheet stayed light:
+    89 of the window's widgets), and a strip hidden during the switch has the new colours
+    when it shows."""
+    controller = _controller(qtbot, tmp_path / "s.ini")
+    window = controller.window
+    _choose(qtbot, controller, Qt.Key.Key_D)
+
+    def light() -> list[str]:
+        return [
+            f"{type(w).__name__} {w.text() if isinstance(w, QAbstractButton | QLabel) else w.objectName()!r}"
+            for w in window.findChildren(QWidget)
+            if w.isVisible() and not is_dark(w.palette())
+        ]
+
+    for dock in (window.inbox_dock, window.gates_dock, window.context_dock, window.planning_dock, window.memory_dock):
+        dock.raise_()
+        qtbot.waitUntil(dock.isVisible)
+        try:
+            qtbot.waitUntil(lambda: not light(), timeout=2_000)
+        except qtbot.TimeoutError:
+            pytest.fail(f"with {dock.windowTitle()} in front, still light: {light()[:6]}")
+    loss = window.memory_pane.loss_label
+    assert not loss.isVisible()
+    window.memory_pane.loss_box.show()
+    qtbot.waitUntil(loss.isVisible)
+    assert loss.styleSheet() == f"QLabel {{ {error_tone(tones())} }}"
+    assert is_dark(loss.palette())
+    controller.close()
