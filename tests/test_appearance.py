@@ -18,8 +18,8 @@ from pytestqt.qtbot import QtBot
 from app.controller import Controller
 from app.settings import AppSettings
 from ui.palettes import dark_palette, is_dark, light_palette
+from ui.strips import error_tone
 from ui.tones import TEXT_CONTRAST, contrast, tones
-from ui.widgets import error_tone
 
 R = QPalette.ColorRole
 # A menu asks the platform to raise it and to grab the keyboard; the offscreen one cannot.

@@ -1,4 +1,4 @@
-"""The teammate table's columns fit their texts, as Qt's own fitting would fit them.
+"""The tables' columns fit their texts, as Qt's own fitting would fit them.
 
 The widths are measured in Python from the model's strings (``ui.column_fit``); Qt's
 ``ResizeToContents``, which measures each cell through the item delegate, is the independent
@@ -16,10 +16,11 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.demo import copy_session
-from tests.conftest import REAL_SESSIONS, shown_controller
+from tests.conftest import REAL_SESSIONS, SHARED, settle_reviews, shown_controller
 from ui.teammate_model import TeammateModel
 
 SESSIONS = sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())
+GSD = sorted(p for p in (SHARED / "gsd-projects").iterdir() if (p / ".planning").is_dir())[0]
 
 
 def _widths(header: QHeaderView) -> list[int]:
@@ -100,3 +101,61 @@ def test_a_change_is_fitted_before_the_frame_that_shows_it(qtbot: QtBot, control
     model.set_reviews(model.acks, {k: v for k, v in model.due.items() if k != "implementer-3"})
     qtbot.waitUntil(lambda: header.sectionSize(TeammateModel.DUE) == narrow, timeout=5000)
     view.viewport().removeEventFilter(watch)
+
+
+def _messages_before_the_open(inbox: Path) -> None:
+    """Two replies already in the inbox when the session opens (the Inbox fills from a worker
+    as the window comes up)."""
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-2-ack.md").write_text(
+        "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+    (inbox / "implementer-4-report.md").write_text(
+        'Replay done.\n\nDELTA:\n  changes:\n    - "replay order"\n  risks:\n'
+        '    - level: high\n      desc: "2,914 manual corrections have no source event"\n  needs_consult: yes\n',
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.parametrize("source", [None, *SESSIONS], ids=lambda p: "demo" if p is None else p.name)
+def test_every_fitted_table_holds_its_texts_when_its_pane_comes_forward(
+    qtbot: QtBot, tmp_path: Path, source: Path | None
+) -> None:
+    """The Inbox, Gates, the Context pane's team and the GSD planning parts, each brought
+    forward as the Lead does after the open: every column but the one that stretches is as
+    wide as Qt's own fitting of all its rows makes it. Qt's fitting of the rows on screen,
+    which these tables used, left the Inbox's From and Kind as wide as their titles ("im…",
+    "re…") when the rows came before the table had laid them out."""
+    folder = copy_session(source, tmp_path)
+    _messages_before_the_open(folder / "messages" / "inbox")
+    controller = _open(qtbot, tmp_path / "s", folder)
+    window = controller.window
+    window.planning_pane.open_project(GSD)
+    settle_reviews(qtbot, controller)
+    checked = 0
+    for dock, view in (
+        (window.inbox_dock, window.review_pane.view),
+        (window.gates_dock, window.gates_pane.gate_view),
+        (window.context_dock, window.context_pane.team_view),
+        (window.planning_dock, window.planning_pane.view),
+    ):
+        dock.raise_()
+        window.context_pane.wait()
+        qtbot.waitUntil(view.isVisible)
+        qtbot.wait(10)
+        header = view.horizontalHeader()
+        header.setResizeContentsPrecision(-1)  # Qt measures every row: the reference
+        stretch = (
+            next(c for c in range(header.count()) if header.sectionResizeMode(c) == QHeaderView.ResizeMode.Stretch)
+            if not header.stretchLastSection()
+            else header.count() - 1
+        )
+        for column in range(header.count()):
+            if column == stretch or view.model().rowCount() == 0:
+                continue
+            expected = max(header.sectionSizeHint(column), view.sizeHintForColumn(column))
+            assert header.sectionSize(column) == expected, (dock.windowTitle(), column)
+            checked += 1
+    assert checked >= 4 + 3  # the Inbox's and the planning table's columns at least
+    controller.close()

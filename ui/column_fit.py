@@ -38,8 +38,14 @@ def text_width(text: str, font: QFont, metrics: QFontMetricsF) -> int:
 
 
 class ColumnFit(QObject):
-    """Keeps ``view``'s columns (all but the last, which stretches) as wide as their widest
-    text on screen and their title, refitted whenever the model's rows change.
+    """Keeps ``view``'s columns (all but ``stretch``, by default the last, which takes the
+    width left) as wide as their widest text on screen and their title, refitted whenever
+    the model's rows change.
+
+    Qt's own ``ResizeToContents``, measuring the rows on screen, also measured nothing when
+    the rows came before the table had laid them out (a pane filled behind another tab, or
+    by a worker as the window opened): the Inbox's sender and kind columns stayed as wide
+    as their titles, "im…" and "re…", until the Lead resized the pane.
 
     A change is fitted once, in a queued call: a sync of the model emits several signals, and
     the queued call still runs before the paint that shows the change (Qt posts paints at a
@@ -48,14 +54,18 @@ class ColumnFit(QObject):
 
     _due = Signal()
 
-    def __init__(self, view: QTableView, texts: Texts) -> None:
+    def __init__(self, view: QTableView, texts: Texts, stretch: int | None = None) -> None:
         super().__init__(view)
         self.view = view
         self.texts = texts
         self._pending = False
         header = view.horizontalHeader()
+        last = header.count() - 1
+        self.stretch = last if stretch is None else stretch
         header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(self.stretch == last)
+        if self.stretch != last:
+            header.setSectionResizeMode(self.stretch, QHeaderView.ResizeMode.Stretch)
         self._due.connect(self.fit, Qt.ConnectionType.QueuedConnection)
         model = view.model()
         for signal in (
@@ -86,7 +96,9 @@ class ColumnFit(QObject):
         # What the item delegate adds around a text (Qt's CT_ItemViewItem), and the grid line.
         margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
         margin += 1 if view.showGrid() else 0
-        for column in range(header.count() - 1):
+        for column in range(header.count()):
+            if column == self.stretch:
+                continue
             texts = {row[column] for row in rows}
             widest = max((text_width(text, font, metrics) for text in texts if text), default=0)
             wanted = max(header.sectionSizeHint(column), widest + margin if widest else 0)

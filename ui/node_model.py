@@ -167,6 +167,16 @@ class NodeTreeModel(QAbstractItemModel):
         """What of ``payload`` the row shows; a row is repainted only when this changes."""
         raise NotImplementedError
 
+    def texts(self, first: int, count: int) -> list[tuple[str, ...]]:
+        """The shown texts of ``count`` top-level rows from row ``first``: what a table's
+        columns are fitted to (``ui.column_fit``)."""
+        columns = range(len(self.headers))
+        display = Qt.ItemDataRole.DisplayRole
+        return [
+            tuple(str(self.display(node.payload, c, display) or "") for c in columns)
+            for node in self._root.children[first : first + count]
+        ]
+
     def resolve(self, payload: Any) -> Any:
         """The model object a row's payload stands for (``PAYLOAD_ROLE``, ``payload``): the
         payload itself, unless a subclass keeps its rows' objects elsewhere."""

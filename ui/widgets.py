@@ -1,4 +1,4 @@
-"""Small widgets shared by the panes: the problem banner and the safe Markdown viewer."""
+"""Small widgets shared by the panes: the safe Markdown viewer, button rows, tables and labels."""
 
 from __future__ import annotations
 
@@ -25,74 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from models.text.markdown_html import first_part_end, render_markdown
-from models.text.problems import Problem
 from ui.after_paint import AfterPaint
+from ui.column_fit import ColumnFit, Texts
 from ui.tones import Tones, tones
-
-
-class TonedLabel(QLabel):
-    """A label coloured by a style sheet made from the palette's tones (``ui.tones``), made
-    again when the application's palette changes: a label with a style sheet is not told of
-    a new palette otherwise, only of the application's."""
-
-    def __init__(self, tone: Callable[[Tones], str] | None = None, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.PlainText)  # session text as written (``plain_label``)
-        self._tone = tone
-        self._restyle()
-
-    def set_tone(self, tone: Callable[[Tones], str] | None) -> None:
-        """Colour the label with ``tone``'s style-sheet declarations (None: the palette's own)."""
-        self._tone = tone
-        self._restyle()
-
-    def _restyle(self) -> None:
-        sheet = f"QLabel {{ {self._tone(tones())} }}" if self._tone is not None else ""
-        if sheet != self.styleSheet():  # set again, it restyles the label: 0.2 ms a follow-up
-            self.setStyleSheet(sheet)
-
-    def event(self, event: QEvent) -> bool:
-        """Take a new palette's colours, on the change or, hidden then, when shown."""
-        if event.type() in (QEvent.Type.ApplicationPaletteChange, QEvent.Type.Show):
-            self._restyle()
-        return super().event(event)
-
-
-def error_tone(now: Tones) -> str:
-    """A red strip: what could not be read or was lost."""
-    return now.banners["error"] + " padding:4px;"
-
-
-def warning_tone(now: Tones) -> str:
-    """An amber strip: what was read with a doubt."""
-    return now.banners["warning"] + " padding:4px;"
-
-
-def over_limit_tone(now: Tones) -> str:
-    """Red bold text: a count over its limit."""
-    return f"color:{now.red.color().name()}; font-weight:bold;"
-
-
-class ProblemBanner(TonedLabel):
-    """A coloured strip above a pane listing what could not be read; hidden when all is well."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(None, parent)
-        self.setWordWrap(True)
-        self.setContentsMargins(6, 4, 6, 4)
-        self.hide()
-
-    def show_problems(self, problems: list[Problem]) -> None:
-        """Show ``problems``; the same ones again change nothing (a follow-up of a large file
-        repeats its size warning, and setting the style sheet again cost 0.25 ms)."""
-        if not problems:
-            self.clear()
-            self.hide()
-            return
-        self.set_tone(error_tone if any(p.severity == "error" for p in problems) else warning_tone)
-        self.setText("\n".join(("⚠ " if p.severity == "warning" else "✖ ") + str(p) for p in problems))
-        self.show()
-
 
 PREVIEW_LIMIT = 20_000  # characters (a whole ordinary GC); rendering a 20,000-line GC takes seconds
 # Characters rendered first by a view not on screen, whose size says nothing yet: more than
@@ -358,20 +293,20 @@ def is_shown(widget: QWidget) -> bool:
     return not widget.isHidden()
 
 
-def table_view(model: QAbstractItemModel, fit_columns: bool = False) -> QTableView:
-    """A compact, row-selecting table; ``fit_columns`` for small tables only (it measures all rows)."""
+def table_view(model: QAbstractItemModel, texts: Texts | None = None, stretch: int | None = None) -> QTableView:
+    """A compact, row-selecting table. With ``texts`` (the model's shown texts, by rows), its
+    columns are fitted to them (``ColumnFit``) and ``stretch`` (the last by default) takes
+    the width left."""
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.verticalHeader().hide()
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
-    mode = QHeaderView.ResizeMode.ResizeToContents if fit_columns else QHeaderView.ResizeMode.Interactive
-    view.horizontalHeader().setSectionResizeMode(mode)
-    # Fitted to the rows on screen, not to every row: each measured cell is a dozen calls into
-    # Python, and 500 teammates measured on each update cost more than the update.
-    view.horizontalHeader().setResizeContentsPrecision(0)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
+    if texts is not None:
+        ColumnFit(view, texts, stretch)  # a child of the view
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
     return view

@@ -39,7 +39,8 @@ from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
 from ui.composer.publish_actions import PublishActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
-from ui.widgets import ProblemBanner, button, button_bar, column, plain_label, set_shown, table_view
+from ui.strips import ProblemBanner
+from ui.widgets import button, button_bar, column, plain_label, set_shown, table_view
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")

@@ -158,7 +158,7 @@ class ContextPane(QWidget):
         self.blocks_view.setModel(self.blocks)
         self.blocks_view.setUniformRowHeights(True)
         self.team = TeamModel(self)
-        self.team_view = table_view(self.team, fit_columns=True)
+        self.team_view = table_view(self.team, self.team.texts)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.blocks_view)
         split.addWidget(self.team_view)

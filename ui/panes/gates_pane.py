@@ -6,7 +6,8 @@ from PySide6.QtWidgets import QWidget
 
 from models.session.folder import Session
 from ui.item_models import GateModel
-from ui.widgets import ProblemBanner, stack, table_view
+from ui.strips import ProblemBanner
+from ui.widgets import stack, table_view
 
 
 class GatesPane(QWidget):
@@ -16,7 +17,7 @@ class GatesPane(QWidget):
         super().__init__(parent)
         self.gate_model = GateModel(self)
         self.gates_banner = ProblemBanner()
-        self.gate_view = table_view(self.gate_model, fit_columns=True)
+        self.gate_view = table_view(self.gate_model, self.gate_model.texts)
         stack(self, self.gates_banner, self.gate_view)
 
     def show_gates(self, session: Session) -> None:

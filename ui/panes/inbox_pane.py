@@ -12,7 +12,6 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
-    QHeaderView,
     QInputDialog,
     QPlainTextEdit,
     QSplitter,
@@ -26,18 +25,9 @@ from models.review.validation import Review
 from models.text.problems import Problem
 from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
+from ui.strips import ProblemBanner
 from ui.tones import tones
-from ui.widgets import (
-    ProblemBanner,
-    button,
-    button_bar,
-    column,
-    count,
-    needing_attention,
-    plain_label,
-    short_time,
-    table_view,
-)
+from ui.widgets import button, button_bar, column, count, needing_attention, plain_label, short_time, table_view
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 
@@ -121,10 +111,8 @@ class ReviewPane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = ReviewModel(self)
-        self.view = table_view(self.model, fit_columns=True)
         # The summary takes what the short columns leave, so that no key fact needs a scroll.
-        self.view.horizontalHeader().setStretchLastSection(False)
-        self.view.horizontalHeader().setSectionResizeMode(ReviewModel.SUMMARY, QHeaderView.ResizeMode.Stretch)
+        self.view = table_view(self.model, self.model.texts, stretch=ReviewModel.SUMMARY)
         self.view.selectionModel().currentChanged.connect(self._show_raw)
         self.header = plain_label("No messages yet")
         self.reports_only = QCheckBox("DELTA reports only")

@@ -32,18 +32,8 @@ from ui.after_paint import AfterPaint
 from ui.item_models import MemoryModel
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
-from ui.widgets import (
-    ProblemBanner,
-    TonedLabel,
-    button,
-    button_bar,
-    error_tone,
-    number_columns,
-    over_limit_tone,
-    plain_label,
-    row,
-    stack,
-)
+from ui.strips import ProblemBanner, TonedLabel, error_tone, over_limit_tone
+from ui.widgets import button, button_bar, number_columns, plain_label, row, stack
 
 ALL_TAGS = "All tags"
 

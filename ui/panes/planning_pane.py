@@ -88,7 +88,7 @@ class PlanningPane(QWidget):
         self.delta.setToolTip("Preview with delta context on or off; by default as the project's config.json says")
         self.summary = plain_label("Open a GSD project (a folder holding .planning/)")
         self.model = PartsModel(self)
-        self.view = table_view(self.model, fit_columns=True)
+        self.view = table_view(self.model, self.model.texts)
         self.view.selectionModel().currentChanged.connect(self._show_text)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)

@@ -10,7 +10,8 @@ from models.session.gc import GlobalContext, vanished_items
 from models.text.problems import Problem
 from ui.after_paint import AfterPaint
 from ui.gc_tree_model import GcTreeModel
-from ui.widgets import ProblemBanner, number_columns, stack
+from ui.strips import ProblemBanner
+from ui.widgets import number_columns, stack
 
 SCREEN_ROWS = 120  # more rows than a tall screen shows of the tree
 

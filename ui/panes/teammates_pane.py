@@ -12,8 +12,9 @@ from models.session.folder import Session
 from models.session.lifecycle import STATES
 from ui.column_fit import ColumnFit
 from ui.node_model import PAYLOAD_ROLE
+from ui.strips import ProblemBanner
 from ui.teammate_model import TeammateModel
-from ui.widgets import ProblemBanner, short_time, stack, table_view
+from ui.widgets import short_time, stack, table_view
 
 DUE_ACTIONS = ("confirm", "resend", "full", "guide", "lost", "attention")
 
