@@ -187,6 +187,18 @@ class MainWindow(WindowMenus):
             self.planning_dock,
         ]
 
+    def _focus_views(self) -> list[QWidget]:
+        """The view each dock's Ctrl+number key puts the focus in, in the order of ``_docks``."""
+        return [
+            self.gc_view,
+            self.teammate_view,
+            self.memory_view,
+            self.gate_view,
+            self.review_pane.view,
+            self.context_pane.blocks_view,
+            self.planning_pane.view,
+        ]
+
     def _default_layout(self) -> None:
         for dock in self._docks():
             dock.show()
@@ -376,9 +388,8 @@ class MainWindow(WindowMenus):
         return text
 
     def _focus_search(self) -> None:
-        self.memory_dock.show()
-        self.memory_dock.raise_()
-        self.memory_pane.focus_search()
+        self._bring_forward(self.memory_dock, self.memory_pane.search_box)
+        self.memory_pane.search_box.selectAll()
 
     def _ask_open(self) -> None:
         start = str(self.session.folder.parent) if self.session else str(Path.home())

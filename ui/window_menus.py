@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTableView, QTabWidget, QTreeView
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTabWidget, QWidget
 
 from models.text.tokens import TOKENIZER_NAMES
 from ui.palettes import APPEARANCE_NAMES, APPEARANCES
@@ -28,10 +28,6 @@ class WindowMenus(QMainWindow):
     review_pane: ReviewPane
     central_tabs: QTabWidget
     inbox_dock: QDockWidget
-    gc_view: QTreeView  # the views the Focus keys go to
-    teammate_view: QTableView
-    memory_view: QTreeView
-    gate_view: QTableView
     recent_menu: QMenu
     reload_action: QAction
     tokenizer_group: QActionGroup
@@ -44,6 +40,7 @@ class WindowMenus(QMainWindow):
     if TYPE_CHECKING:  # the window's own methods, for the type checker only
 
         def _docks(self) -> list[QDockWidget]: ...
+        def _focus_views(self) -> list[QWidget]: ...
         def _default_layout(self) -> None: ...
         def _focus_search(self) -> None: ...
         def _ask_open(self) -> None: ...
@@ -79,14 +76,9 @@ class WindowMenus(QMainWindow):
             action.setShortcut(QKeySequence(f"Alt+{number}"))
             view_menu.addAction(action)
         view_menu.addSeparator()
-        for keys, label_text, widget in (
-            ("Ctrl+1", "Focus GC Sections", self.gc_view),
-            ("Ctrl+2", "Focus Teammates", self.teammate_view),
-            ("Ctrl+3", "Focus TEAM-MEMORY", self.memory_view),
-            ("Ctrl+4", "Focus Gates", self.gate_view),
-        ):
-            focus = QAction(label_text, self, shortcut=QKeySequence(keys))
-            focus.triggered.connect(widget.setFocus)
+        for number, (dock, view) in enumerate(zip(self._docks(), self._focus_views(), strict=True), start=1):
+            focus = QAction(f"Focus {dock.windowTitle()}", self, shortcut=QKeySequence(f"Ctrl+{number}"))
+            focus.triggered.connect(lambda _=False, d=dock, v=view: self._bring_forward(d, v))
             view_menu.addAction(focus)
         find = QAction("Find in TEAM-MEMORY", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
         find.triggered.connect(self._focus_search)
@@ -133,6 +125,13 @@ class WindowMenus(QMainWindow):
             for action in menu.actions() if isinstance(menu, QMenu) else []:
                 if not action.shortcut().isEmpty():
                     self.addAction(action)
+
+    def _bring_forward(self, dock: QDockWidget, view: QWidget) -> None:
+        """Show ``dock`` in front of the docks tabbed with it, and put the focus in ``view``:
+        a view behind another tab, or in a closed dock, took the focus unseen."""
+        dock.show()
+        dock.raise_()
+        view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _in_composer(self, act: Callable[[], object]) -> None:
         """Show the composer, then act: its keys work wherever the focus is."""

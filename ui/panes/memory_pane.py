@@ -145,10 +145,6 @@ class MemoryPane(QWidget):
     def save_settings(self) -> None:
         self.settings.setValue("memory/show_archived", "true" if self.archived_box.isChecked() else "false")
 
-    def focus_search(self) -> None:
-        self.search_box.setFocus()
-        self.search_box.selectAll()
-
     def _update_bar(self) -> None:
         memory = self.session.memory if self.session else None
         for curation in self.curation_buttons:

@@ -1,0 +1,87 @@
+"""Ctrl+1 … Ctrl+7 bring a pane forward and put the focus in it, whatever is in front.
+
+Four docks share two tab groups (Gates with the Inbox; TEAM-MEMORY with Context and GSD
+planning). Ctrl+3 and Ctrl+4 used to give the focus to a view behind another tab: the
+Lead's keys went to a table nobody could see. The Inbox, Context and GSD planning had no key.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+
+CTRL, ALT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.AltModifier
+NUMBER_KEYS = [Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_5, Qt.Key.Key_6, Qt.Key.Key_7]
+
+
+def _in_front(dock: QDockWidget) -> bool:
+    """Whether any of ``dock`` is on screen (a dock behind a tab is "visible", but unseen)."""
+    return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
+
+def _targets(controller: Controller) -> list[tuple[QDockWidget, QWidget]]:
+    w = controller.window
+    return [
+        (w.sections_dock, w.gc_view),
+        (w.teammates_dock, w.teammate_view),
+        (w.memory_dock, w.memory_view),
+        (w.gates_dock, w.gate_view),
+        (w.inbox_dock, w.review_pane.view),
+        (w.context_dock, w.context_pane.blocks_view),
+        (w.planning_dock, w.planning_pane.view),
+    ]
+
+
+@pytest.fixture
+def window(qtbot: QtBot, controller: Controller) -> Controller:
+    w = controller.window
+    w.resize(1366, 768)
+    w.show()
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)  # keys go to the active window
+    return controller
+
+
+@pytest.mark.parametrize("number", range(7), ids=lambda n: f"Ctrl+{n + 1}")
+def test_the_key_brings_its_pane_forward_from_behind_a_tab(qtbot: QtBot, window: Controller, number: int) -> None:
+    dock, view = _targets(window)[number]
+    behind = window.window.tabifiedDockWidgets(dock)
+    for other in behind:  # every dock tabbed with it in front in turn; the last stays
+        other.raise_()
+    qtbot.waitUntil(lambda: not behind or not _in_front(dock))
+    start = window.window.teammate_view if number == 0 else window.window.gc_view
+    start.setFocus()  # the focus somewhere else first
+    qtbot.keyClick(window.window, NUMBER_KEYS[number], CTRL)
+    qtbot.waitUntil(lambda: _in_front(dock) and QApplication.focusWidget() is view)
+    assert all(not _in_front(other) for other in behind)
+
+
+@pytest.mark.parametrize("number", range(7), ids=lambda n: f"Ctrl+{n + 1}")
+def test_the_key_opens_a_pane_the_lead_closed(qtbot: QtBot, window: Controller, number: int) -> None:
+    dock, view = _targets(window)[number]
+    if not dock.isVisible():
+        dock.show()
+    dock.raise_()
+    qtbot.waitUntil(lambda: _in_front(dock))
+    qtbot.keyClick(window.window, NUMBER_KEYS[number], ALT)  # Alt+number: hide it
+    qtbot.waitUntil(lambda: not dock.isVisible())
+    qtbot.keyClick(window.window, NUMBER_KEYS[number], CTRL)
+    qtbot.waitUntil(lambda: _in_front(dock) and QApplication.focusWidget() is view)
+
+
+def test_each_key_is_in_the_view_menu_under_its_panes_name(window: Controller) -> None:
+    view_menu = next(a.menu() for a in window.window.menuBar().actions() if a.text() == "&View")
+    keyed = {a.shortcut().toString(): a.text() for a in view_menu.actions() if a.text().startswith("Focus ")}
+    assert keyed == {
+        "Ctrl+1": "Focus GC sections",
+        "Ctrl+2": "Focus Teammates",
+        "Ctrl+3": "Focus TEAM-MEMORY",
+        "Ctrl+4": "Focus Gates",
+        "Ctrl+5": "Focus Inbox",
+        "Ctrl+6": "Focus Context",
+        "Ctrl+7": "Focus GSD planning",
+    }
