@@ -85,3 +85,28 @@ def test_each_key_is_in_the_view_menu_under_its_panes_name(window: Controller) -
         "Ctrl+6": "Focus Context",
         "Ctrl+7": "Focus GSD planning",
     }
+
+
+@pytest.mark.parametrize("key", [Qt.Key.Key_Tab, Qt.Key.Key_Backtab], ids=["Tab", "Shift+Tab"])
+def test_tab_goes_round_the_controls_on_screen_only(qtbot: QtBot, window: Controller, key: Qt.Key) -> None:
+    """Round the window and back to the start, never into a dock behind another tab (Qt moves
+    those off the window rather than hiding them: 44 of 120 presses went there), and through
+    the tables instead of from cell to cell (a table kept the focus for good)."""
+    w = window.window
+    w.gc_view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.gc_view)
+    stops: list[QWidget] = []
+    for _ in range(80):
+        qtbot.keyClick(QApplication.focusWidget(), key)
+        now = QApplication.focusWidget()
+        assert now is not None
+        if now is w.gc_view:
+            break
+        assert not now.visibleRegion().isEmpty(), f"{type(now).__name__} took the focus unseen"
+        stops.append(now)
+    else:
+        pytest.fail(f"Tab never came back round: {[type(s).__name__ for s in stops[-6:]]}")
+    for view in (w.teammate_view, w.memory_view, w.review_pane.view):  # the panes in front
+        assert view in stops
+    for hidden in (w.gate_view, w.context_pane.blocks_view, w.planning_pane.view):  # behind tabs
+        assert hidden not in stops

@@ -301,6 +301,7 @@ def table_view(model: QAbstractItemModel, texts: Texts | None = None, stretch: i
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setTabKeyNavigation(False)  # rows are chosen, not cells: Tab goes on to the next control
     view.verticalHeader().hide()
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
