@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
@@ -254,3 +254,23 @@ def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
     assert errors and "No space left on device" in errors[0] and "Nothing was changed" in errors[0]
     # The steps before the failing one (the re-send, the plan) are undone: every file as it was.
     assert {p: p.read_bytes() for p in demo_copy.rglob("*") if p.is_file()} == tree
+
+
+def test_the_attention_count_opens_the_inbox(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    """The status bar's count shows only while something needs the Lead, and a click on it
+    brings the Inbox forward (it shares a dock with Gates) with the focus in its list."""
+    w = controller.window
+    w.show()
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)  # the focus goes to the active window
+    count = w.status_attention
+    assert not count.isVisible()  # the demo's inbox is empty
+    w.gates_dock.raise_()
+    qtbot.waitUntil(lambda: w.inbox_dock.visibleRegion().isEmpty())
+    _ask_clarification(demo_copy, applied=1)
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+    qtbot.waitUntil(count.isVisible)
+    qtbot.mouseClick(count, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not w.inbox_dock.visibleRegion().isEmpty())
+    assert QApplication.focusWidget() is w.review_pane.view

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMessageBox,
     QTabWidget,
+    QToolButton,
     QWidget,
 )
 
@@ -152,6 +153,7 @@ class MainWindow(WindowMenus):
         attention = self.review_pane.show_reviews(reviews, handled, problems)
         self.teammates_pane.show_reviews(reviews, handled, pings, lost)
         self.status_attention.setText(f"⚑ {needing_attention(attention)}" if attention else "")
+        self.status_attention.setVisible(bool(attention))
 
     def _filter_inbox(self) -> None:
         self.review_pane.model.set_filter(
@@ -160,7 +162,12 @@ class MainWindow(WindowMenus):
 
     def _build_status(self) -> None:
         bar = self.statusBar()
-        self.status_attention = plain_label()
+        # The count is also the way to the messages it counts.
+        self.status_attention = QToolButton()
+        self.status_attention.setAutoRaise(True)
+        self.status_attention.setToolTip("Show the Inbox (Ctrl+5)")
+        self.status_attention.clicked.connect(lambda: self._bring_forward(self.inbox_dock, self.review_pane.view))
+        self.status_attention.hide()
         self.status_session = plain_label("No session")
         self.status_version = plain_label()
         self.status_tokens = plain_label()
