@@ -159,3 +159,22 @@ def test_every_fitted_table_holds_its_texts_when_its_pane_comes_forward(
             checked += 1
     assert checked >= 4 + 3  # the Inbox's and the planning table's columns at least
     controller.close()
+
+
+def test_an_empty_table_shows_its_titles_whole_and_stretches_its_summary(qtbot: QtBot, tmp_path: Path) -> None:
+    """The Inbox before any message: each title as wide as it reads, Summary taking the rest
+    (with no row yet to fit, the columns kept Qt's 100 pixels each)."""
+    controller = _open(qtbot, tmp_path, copy_session(None, tmp_path))
+    view = controller.window.review_pane.view
+    controller.window.inbox_dock.raise_()
+    qtbot.waitUntil(lambda: view.isVisible() and view.model().rowCount() == 0)
+    qtbot.wait(10)
+    header = view.horizontalHeader()
+    summary = view.model().SUMMARY
+    for column in range(header.count()):
+        if column != summary:
+            assert header.sectionSize(column) == header.sectionSizeHint(column)
+    assert header.sectionSize(summary) == view.viewport().width() - sum(
+        header.sectionSize(c) for c in range(header.count()) if c != summary
+    )
+    controller.close()

@@ -76,6 +76,7 @@ class ColumnFit(QObject):
             model.dataChanged,
         ):
             signal.connect(self.fit_soon)
+        self.fit_soon()  # an empty table too: its columns as wide as their titles
 
     def fit_soon(self) -> None:
         """Fit in a moment, once for all the signals of one change."""
