@@ -74,12 +74,11 @@ def _commands(window: QWidget) -> Iterator[tuple[str, QAction | QPushButton]]:
                     yield f"{type(view).__name__} > {action.text()}", action
 
 
-def _run_all(qtbot: QtBot, controller: Controller, asking_only: bool) -> list[str]:
-    """Run each enabled command; ``asking_only``: only those that ask before they write (the
-    table's "Set state: …" writes at once, as the Lead chose it)."""
+def _run_all(qtbot: QtBot, controller: Controller) -> list[str]:
+    """Run each enabled command (every one that writes asks first)."""
     ran = []
     for name, command in _commands(controller.window):
-        if not command.isEnabled() or (asking_only and "Set state:" in name):
+        if not command.isEnabled():
             continue
         if isinstance(command, QAction):
             command.trigger()
@@ -103,7 +102,7 @@ def test_every_command_on_every_real_session(
     try:
         assert controller.open(folder)
         settle_reviews(qtbot, controller)
-        ran = _run_all(qtbot, controller, asking_only=not accept)
+        ran = _run_all(qtbot, controller)
     finally:
         controller.window.context_pane.wait()
         controller.close()
@@ -143,7 +142,7 @@ def test_every_command_on_damaged_copies(
     try:
         if controller.open(folder):
             settle_reviews(qtbot, controller)
-            assert len(_run_all(qtbot, controller, asking_only=False)) > 20
+            assert len(_run_all(qtbot, controller)) > 20
     finally:
         controller.window.context_pane.wait()
         controller.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog
+from PySide6.QtWidgets import QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
@@ -44,8 +44,22 @@ def test_setting_a_state_from_the_table_changes_the_recipients(
     rect = view.visualRect(w.teammate_model.index(row, 0))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     action = next(a for a in view.actions() if a.text() == "Set state: active")
+    asked: list[tuple[str, str]] = []
+
+    def answer(box: QMessageBox) -> QMessageBox.StandardButton:
+        asked.append((box.text(), box.informativeText()))
+        return QMessageBox.StandardButton.Ok
+
+    w.teammates_pane.confirm = answer  # type: ignore[method-assign]
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "plan" in parts):
         action.trigger()  # what the context menu's item does
+    assert asked == [
+        (
+            "researcher-1: finished → active",
+            "researcher-1 will be sent context updates again.\n\n"
+            "Written to orchestration-plan.md's front matter: teammate_status: researcher-1: ACTIVE",
+        )
+    ]
     plan = split_front_matter((demo_copy / "orchestration-plan.md").read_text(encoding="utf-8"), "p")[0].data
     assert plan["teammate_status"]["researcher-1"] == "ACTIVE"
     assert w.teammate_model.index(_row_of(controller, "researcher-1"), state_column).data() == "active"
@@ -127,3 +141,29 @@ def test_a_baseline_from_the_composer(qtbot: QtBot, controller: Controller, tmp_
     ]
     assert (copy / "gc-history" / "GC-v2.md").read_bytes() == (copy / "global-context.md").read_bytes()
     assert not is_shown(pane.baseline_button)
+
+
+def test_a_state_the_lead_cancels_writes_nothing_and_says_what_it_would_have_stopped(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Finishing a teammate by a slip of the right-click menu would stop its updates: the
+    Lead is told so first, and Cancel leaves the plan's bytes as they were."""
+    w = controller.window
+    plan = demo_copy / "orchestration-plan.md"
+    before = plan.read_bytes()
+    w.teammate_view.setCurrentIndex(w.teammate_model.index(_row_of(controller, "implementer-2"), 0))
+    asked: list[str] = []
+
+    def cancel(box: QMessageBox) -> QMessageBox.StandardButton:
+        asked.append(box.informativeText().split("\n")[0])
+        return QMessageBox.StandardButton.Cancel
+
+    w.teammates_pane.confirm = cancel  # type: ignore[method-assign]
+    next(a for a in w.teammate_view.actions() if a.text() == "Set state: finished").trigger()
+    assert asked == ["implementer-2 will no longer be sent context updates or pinged for ACKs."]
+    qtbot.wait(50)
+    assert plan.read_bytes() == before
+    next(a for a in w.teammate_view.actions() if a.text() == "Set state: active").trigger()
+    assert len(asked) == 1  # already active: nothing to ask, nothing written
+    assert w.statusBar().currentMessage() == "implementer-2 is already active"
+    assert plan.read_bytes() == before

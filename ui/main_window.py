@@ -95,6 +95,7 @@ class MainWindow(WindowMenus):
         self.sections_pane = SectionsPane()
         self.sections_pane.gc_view.selectionModel().currentChanged.connect(lambda now, _: self._show_section(now))
         self.teammates_pane = TeammatesPane()
+        self.teammates_pane.stateShown.connect(lambda text: self.statusBar().showMessage(text, 5000))
         copy = QAction("Copy this teammate's update message", self.teammates_pane.teammate_view)
         copy.setShortcut(QKeySequence("Ctrl+Shift+M"))
         copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)

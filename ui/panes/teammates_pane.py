@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
+from models.publish.teammate_state import STATUS_WORD
 from models.review.ledger import Handled
 from models.review.validation import Review
-from models.session.folder import Session
-from models.session.lifecycle import STATES
+from models.session.folder import PLAN_FILE, Session
+from models.session.lifecycle import RECEIVING, STATES, State
+from models.session.teammates import Teammate
 from ui.column_fit import ColumnFit
 from ui.node_model import PAYLOAD_ROLE
 from ui.strips import ProblemBanner
@@ -32,6 +34,7 @@ class TeammatesPane(QWidget):
     """Every teammate the session names, sortable, with the plan's problems above it."""
 
     stateRequested = Signal(str, str)  # role, lifecycle state: the Lead sets it (the plan is written)
+    stateShown = Signal(str)  # a word for the status bar: the state asked for is the teammate's already
     memberRequested = Signal(str)  # role: the Lead picks its Claude Code member
     pingRequested = Signal(str)  # role: deliver a reminder to ACK into its member's inbox
 
@@ -67,10 +70,40 @@ class TeammatesPane(QWidget):
         self.teammate_model.set_teammates(session.teammates(), session.gc_version)
         self.plan_banner.show_problems(session.problems.get("plan", []))
 
-    def _request_state(self, state: str) -> None:
-        role = self.selected_role()
-        if role is not None:
-            self.stateRequested.emit(role, state)
+    def _request_state(self, state: State) -> None:
+        """Ask, saying what changes for the teammate's updates and what line the plan gets,
+        then have the state written. A teammate finished or shut down by a slip of the
+        right-click menu would silently stop receiving the GC."""
+        index = self.teammate_view.currentIndex()
+        mate: Teammate | None = index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
+        if mate is None:
+            return
+        if mate.state == state:
+            self.stateShown.emit(f"{mate.role} is already {state}")
+            return
+        receives = state in RECEIVING
+        if mate.receives and not receives:
+            effect = f"{mate.role} will no longer be sent context updates or pinged for ACKs."
+        elif receives and not mate.receives:
+            effect = f"{mate.role} will be sent context updates again."
+        else:
+            effect = f"{mate.role} is sent context updates either way."
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Set teammate state",
+            f"{mate.role}: {mate.state or 'no state'} → {state}",
+            QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setInformativeText(
+            f"{effect}\n\nWritten to {PLAN_FILE}'s front matter: teammate_status: {mate.role}: {STATUS_WORD[state]}"
+        )
+        if self.confirm(box) == QMessageBox.StandardButton.Ok:
+            self.stateRequested.emit(mate.role, state)
+
+    def confirm(self, box: QMessageBox) -> QMessageBox.StandardButton:
+        """Asks the Lead (tests replace this)."""
+        return QMessageBox.StandardButton(box.exec())
 
     def selected_role(self) -> str | None:
         index = self.teammate_view.currentIndex()
