@@ -110,3 +110,30 @@ def test_tab_goes_round_the_controls_on_screen_only(qtbot: QtBot, window: Contro
         assert view in stops
     for hidden in (w.gate_view, w.context_pane.blocks_view, w.planning_pane.view):  # behind tabs
         assert hidden not in stops
+
+
+def test_return_in_the_search_goes_to_the_first_entry_found_and_escape_clears_it(
+    qtbot: QtBot, window: Controller
+) -> None:
+    """Ctrl+F, type, Return: the focus on the first matching entry (the demo's researcher-1
+    finding about Stripe's test mode, a person's reading of its TEAM-MEMORY.md); Escape in
+    the box clears the search and goes back to the whole list."""
+    w = window.window
+    pane = w.memory_pane
+    everything = sum(
+        pane.memory_model.rowCount(pane.memory_model.index(n, 0)) for n in range(pane.memory_model.rowCount())
+    )
+    qtbot.keyClick(w, Qt.Key.Key_F, CTRL)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is pane.search_box)
+    qtbot.keyClicks(pane.search_box, "charge.refunded")
+    qtbot.keyClick(pane.search_box, Qt.Key.Key_Return)
+    assert QApplication.focusWidget() is w.memory_view
+    current = w.memory_view.currentIndex()
+    assert current.parent().data().startswith("researcher-1")
+    assert "charge.refunded" in current.data(Qt.ItemDataRole.ToolTipRole)
+    pane.search_box.setFocus()
+    qtbot.keyClick(pane.search_box, Qt.Key.Key_Escape)
+    assert pane.search_box.text() == ""
+    assert QApplication.focusWidget() is w.memory_view
+    model = pane.memory_model
+    qtbot.waitUntil(lambda: sum(model.rowCount(model.index(n, 0)) for n in range(model.rowCount())) == everything)

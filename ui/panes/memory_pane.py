@@ -8,6 +8,7 @@ Restore button.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -75,6 +76,14 @@ class MemoryPane(QWidget):
         self.memory_model.rowsInserted.connect(self._expand_inserted_sections)
         self.tag_box.currentTextChanged.connect(self._apply_filter)
         self.search_box.textChanged.connect(self._apply_filter)
+        # From the search, Return goes to the first entry found and Escape clears the search and
+        # goes back to the list; the focus would otherwise stay in the box.
+        self.search_box.returnPressed.connect(self._to_first_found)
+        leave = QAction(self.search_box)
+        leave.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        leave.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        leave.triggered.connect(self._leave_search)
+        self.search_box.addAction(leave)
         self.archived_box.toggled.connect(self._apply_filter)
         self.memory_actions = MemoryActions(self)
         self.memory_actions.confirm = self._confirm_change  # type: ignore[method-assign]
@@ -144,6 +153,22 @@ class MemoryPane(QWidget):
 
     def save_settings(self) -> None:
         self.settings.setValue("memory/show_archived", "true" if self.archived_box.isChecked() else "false")
+
+    def _to_first_found(self) -> None:
+        """The focus in the list, on the first entry the search left (under its section)."""
+        model = self.memory_model
+        for number in range(model.rowCount()):
+            section = model.index(number, 0)
+            if model.canFetchMore(section):  # a large section's rows are made when first shown
+                model.fetchMore(section)
+            if model.rowCount(section):
+                self.memory_view.setCurrentIndex(model.index(0, 0, section))
+                break
+        self.memory_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _leave_search(self) -> None:
+        self.search_box.clear()
+        self.memory_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _update_bar(self) -> None:
         memory = self.session.memory if self.session else None
