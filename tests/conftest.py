@@ -162,3 +162,18 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def drop_two_replies(inbox: Path) -> None:
+    """Two replies as teammates write them into ``inbox``: implementer-2's NEED_CLARIFICATION
+    ACK of GC-v6 and implementer-4's DELTA report with a high risk that asks to consult."""
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-2-ack.md").write_text(
+        "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n",
+        encoding="utf-8",
+    )
+    (inbox / "implementer-4-report.md").write_text(
+        'Replay done.\n\nDELTA:\n  changes:\n    - "replay order"\n  risks:\n    - level: high\n'
+        '      desc: "2,914 manual corrections have no source event"\n  needs_consult: yes\n',
+        encoding="utf-8",
+    )

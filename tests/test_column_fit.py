@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.demo import copy_session
-from tests.conftest import REAL_SESSIONS, SHARED, settle_reviews, shown_controller
+from tests.conftest import REAL_SESSIONS, SHARED, drop_two_replies, settle_reviews, shown_controller
 from ui.teammate_model import TeammateModel
 
 SESSIONS = sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())
@@ -103,21 +103,6 @@ def test_a_change_is_fitted_before_the_frame_that_shows_it(qtbot: QtBot, control
     view.viewport().removeEventFilter(watch)
 
 
-def _messages_before_the_open(inbox: Path) -> None:
-    """Two replies already in the inbox when the session opens (the Inbox fills from a worker
-    as the window comes up)."""
-    inbox.mkdir(parents=True, exist_ok=True)
-    (inbox / "implementer-2-ack.md").write_text(
-        "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n",
-        encoding="utf-8",
-    )
-    (inbox / "implementer-4-report.md").write_text(
-        'Replay done.\n\nDELTA:\n  changes:\n    - "replay order"\n  risks:\n'
-        '    - level: high\n      desc: "2,914 manual corrections have no source event"\n  needs_consult: yes\n',
-        encoding="utf-8",
-    )
-
-
 @pytest.mark.parametrize("source", [None, *SESSIONS], ids=lambda p: "demo" if p is None else p.name)
 def test_every_fitted_table_holds_its_texts_when_its_pane_comes_forward(
     qtbot: QtBot, tmp_path: Path, source: Path | None
@@ -128,7 +113,7 @@ def test_every_fitted_table_holds_its_texts_when_its_pane_comes_forward(
     which these tables used, left the Inbox's From and Kind as wide as their titles ("im…",
     "re…") when the rows came before the table had laid them out."""
     folder = copy_session(source, tmp_path)
-    _messages_before_the_open(folder / "messages" / "inbox")
+    drop_two_replies(folder / "messages" / "inbox")  # in the inbox before the open
     controller = _open(qtbot, tmp_path / "s", folder)
     window = controller.window
     window.planning_pane.open_project(GSD)

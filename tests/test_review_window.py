@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import CLAUDE_TEAM, settle_reviews
+from conftest import CLAUDE_TEAM, drop_two_replies, settle_reviews
 from models.text.frontmatter import split_front_matter
 from ui.node_model import PAYLOAD_ROLE
 
@@ -193,17 +193,7 @@ def test_at_1366_by_768_an_inbox_row_reads_whole_without_scrolling(
 ) -> None:
     """Issue 13.4: who sent it, what it says, its risk badges and what to do all lie inside the
     Inbox's visible width on a laptop-sized window; nothing needs a horizontal scroll."""
-    inbox = demo_copy / "messages" / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    (inbox / "implementer-2-ack.md").write_text(
-        "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n",
-        encoding="utf-8",
-    )
-    (inbox / "implementer-4-report.md").write_text(
-        'Replay done.\n\nDELTA:\n  changes:\n    - "replay order"\n  risks:\n    - level: high\n'
-        '      desc: "2,914 manual corrections have no source event"\n  needs_consult: yes\n',
-        encoding="utf-8",
-    )
+    drop_two_replies(demo_copy / "messages" / "inbox")
     controller.refresh_reviews()
     settle_reviews(qtbot, controller)
     w = controller.window

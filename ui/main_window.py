@@ -183,29 +183,21 @@ class MainWindow(WindowMenus):
             w.setContentsMargins(10, 0, 10, 0)
             bar.addPermanentWidget(w)
 
-    def _docks(self) -> list[QDockWidget]:
-        """Every dock, in the order of their Alt+number keys."""
+    def _panes(self) -> list[tuple[QDockWidget, QWidget]]:
+        """Every dock with the view its Ctrl+number key focuses, in the order of their keys."""
         return [
-            self.sections_dock,
-            self.teammates_dock,
-            self.memory_dock,
-            self.gates_dock,
-            self.inbox_dock,
-            self.context_dock,
-            self.planning_dock,
+            (self.sections_dock, self.gc_view),
+            (self.teammates_dock, self.teammate_view),
+            (self.memory_dock, self.memory_view),
+            (self.gates_dock, self.gate_view),
+            (self.inbox_dock, self.review_pane.view),
+            (self.context_dock, self.context_pane.blocks_view),
+            (self.planning_dock, self.planning_pane.view),
         ]
 
-    def _focus_views(self) -> list[QWidget]:
-        """The view each dock's Ctrl+number key puts the focus in, in the order of ``_docks``."""
-        return [
-            self.gc_view,
-            self.teammate_view,
-            self.memory_view,
-            self.gate_view,
-            self.review_pane.view,
-            self.context_pane.blocks_view,
-            self.planning_pane.view,
-        ]
+    def _docks(self) -> list[QDockWidget]:
+        """Every dock, in the order of their Alt+number keys."""
+        return [dock for dock, _ in self._panes()]
 
     def _default_layout(self) -> None:
         for dock in self._docks():
