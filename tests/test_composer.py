@@ -100,7 +100,7 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
 
     assert "GC-v7 is published" in pane.header.text()  # the composer starts over on the new version
     assert pane.undo_stack.count() == 0 and not pane.composer.dirty  # type: ignore[union-attr]
-    assert controller.window.status_version.text() == "GC-v7"
+    assert controller.window.status_line.version.text() == "GC-v7"
 
 
 def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:

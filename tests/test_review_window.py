@@ -149,7 +149,7 @@ def test_counts_read_as_english_and_a_clarification_request_needs_attention(
     controller.refresh_reviews()
     settle_reviews(qtbot, controller)
     assert controller.window.review_pane.header.text() == "1 message, 1 needs attention"
-    assert controller.window.status_attention.text() == "⚑ 1 needs attention"
+    assert controller.window.status_line.attention.text() == "⚑ 1 needs attention"
 
 
 def test_a_message_is_carried_out_once_unless_the_lead_says_again(
@@ -253,7 +253,7 @@ def test_the_attention_count_opens_the_inbox(qtbot: QtBot, controller: Controlle
     w.show()
     w.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is w)  # the focus goes to the active window
-    count = w.status_attention
+    count = w.status_line.attention
     assert not count.isVisible()  # the demo's inbox is empty
     w.gates_dock.raise_()
     qtbot.waitUntil(lambda: w.inbox_dock.visibleRegion().isEmpty())
@@ -264,3 +264,27 @@ def test_the_attention_count_opens_the_inbox(qtbot: QtBot, controller: Controlle
     qtbot.mouseClick(count, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not w.inbox_dock.visibleRegion().isEmpty())
     assert QApplication.focusWidget() is w.review_pane.view
+
+
+def test_the_title_counts_what_needs_the_lead_and_the_taskbar_is_asked_while_the_window_is_in_the_background(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Working in another window, the Lead sees "⚑ 1" in the title on the taskbar, which Qt
+    is asked to flag (``QApplication.alert``) when the count grows; handled, the mark goes."""
+    alerted: list[object] = []
+    monkeypatch.setattr(QApplication, "alert", lambda widget, msec=0: alerted.append(widget))
+    w = controller.window
+    assert w.windowTitle() == "Lead Console — payments-ledger-v2"
+    assert not w.isActiveWindow()  # offscreen and never activated: as behind another window
+    _ask_clarification(demo_copy, applied=1)
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+    assert w.windowTitle() == "Lead Console — payments-ledger-v2 — ⚑ 1"
+    assert alerted == [w]
+    controller.refresh_reviews()  # the same count again: no second alert
+    settle_reviews(qtbot, controller)
+    assert alerted == [w]
+    review = next(r for r in controller.reviews if r.message.sender == "implementer-1")
+    controller.carry_out(review)  # the first time: nothing to ask
+    settle_reviews(qtbot, controller)
+    assert w.windowTitle() == "Lead Console — payments-ledger-v2"

@@ -69,4 +69,4 @@ def test_the_window_opens_a_session_whose_gc_is_a_fifo(qtbot: QtBot, controller:
     start = time.monotonic()
     assert controller.open(folder)
     assert time.monotonic() - start < 10
-    assert "not a regular file (a FIFO)" in controller.window.status_problems.toolTip()
+    assert "not a regular file (a FIFO)" in controller.window.status_line.problems.toolTip()

@@ -48,8 +48,8 @@ def test_opens_the_demo_and_fills_every_pane(controller: Controller, demo_copy: 
     assert w.teammate_model.rowCount() == 5
     assert w.gate_model.rowCount() == 5
     assert w.memory_model.rowCount() == 8
-    assert w.status_version.text() == "GC-v6"
-    assert "2,522 tokens (o200k_base)" in w.status_tokens.text()
+    assert w.status_line.version.text() == "GC-v6"
+    assert "2,522 tokens (o200k_base)" in w.status_line.tokens.text()
     assert w.windowTitle() == "Lead Console — payments-ledger-v2"
     assert w.line_count.text() == "43 / 500 lines"
     assert "Global Context — Payments Ledger v2" in w.preview.toPlainText()
@@ -175,7 +175,7 @@ def test_gc_bump_on_disk_keeps_the_selection(qtbot: QtBot, controller: Controlle
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)  # the way agents save: a temp file renamed over the original
-    assert w.status_version.text() == "GC-v7"
+    assert w.status_line.version.text() == "GC-v7"
     current = w.gc_view.currentIndex()
     assert current.isValid() and current.data() == "Risks"
     assert w.gc_model.index(0, 0).data() == "Summary"
@@ -250,7 +250,7 @@ def test_half_written_file_warns_and_keeps_the_last_good_view(
     assert w.memory_banner.isVisibleTo(w)
     assert "not valid UTF-8" in w.memory_banner.text() and "last good" in w.memory_banner.text()
     assert _memory_texts(controller) == before
-    assert "warnings" in w.status_problems.text()
+    assert "warnings" in w.status_line.problems.text()
 
 
 def test_broken_plan_yaml_is_shown_in_the_teammates_pane(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
@@ -284,7 +284,7 @@ def test_settings_keep_recent_sessions_tokenizer_and_layout(
     first.open(demo_copy)
     first.open(COW)
     first.set_tokenizer("cl100k_base")
-    assert "(cl100k_base)" in first.window.status_tokens.text()
+    assert "(cl100k_base)" in first.window.status_line.tokens.text()
     first.window.archived_box.setChecked(False)
     first.window.close()
     first.close()

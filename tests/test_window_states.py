@@ -66,7 +66,12 @@ def _shown(window: MainWindow, refused: Sequence[str] = ()) -> list[object]:
         window.gates_pane.gates_banner.text(),
         [
             w.text()
-            for w in (window.status_session, window.status_version, window.status_tokens, window.status_problems)
+            for w in (
+                window.status_line.session,
+                window.status_line.version,
+                window.status_line.tokens,
+                window.status_line.problems,
+            )
         ],
         window.line_count.text(),
         _plan(window),
@@ -301,7 +306,7 @@ def test_a_tokenizer_chosen_live_counts_as_a_window_opened_with_it(qtbot: QtBot,
         settings.sync()
         fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
         try:
-            assert "cl100k_base" in fresh.window.status_tokens.text()
+            assert "cl100k_base" in fresh.window.status_line.tokens.text()
             assert _shown(live.window) == _shown(fresh.window)
         finally:
             _closed(fresh)

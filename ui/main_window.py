@@ -12,11 +12,11 @@ from pathlib import Path
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QMessageBox,
     QTabWidget,
-    QToolButton,
     QWidget,
 )
 
@@ -36,7 +36,8 @@ from ui.panes.memory_pane import MemoryPane
 from ui.panes.planning_pane import PlanningPane
 from ui.panes.sections_pane import SectionsPane
 from ui.panes.teammates_pane import TeammatesPane
-from ui.widgets import MarkdownView, column, count, needing_attention, plain_label
+from ui.status_line import StatusLine
+from ui.widgets import MarkdownView, column, plain_label
 from ui.window_menus import WindowMenus
 
 
@@ -59,12 +60,14 @@ class MainWindow(WindowMenus):
         self._marked: TeamMemory | None = None  # the version that mark was read from
         self._marked_replaced = False  # whether that version has a [REPLACED] section
         self._teammates_gc_version: int | None = None  # the GC version the teammate table last saw
+        self._attention = 0  # messages that need the Lead, as the last Inbox pass counted them
         self.setWindowTitle("Lead Console")
         self.setDockNestingEnabled(True)
 
         self._build_preview()
         self._build_panes()
-        self._build_status()
+        self.status_line = StatusLine(self.statusBar())
+        self.status_line.attention.clicked.connect(lambda: self._bring_forward(self.inbox_dock, self.review_pane.view))
         self._build_menus()
         self._default_layout()
 
@@ -153,35 +156,21 @@ class MainWindow(WindowMenus):
         """The Inbox, the teammate table's ACK and Due columns, and the attention count."""
         attention = self.review_pane.show_reviews(reviews, handled, problems)
         self.teammates_pane.show_reviews(reviews, handled, pings, lost)
-        self.status_attention.setText(f"⚑ {needing_attention(attention)}" if attention else "")
-        self.status_attention.setVisible(bool(attention))
+        self.status_line.show_attention(attention)
+        if attention > self._attention and not self.isActiveWindow():
+            QApplication.alert(self)  # the taskbar entry asks for the Lead, as a chat app's does
+        self._attention = attention
+        self._update_title()
+
+    def _update_title(self) -> None:
+        """The session, and what needs the Lead: seen in the taskbar while working elsewhere."""
+        title = "Lead Console" if self.session is None else f"Lead Console — {self.session.id}"
+        self.setWindowTitle(title + (f" — ⚑ {self._attention}" if self._attention else ""))
 
     def _filter_inbox(self) -> None:
         self.review_pane.model.set_filter(
             self.teammates_pane.selected_role(), self.review_pane.reports_only.isChecked()
         )
-
-    def _build_status(self) -> None:
-        bar = self.statusBar()
-        # The count is also the way to the messages it counts.
-        self.status_attention = QToolButton()
-        self.status_attention.setAutoRaise(True)
-        self.status_attention.setToolTip("Show the Inbox (Ctrl+5)")
-        self.status_attention.clicked.connect(lambda: self._bring_forward(self.inbox_dock, self.review_pane.view))
-        self.status_attention.hide()
-        self.status_session = plain_label("No session")
-        self.status_version = plain_label()
-        self.status_tokens = plain_label()
-        self.status_problems = plain_label()
-        for w in (
-            self.status_session,
-            self.status_version,
-            self.status_tokens,
-            self.status_problems,
-            self.status_attention,
-        ):
-            w.setContentsMargins(10, 0, 10, 0)
-            bar.addPermanentWidget(w)
 
     def _panes(self) -> list[tuple[QDockWidget, QWidget]]:
         """Every dock with the view its Ctrl+number key focuses, in the order of their keys."""
@@ -364,19 +353,9 @@ class MainWindow(WindowMenus):
         self.preview.show_markdown(gc.text, section.start, section.end, section.end_line - section.line, later=later)
 
     def _update_status(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        self.setWindowTitle(f"Lead Console — {session.id}")
-        self.status_session.setText(f"Session: {session.id}")
-        version = session.gc_version
-        self.status_version.setText(label(version) if version is not None else "GC unversioned")
-        gc = session.gc
-        tokens = f"{gc.tokens:,} tokens ({session.tokenizer.name})" if gc else "no GC"
-        self.status_tokens.setText(tokens)
-        problems: list[Problem] = session.all_problems
-        self.status_problems.setText(f"⚠ {count(len(problems), 'warning')}" if problems else "")
-        self.status_problems.setToolTip("\n".join(str(p) for p in problems))
+        if self.session is not None:
+            self._update_title()
+            self.status_line.show_session(self.session)
 
     # -- user actions ----------------------------------------------------------------------------
 
