@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from app.busy import opening
 from app.live_session import LiveSession
+from app.looks import Looks
 from app.recent import RecentSessions
 from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
@@ -32,7 +33,6 @@ from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import get_tokenizer
 from ui.main_window import MainWindow
-from ui.palettes import apply_appearance
 from ui.workers import LatestWork
 
 
@@ -50,7 +50,6 @@ class Controller(QObject):
         self.window.openRequested.connect(lambda path: self.open(Path(path)))
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
-        self.window.appearanceRequested.connect(self.set_appearance)
         self.window.composer.published.connect(self._published)
         self.window.review_pane.carryOut.connect(self.carry_out)
         self.window.review_pane.pasted.connect(self.paste)
@@ -76,9 +75,7 @@ class Controller(QObject):
         self._ping_timer.timeout.connect(self.refresh_reviews)
         self._ping_timer.start()
         self.window.set_tokenizer(settings.tokenizer)
-        self.window.set_appearance(settings.appearance)
-        if settings.appearance != "system":  # the desktop's palette is the one Qt starts with
-            self._apply_appearance(settings.appearance)
+        self.looks = Looks(settings, self.window, self)  # appearance and text size
         self.recent = RecentSessions(settings, self.window, self)
 
     def _pick(self, folder: Path, session_id: str | None) -> Path | None:
@@ -168,17 +165,6 @@ class Controller(QObject):
         self.window.set_tokenizer(name)
         if self.live is not None:
             self.live.set_tokenizer(get_tokenizer(name))
-
-    def set_appearance(self, name: str) -> None:
-        """View ▸ Appearance: kept for the next run, applied to the whole application."""
-        self.settings.appearance = name
-        self.window.set_appearance(name)
-        self._apply_appearance(name)
-
-    def _apply_appearance(self, name: str) -> None:
-        app = QGuiApplication.instance()
-        if isinstance(app, QGuiApplication):
-            apply_appearance(app, name)
 
     def _error(self, message: str) -> None:
         if self.headless:

@@ -1,4 +1,5 @@
-"""What the app remembers between runs (QSettings): layout, recent sessions, tokenizer, appearance."""
+"""What the app remembers between runs (QSettings): layout, recent sessions, tokenizer, appearance
+and text size."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from models.text.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES
-from ui.palettes import APPEARANCES
+from ui.appearance import APPEARANCES, TEXT_SCALES
 
 ORGANIZATION = "LeadConsole"
 APPLICATION = "lead-console"
@@ -48,6 +49,19 @@ class AppSettings:
     @appearance.setter
     def appearance(self, name: str) -> None:
         self.q.setValue("appearance", name)
+
+    @property
+    def text_scale(self) -> int:
+        """The text size in percent of the desktop's (one of ``TEXT_SCALES``): View ▸ Larger Text."""
+        try:
+            value = int(str(self.q.value("text_scale", 100)))
+        except ValueError:
+            return 100
+        return value if value in TEXT_SCALES else 100
+
+    @text_scale.setter
+    def text_scale(self, percent: int) -> None:
+        self.q.setValue("text_scale", percent)
 
     @property
     def ack_timeout_min(self) -> int:

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 from app.controller import Controller  # noqa: E402
 from app.demo import copy_demo  # noqa: E402
 from app.settings import AppSettings  # noqa: E402
-from ui.palettes import apply_appearance  # noqa: E402
+from ui.appearance import apply_appearance  # noqa: E402
 
 OUT = ROOT / "resources" / "screenshots"
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
     from pytestqt.qtbot import QtBot
 
     from app.controller import Controller
@@ -46,16 +47,18 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
 
 @pytest.fixture(autouse=True)
-def _desktop_palette() -> Iterator[None]:
-    """Each test starts with the platform's palette: View ▸ Appearance (which the smoke tests
-    choose too) sets the application's, which outlives the window."""
-    yield
-    from PySide6.QtGui import QGuiApplication, QPalette
+def _desktop_looks(qapp: QApplication) -> Iterator[None]:
+    """Each test starts with the platform's palette and font: View ▸ Appearance and Larger
+    Text (which the smoke tests choose too) set the application's, which outlive the window."""
+    from PySide6.QtGui import QFont, QPalette
 
-    app = QGuiApplication.instance()
-    if isinstance(app, QGuiApplication) and app.palette().resolveMask():
-        app.styleHints().unsetColorScheme()
-        app.setPalette(QPalette())
+    font = QFont(qapp.font())
+    yield
+    if qapp.palette().resolveMask():
+        qapp.styleHints().unsetColorScheme()
+        qapp.setPalette(QPalette())
+    if qapp.font() != font:
+        qapp.setFont(font)
 
 
 @pytest.fixture

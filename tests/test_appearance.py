@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QMenu, QStyleFactory, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
+from app.demo import copy_session
 from app.settings import AppSettings
-from ui.palettes import dark_palette, is_dark, light_palette
+from conftest import drop_two_replies, settle_reviews
+from ui.appearance import dark_palette, is_dark, light_palette
 from ui.strips import error_tone
 from ui.tones import TEXT_CONTRAST, contrast, tones
 
@@ -155,4 +157,76 @@ def test_every_widget_of_the_window_takes_the_dark_palette(qtbot: QtBot, tmp_pat
     qtbot.waitUntil(loss.isVisible)
     assert loss.styleSheet() == f"QLabel {{ {error_tone(tones())} }}"
     assert is_dark(loss.palette())
+    controller.close()
+
+
+def _size_key(qtbot: QtBot, controller: Controller, key: Qt.Key) -> None:
+    window = controller.window
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)
+
+
+def test_larger_text_from_the_keyboard_resizes_every_pane_and_stays(
+    qtbot: QtBot, tmp_path: Path, app: QApplication
+) -> None:
+    """Ctrl++ twice: the text 120% of the desktop's everywhere, the tables' rows as tall as
+    the new font needs and their columns fitted again to it (the sample-sized number
+    columns too); the size holds for the next run; Ctrl+0 gives the desktop's back, and
+    Ctrl+- stops at 80%."""
+    desktop_font = QFont(app.font())
+    desktop = desktop_font.pointSizeF()
+    controller = _controller(qtbot, tmp_path / "s.ini")
+    assert controller.open(copy_session(None, tmp_path / "demo"))
+    drop_two_replies(controller.live.session.folder / "messages" / "inbox")  # type: ignore[union-attr]
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+    window = controller.window
+    for _ in range(2):
+        _size_key(qtbot, controller, Qt.Key.Key_Plus)
+    assert app.font().pointSizeF() == pytest.approx(desktop * 1.2)
+    assert controller.settings.text_scale == 120
+    assert window.statusBar().currentMessage() == "Text size 120%"
+    qtbot.waitUntil(lambda: window.gc_view.font().pointSizeF() == pytest.approx(desktop * 1.2))
+    unscaled = [
+        f"{type(w).__name__} {w.objectName()}"
+        for w in window.findChildren(QWidget)
+        if w.isVisible() and w.font().pointSizeF() != pytest.approx(desktop * 1.2)
+    ]
+    assert unscaled == []
+    table = window.teammate_view
+    assert table.verticalHeader().defaultSectionSize() == table.fontMetrics().height() + 8
+    tokens = window.gc_view.header().sectionSize(1)
+    assert tokens == window.gc_view.fontMetrics().horizontalAdvance("000,000") + 24
+    window.inbox_dock.raise_()
+    inbox = window.review_pane.view
+    qtbot.waitUntil(inbox.isVisible)
+    header = inbox.horizontalHeader()
+    header.setResizeContentsPrecision(-1)  # Qt's own fitting of every row: the reference
+    qtbot.waitUntil(lambda: header.sectionSize(0) == max(header.sectionSizeHint(0), inbox.sizeHintForColumn(0)))
+    controller.settings.sync()
+    controller.close()
+
+    app.setFont(desktop_font)  # as a new process starts, with the desktop's font
+    second = _controller(qtbot, tmp_path / "s.ini")
+    assert app.font().pointSizeF() == pytest.approx(desktop * 1.2)
+    _size_key(qtbot, second, Qt.Key.Key_0)
+    assert app.font().pointSizeF() == pytest.approx(desktop)
+    for _ in range(5):
+        _size_key(qtbot, second, Qt.Key.Key_Minus)
+    assert second.settings.text_scale == 80
+    assert app.font().pointSizeF() == pytest.approx(desktop * 0.8)
+    second.close()
+
+
+def test_a_strip_hidden_during_a_size_change_shows_in_the_new_size(qtbot: QtBot, tmp_path: Path) -> None:
+    """A label under a style sheet kept the font size it was first drawn with: the memory
+    pane's loss strip, hidden while the Lead chose Larger Text, showed at the old size."""
+    controller = _controller(qtbot, tmp_path / "s.ini")
+    _size_key(qtbot, controller, Qt.Key.Key_Plus)
+    loss = controller.window.memory_pane.loss_label
+    assert not loss.isVisible()
+    controller.window.memory_pane.loss_box.show()
+    qtbot.waitUntil(loss.isVisible)
+    assert loss.font().pointSizeF() == pytest.approx(QApplication.font().pointSizeF())
     controller.close()

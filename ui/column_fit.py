@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF, QTextLayout
 from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
 
@@ -76,7 +76,14 @@ class ColumnFit(QObject):
             model.dataChanged,
         ):
             signal.connect(self.fit_soon)
+        view.installEventFilter(self)  # a new font (View ▸ Larger Text) changes every width
         self.fit_soon()  # an empty table too: its columns as wide as their titles
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Fit again after the table's font changed; every event goes on."""
+        if event.type() == QEvent.Type.FontChange:
+            self.fit_soon()
+        return False
 
     def fit_soon(self) -> None:
         """Fit in a moment, once for all the signals of one change."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -48,7 +48,8 @@ class MainWindow(WindowMenus):
     reloadRequested = Signal()
     deliverRequested = Signal()  # deliver updates not yet in the linked team's inboxes
     tokenizerRequested = Signal(str)
-    appearanceRequested = Signal(str)  # "system", "light" or "dark" (``ui.palettes``)
+    appearanceRequested = Signal(str)  # "system", "light" or "dark" (``ui.appearance``)
+    textSizeRequested = Signal(int)  # a step larger (1), smaller (-1), or the desktop's size (0)
     viewUpdated = Signal(set)  # parts shown anew, after the models synced
     sectionSelected = Signal(str)  # the § reference (without §), "" for none
 
@@ -84,9 +85,9 @@ class MainWindow(WindowMenus):
         self.preview_title = plain_label("Select a section")
         self.preview_title.setWordWrap(True)  # a long heading wraps instead of widening the window
         self.preview_title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = self.preview_title.font()
-        font.setBold(True)
-        self.preview_title.setFont(font)
+        bold = QFont()  # only the weight set: the size follows the window's (View ▸ Larger Text)
+        bold.setBold(True)
+        self.preview_title.setFont(bold)
         self.preview = MarkdownView()
         self.composer = ComposerPane()
         self.central_tabs = QTabWidget()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractItemModel, QEvent, Qt, QUrl
+from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -303,7 +303,7 @@ def table_view(model: QAbstractItemModel, texts: Texts | None = None, stretch: i
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.setTabKeyNavigation(False)  # rows are chosen, not cells: Tab goes on to the next control
     view.verticalHeader().hide()
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    follow_font(view, lambda: view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8))
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
     if texts is not None:
@@ -311,6 +311,28 @@ def table_view(model: QAbstractItemModel, texts: Texts | None = None, stretch: i
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
     return view
+
+
+class _FontFollower(QObject):
+    """Calls ``react`` after each change of ``widget``'s font (View ▸ Larger Text)."""
+
+    def __init__(self, widget: QWidget, react: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self._react = react
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """React to the font's change; every event goes on."""
+        if event.type() == QEvent.Type.FontChange:
+            self._react()
+        return False
+
+
+def follow_font(widget: QWidget, react: Callable[[], None]) -> None:
+    """Run ``react`` now and whenever ``widget``'s font changes: sizes measured from a font
+    (row heights, columns sized from sample text) would keep the old font's otherwise."""
+    _FontFollower(widget, react)
+    react()
 
 
 def number_columns(view: QTreeView, samples: dict[int, str]) -> None:
@@ -322,9 +344,14 @@ def number_columns(view: QTreeView, samples: dict[int, str]) -> None:
     header = view.header()
     header.setStretchLastSection(False)
     header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    for number, sample in samples.items():
+    for number in samples:
         header.setSectionResizeMode(number, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(number, view.fontMetrics().horizontalAdvance(sample) + 24)
+
+    def fit() -> None:
+        for number, sample in samples.items():
+            header.resizeSection(number, view.fontMetrics().horizontalAdvance(sample) + 24)
+
+    follow_font(view, fit)
 
 
 def short_time(timestamp: str | None) -> str:

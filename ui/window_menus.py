@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QTabWidget, QWidget
 
 from models.text.tokens import TOKENIZER_NAMES
-from ui.palettes import APPEARANCE_NAMES, APPEARANCES
+from ui.appearance import APPEARANCE_NAMES, APPEARANCES
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -36,6 +36,7 @@ class WindowMenus(QMainWindow):
     deliverRequested: SignalInstance
     tokenizerRequested: SignalInstance
     appearanceRequested: SignalInstance
+    textSizeRequested: SignalInstance
 
     if TYPE_CHECKING:  # the window's own methods, for the type checker only
 
@@ -109,6 +110,14 @@ class WindowMenus(QMainWindow):
             self.appearance_group.addAction(action)
             appearance_menu.addAction(action)
         self.appearance_group.triggered.connect(lambda a: self.appearanceRequested.emit(a.data()))
+        for size_text, sequence, step in (
+            ("&Larger Text", QKeySequence(QKeySequence.StandardKey.ZoomIn), 1),
+            ("&Smaller Text", QKeySequence(QKeySequence.StandardKey.ZoomOut), -1),
+            ("&Normal Text Size", QKeySequence("Ctrl+0"), 0),
+        ):
+            size = QAction(size_text, self, shortcut=sequence)
+            size.triggered.connect(lambda _=False, n=step: self.textSizeRequested.emit(n))
+            view_menu.addAction(size)
 
         token_menu = self.menuBar().addMenu("&Tokens")
         self.tokenizer_group = QActionGroup(self)

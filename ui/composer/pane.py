@@ -77,9 +77,9 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
     def _build(self) -> None:
         self.header = plain_label("No session")
         self.header.setWordWrap(True)
-        font = self.header.font()
-        font.setBold(True)
-        self.header.setFont(font)
+        bold = QFont()  # only the weight set: the size follows the window's (View ▸ Larger Text)
+        bold.setBold(True)
+        self.header.setFont(bold)
         self.banner = ProblemBanner()
 
         self.section_editor = SectionEditor()

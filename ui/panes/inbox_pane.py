@@ -27,7 +27,17 @@ from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
 from ui.strips import ProblemBanner
 from ui.tones import tones
-from ui.widgets import button, button_bar, column, count, needing_attention, plain_label, short_time, table_view
+from ui.widgets import (
+    button,
+    button_bar,
+    column,
+    count,
+    follow_font,
+    needing_attention,
+    plain_label,
+    short_time,
+    table_view,
+)
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 
@@ -121,7 +131,8 @@ class ReviewPane(QWidget):
         self.raw.setReadOnly(True)
         self.raw.setFont(QFont("Monospace"))
         self.raw.setPlaceholderText("The selected message, as it was received")
-        self.raw.setMinimumHeight(self.raw.fontMetrics().height() * 2 + 12)  # the list keeps the height
+        # Two lines high at least, the list keeping the rest; in the font's size of the moment.
+        follow_font(self.raw, lambda: self.raw.setMinimumHeight(self.raw.fontMetrics().height() * 2 + 12))
         # Their keys are the window's (Session menu), so that they work from any pane.
         self.carry_button = button("Carry out", self._carry, None, self, "Carry out the selected message (Ctrl+Return)")
         buttons = button_bar(

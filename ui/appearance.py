@@ -1,4 +1,5 @@
-"""The light and dark palettes the Lead can choose in View ▸ Appearance.
+"""How the window looks, as the Lead chooses in the View menu: light or dark (Appearance), and
+the text size (Larger Text, Smaller Text).
 
 Qt asks the desktop for its colour scheme where the desktop says (``QStyleHints``); on one that
 does not (a bare X11 window manager, most remote sessions) the app sets a palette of its own.
@@ -10,11 +11,14 @@ that a greyed button reads as greyed in both.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from ui.tones import luminance, mix, readable
 
 APPEARANCES = ("system", "light", "dark")
+#: Text sizes in percent of the desktop's: a step each for Larger Text and Smaller Text. At the
+#: largest, every pane still fits a 1366×768 screen.
+TEXT_SCALES = (80, 90, 100, 110, 120, 135, 150)
 APPEARANCE_NAMES = {"system": "&Follow the Desktop", "light": "&Light", "dark": "&Dark"}
 
 _R = QPalette.ColorRole
@@ -111,3 +115,22 @@ def apply_appearance(app: QGuiApplication, choice: str) -> None:
     app.setPalette(QPalette())  # what the desktop gives for the scheme asked, if it gives one
     if is_dark(app.palette()) != dark:
         app.setPalette(dark_palette() if dark else light_palette())
+
+
+def next_text_scale(now: int, step: int) -> int:
+    """The size ``step`` steps from ``now`` (0: the desktop's), kept within ``TEXT_SCALES``."""
+    if step == 0:
+        return 100
+    at = min(range(len(TEXT_SCALES)), key=lambda n: abs(TEXT_SCALES[n] - now))
+    return TEXT_SCALES[max(0, min(len(TEXT_SCALES) - 1, at + step))]
+
+
+def apply_text_scale(app: QGuiApplication, desktop: QFont, percent: int) -> None:
+    """Give ``app`` the desktop's font at ``percent`` of its size; every widget that does not
+    set a size of its own follows (the editors' monospace family keeps its family)."""
+    font = QFont(desktop)
+    if desktop.pointSizeF() > 0:
+        font.setPointSizeF(desktop.pointSizeF() * percent / 100)
+    else:  # a desktop font given in pixels
+        font.setPixelSize(max(1, round(desktop.pixelSize() * percent / 100)))
+    app.setFont(font)
