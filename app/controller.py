@@ -46,6 +46,7 @@ class Controller(QObject):
         self.settings = settings
         self.headless = headless
         self.live: LiveSession | None = None
+        self.looks = Looks(settings, self)  # the View menu's appearance and text size, saved
         self.window = MainWindow(settings.q)
         self.window.openRequested.connect(lambda path: self.open(Path(path)))
         self.window.reloadRequested.connect(self.reload)
@@ -75,7 +76,7 @@ class Controller(QObject):
         self._ping_timer.timeout.connect(self.refresh_reviews)
         self._ping_timer.start()
         self.window.set_tokenizer(settings.tokenizer)
-        self.looks = Looks(settings, self.window, self)  # appearance and text size
+        self.looks.attach(self.window)
         self.recent = RecentSessions(settings, self.window, self)
 
     def _pick(self, folder: Path, session_id: str | None) -> Path | None:

@@ -13,26 +13,33 @@ from ui.main_window import MainWindow
 
 
 class Looks(QObject):
-    """Applies the saved looks at start and each choice of the View menu's."""
+    """Applies the saved looks at start, before the window is made (a dock takes its title's
+    font when made), then each choice of the window's View menu (``attach``)."""
 
-    def __init__(self, settings: AppSettings, window: MainWindow, parent: QObject | None = None) -> None:
+    window: MainWindow | None = None
+
+    def __init__(self, settings: AppSettings, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
-        self.window = window
         self._desktop_font = QFont(QGuiApplication.font())  # what the text sizes scale
-        window.appearanceRequested.connect(self.set_appearance)
-        window.textSizeRequested.connect(self.step_text_size)
-        window.set_appearance(settings.appearance)
         app = self._app()
         if app is not None and settings.appearance != "system":  # Qt starts with the desktop's
             apply_appearance(app, settings.appearance)
         if app is not None and settings.text_scale != 100:
             apply_text_scale(app, self._desktop_font, settings.text_scale)
 
+    def attach(self, window: MainWindow) -> None:
+        """Follow ``window``'s View menu, its appearance items checked as saved."""
+        self.window = window
+        window.appearanceRequested.connect(self.set_appearance)
+        window.textSizeRequested.connect(self.step_text_size)
+        window.set_appearance(self.settings.appearance)
+
     def set_appearance(self, name: str) -> None:
         """View ▸ Appearance."""
         self.settings.appearance = name
-        self.window.set_appearance(name)
+        if self.window is not None:
+            self.window.set_appearance(name)
         app = self._app()
         if app is not None:
             apply_appearance(app, name)
@@ -44,7 +51,8 @@ class Looks(QObject):
         app = self._app()
         if app is not None:
             apply_text_scale(app, self._desktop_font, percent)
-        self.window.statusBar().showMessage(f"Text size {percent}%", 3000)
+        if self.window is not None:
+            self.window.statusBar().showMessage(f"Text size {percent}%", 3000)
 
     @staticmethod
     def _app() -> QGuiApplication | None:
