@@ -199,6 +199,15 @@ class TeamMemory:
         starts = self.utf8_offsets()
         return source.decoded_span(starts[k], None if last else starts[k + 1])
 
+    def written(self, section: MemorySection, entry: MemoryEntry | None = None) -> str:
+        """``section``'s lines as the file holds them, or only ``entry``'s (its bullet, markers
+        and continuation lines): what the Lead copies to hand to an agent."""
+        k = next(n for n, s in enumerate(self.sections) if s is section)
+        text = self.section_text(k)
+        if entry is None:
+            return text
+        return "".join(text.splitlines(keepends=True)[entry.first : entry.stop])
+
     def same_text(self, other: TeamMemory) -> bool:
         """Whether ``other`` holds the same text, compared without decoding where both were
         read from bytes."""

@@ -8,7 +8,7 @@ Restore button.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -112,6 +112,14 @@ class MemoryPane(QWidget):
             self.access_label,
         )
         self.memory_view.selectionModel().currentChanged.connect(self._show_access)
+        # Ctrl+C and the right-click menu copy the rows as the file holds them: Qt's own copy
+        # took the current row's first line, without its tag or continuation lines.
+        copy = QAction("Copy as written", self.memory_view)
+        copy.setShortcut(QKeySequence(QKeySequence.StandardKey.Copy))
+        copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy.triggered.connect(self.copy_selected)
+        self.memory_view.addAction(copy)
+        self.memory_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         stack(self, bar, actions, self.memory_banner, self.loss_box, self.memory_view)
         self._apply_filter()
 
@@ -268,14 +276,40 @@ class MemoryPane(QWidget):
         else:
             self.memory_actions.add_entry(role, tag, text.strip())
 
+    def selected_rows(self) -> list[QModelIndex]:
+        return self.memory_view.selectionModel().selectedRows(0)
+
     def selected_entries(self) -> list[tuple[str, MemoryEntry]]:
         chosen = []
-        for index in self.memory_view.selectionModel().selectedRows(0):
+        for index in self.selected_rows():
             payload = self.memory_model.data(index, PAYLOAD_ROLE)
             parent = self.memory_model.data(index.parent(), PAYLOAD_ROLE)
             if isinstance(payload, MemoryEntry) and isinstance(parent, MemorySection):
                 chosen.append((parent.header, payload))
         return chosen
+
+    def copy_selected(self) -> str:
+        """Put the selected sections and entries on the clipboard in file order, as written (a
+        section's entries go with it); return what was copied."""
+        memory = self.session.memory if self.session else None
+        if memory is None:
+            return ""
+        order = {id(section): n for n, section in enumerate(memory.sections)}
+        model = self.memory_model
+        rows = [(model.data(i, PAYLOAD_ROLE), model.data(i.parent(), PAYLOAD_ROLE)) for i in self.selected_rows()]
+        whole = {id(payload) for payload, _ in rows if isinstance(payload, MemorySection)}
+        parts: list[tuple[int, int, str]] = []
+        for payload, parent in rows:
+            if isinstance(payload, MemorySection) and id(payload) in order:
+                parts.append((order[id(payload)], -1, memory.written(payload)))
+            elif isinstance(payload, MemoryEntry) and isinstance(parent, MemorySection) and id(parent) in order:
+                if id(parent) in whole:
+                    continue  # its section is copied whole
+                parts.append((order[id(parent)], payload.first, memory.written(parent, payload)))
+        text = "".join(part for _, _, part in sorted(parts, key=lambda p: p[:2]))
+        if text:
+            QGuiApplication.clipboard().setText(text)
+        return text
 
     def archive_selected(self) -> None:
         chosen = self.selected_entries()
