@@ -44,9 +44,9 @@ def resolve_session(path: str, session_id: str | None) -> Path:
 
 
 def read_file(path: str) -> TextFile:
+    """Read a file the user named, turning the usual failures into one clear line."""
     from models.text.textfile import read_text
 
-    """Read a file the user named, turning the usual failures into one clear line."""
     try:
         loaded = read_text(Path(path))
     except FileNotFoundError:

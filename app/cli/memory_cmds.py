@@ -1,5 +1,5 @@
-"""``memory add``, ``check``, ``archive``, ``replace``, ``prune`` and ``restore``: TEAM-MEMORY
-from the command line, with the memory pane's own edits and checked writes."""
+"""``memory show``, ``add``, ``check``, ``archive``, ``replace``, ``prune`` and ``restore``:
+TEAM-MEMORY from the command line, with the memory pane's own filter, edits and checked writes."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from models.memory.skeleton import create_with_entry
 from models.session.folder import open_session
 from models.session.memory_entries import TAGS
 from models.session.memory_parse import parse_memory
+from models.session.roles import role_key
+from models.session.team_memory import MemoryQuery
 from models.text.textfile import read_text
 from models.text.tokens import get_tokenizer
 from models.text.wording import counted
@@ -43,6 +45,47 @@ def cmd_memory_add(args: argparse.Namespace) -> int:
     print(f"added to ## {args.role} in {path}{note}", file=sys.stderr)
     if result.warning:
         print(f"lead-console: {result.warning}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_memory_show(args: argparse.Namespace) -> int:
+    """The entries the memory pane shows for a role, a tag, a search and the archived toggle,
+    as the file holds them (what the pane's Copy gives), each under its section's heading."""
+    folder = resolve_session(args.folder, args.session)
+    memory_file = read_file(str(folder / "TEAM-MEMORY.md"))
+    for problem in memory_file.problems:
+        print(f"lead-console: {problem}", file=sys.stderr)
+    memory = parse_memory(memory_file.text)
+    tag = next((known for known in TAGS if args.tag and known.lower() == args.tag.lower()), args.tag)
+    query = MemoryQuery(tag, args.search or "", not args.no_archived)
+    rows: list[dict[str, object]] = []
+    lines: list[str] = []
+    for section in memory.sections:
+        if args.role is not None and role_key(section.role) != role_key(args.role):
+            continue
+        shown = [entry for entry in section.entries if query.matches(entry)]
+        if shown:
+            lines.append(memory.written(section).splitlines(keepends=True)[0])
+        for entry in shown:
+            written = memory.written(section, entry)
+            lines.append(written if written.endswith("\n") else written + "\n")
+            rows.append(
+                {
+                    "section": section.header,
+                    "role": section.role,
+                    "line": section.span_of(entry)[0] + 1,
+                    "tag": entry.tag,
+                    "archived": entry.archived,
+                    "text": entry.text,
+                    "written": written,
+                }
+            )
+    if args.json:
+        print(json.dumps({"entries": rows}, ensure_ascii=False, indent=2))
+    elif lines:
+        sys.stdout.write("".join(lines))
+    else:
+        print("no entry matches", file=sys.stderr)
     return EXIT_OK
 
 
@@ -135,8 +178,17 @@ def cmd_memory_restore(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this group's subcommands."""
-    memory = sub.add_parser("memory", help="TEAM-MEMORY: add, archive, replace, prune, restore; or check the file")
+    memory = sub.add_parser(
+        "memory", help="TEAM-MEMORY: show entries; add, archive, replace, prune, restore; or check the file"
+    )
     memory_sub = memory.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
+    show = memory_sub.add_parser("show", help="the entries a role, tag or search picks, as the file holds them")
+    session_args(show)
+    show.add_argument("role", nargs="?", help="one section: Lead, Meta or a role id (any case)")
+    show.add_argument("--tag", help="entries with this tag only (ADR-001's seven, or any other the file uses)")
+    show.add_argument("--search", help="entries whose text holds this (any case)")
+    show.add_argument("--no-archived", action="store_true", help="leave out entries marked [ARCHIVED]")
+    show.set_defaults(func=cmd_memory_show)
     add = memory_sub.add_parser("add", help="add an entry to a role's section (section-anchored, checked)")
     session_args(add, json_output=False)
     add.add_argument("--role", required=True, help="the section: Lead or a role id (relay roles are marked)")
