@@ -122,6 +122,7 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["plan", str(s), "--new", str(s / "global-context.md")], True),
     (lambda s, t: ["savings", str(s)], True),
     (lambda s, t: ["memory", "check", str(s), "--json"], True),
+    (lambda s, t: ["memory", "show", str(s), "--search", "the", "--json"], True),
     (lambda s, t: ["delta", str(DEMO / "gc-history" / "GC-v5.md"), str(s / "global-context.md")], True),
     (lambda s, t: ["apply", str(s / "global-context.md"), str(t / "delta.txt"), "-o", str(t / "out.md")], False),
     (lambda s, t: ["ack", str(s / "TEAM-MEMORY.md"), "--session", str(s)], True),
