@@ -68,4 +68,4 @@ def test_memory_show_of_a_session_without_the_file_says_so_in_one_line(
     assert not (folder / "TEAM-MEMORY.md").exists()
     code, out, err = run_cli(capsys, "memory", "show", str(folder))
     assert code == 2 and out == ""
-    assert err == f"lead-console: {folder / 'TEAM-MEMORY.md'}: no such file\n"
+    assert err == f"lead-console: {folder.resolve() / 'TEAM-MEMORY.md'}: no such file\n"  # the folder as resolved
