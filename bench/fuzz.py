@@ -118,6 +118,7 @@ def damage_at(path: Path, damage: Callable[[Path], None]) -> None:
 COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["inspect", str(s), "--json"], True),
     (lambda s, t: ["teammate", str(s), "--json"], True),
+    (lambda s, t: ["section", str(s), "§Scope", "--json"], True),
     (lambda s, t: ["plan", str(s), "--json"], True),
     (lambda s, t: ["plan", str(s), "--new", str(s / "global-context.md")], True),
     (lambda s, t: ["savings", str(s)], True),

@@ -1,4 +1,5 @@
-"""``inspect``: what a session folder holds, as the window shows it."""
+"""``inspect``, ``section``, ``teammate``, ``baseline`` and ``gate``: what a session folder holds, as
+the window shows it, and the Lead's lifecycle steps."""
 
 from __future__ import annotations
 
@@ -98,12 +99,48 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_section(args: argparse.Namespace) -> int:
+    """A section of the GC (with its subsections) or an item, as the file holds it: what the
+    section tree's Copy gives, and what the window previews."""
+    from models.publish.composer import missing_gc
+    from models.session.refs import plain_safe, quote
+
+    session = load_session(args)
+    gc = session.gc
+    if gc is None:
+        raise UsageError(missing_gc(session) or "no GC")
+    found = gc.resolve(args.ref)
+    if found is None:
+        raise UsageError(f"§{args.ref.strip().lstrip('§')}: no such section or item in the GC")
+    text = gc.written(found)
+    if args.json:
+        section, item = found.section, found.item
+        data = {
+            "ref": section.ref
+            + ("" if item is None else "." + (item.key if plain_safe(item.key) else quote(item.key))),
+            "title": section.title,
+            "line": (item.line if item is not None else section.line) + 1,
+            "tokens": section.tokens if item is None else session.tokenizer.count(text),
+            "text": text,
+        }
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return EXIT_OK
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this group's subcommands."""
     inspect = sub.add_parser("inspect", help="print a session's GC, teammates, memory and gates")
     session_args(inspect)
     tokenizer_arg(inspect)
     inspect.set_defaults(func=cmd_inspect)
+
+    section = sub.add_parser("section", help="a GC section (with its subsections) or item, as the file holds it")
+    session_args(section)
+    section.add_argument("ref", help="a § reference: §Scope, §Decisions.D-5, §Interface Contracts.Posting API")
+    tokenizer_arg(section)
+    section.set_defaults(func=cmd_section)
 
     teammate = sub.add_parser("teammate", help="teammates' lifecycle states and where they were read; set one")
     session_args(teammate)

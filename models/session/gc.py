@@ -236,6 +236,13 @@ class GlobalContext:
         """0-based line index of a character offset."""
         return bisect.bisect_right(self.line_starts, offset) - 1
 
+    def written(self, found: Resolved) -> str:
+        """What a § reference names, as the file holds it: the section with its subsections,
+        or the item's lines."""
+        if found.item is not None:
+            return self.text[found.item.start : found.item.end]
+        return self.text[found.section.start : found.section.end]
+
     def resolve(self, ref: str) -> Resolved | None:
         """Resolve ``§Decisions.D-5``, ``§Scope.in_scope`` or ``§A.B (1.2).key``.
 
