@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import QAbstractItemModel, QModelIndex
     from PySide6.QtWidgets import QApplication
     from pytestqt.qtbot import QtBot
 
@@ -180,3 +181,19 @@ def drop_two_replies(inbox: Path) -> None:
         '      desc: "2,914 manual corrections have no source event"\n  needs_consult: yes\n',
         encoding="utf-8",
     )
+
+
+def model_indexes(model: QAbstractItemModel, every_column: bool = False) -> Iterator[QModelIndex]:
+    """Every row of ``model`` (its first column, or ``every_column``), each parent before its
+    children's turn comes, rows a model makes when asked made first."""
+    from PySide6.QtCore import QModelIndex
+
+    pending = [QModelIndex()]
+    while pending:
+        parent = pending.pop()
+        while model.canFetchMore(parent):
+            model.fetchMore(parent)
+        for row in range(model.rowCount(parent)):
+            for column in range(model.columnCount(parent) if every_column else 1):
+                yield model.index(row, column, parent)
+            pending.append(model.index(row, 0, parent))

@@ -17,22 +17,13 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, shown_controller
+from conftest import DEMO, REAL_SESSIONS, copy_session, model_indexes, run_cli, shown_controller
 
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if (p / "global-context.md").is_file())]
 
 
 def _rows(controller: Controller) -> list[QModelIndex]:
-    model, found = controller.window.gc_model, []
-    pending = [QModelIndex()]
-    while pending:
-        parent = pending.pop()
-        while model.canFetchMore(parent):
-            model.fetchMore(parent)
-        for row in range(model.rowCount(parent)):
-            found.append(model.index(row, 0, parent))
-            pending.append(model.index(row, 0, parent))
-    return found
+    return list(model_indexes(controller.window.gc_model))
 
 
 @pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QStyleFactory
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, SHARED, copy_session, settle_reviews, shown_controller
+from conftest import DEMO, REAL_SESSIONS, SHARED, copy_session, model_indexes, settle_reviews, shown_controller
 from models.text.problems import Problem
 from ui.strips import ProblemBanner, TonedLabel, over_limit_tone
 from ui.tones import TEXT_CONTRAST, contrast, readable, tones, tones_for
@@ -144,16 +144,7 @@ def test_every_tone_reads_where_it_is_drawn(name: str) -> None:
 
 
 def _indexes(view: QAbstractItemView) -> Iterator[QModelIndex]:
-    model = view.model()
-    pending = [QModelIndex()]
-    while pending:
-        parent = pending.pop()
-        while model.canFetchMore(parent):
-            model.fetchMore(parent)
-        for row in range(model.rowCount(parent)):
-            for column in range(model.columnCount(parent)):
-                yield model.index(row, column, parent)
-            pending.append(model.index(row, 0, parent))
+    return model_indexes(view.model(), every_column=True)
 
 
 def _color(value: object) -> QColor | None:
