@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF, QTextLayout
 from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
+
+from ui.font_follow import follow_font
 
 # Rows measured at least, from the top row shown: a table not laid out yet (or out of sight)
 # has no rows on screen to go by, and widths taken from a screenful do not jump on a scroll.
@@ -76,14 +78,9 @@ class ColumnFit(QObject):
             model.dataChanged,
         ):
             signal.connect(self.fit_soon)
-        view.installEventFilter(self)  # a new font (View ▸ Larger Text) changes every width
-        self.fit_soon()  # an empty table too: its columns as wide as their titles
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Fit again after the table's font changed; every event goes on."""
-        if event.type() == QEvent.Type.FontChange:
-            self.fit_soon()
-        return False
+        # Now (an empty table too: its columns as wide as their titles), and after each change
+        # of the font (View ▸ Larger Text), which changes every width.
+        follow_font(view, self.fit_soon)
 
     def fit_soon(self) -> None:
         """Fit in a moment, once for all the signals of one change."""

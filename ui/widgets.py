@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QUrl
+from PySide6.QtCore import QAbstractItemModel, QEvent, Qt, QUrl
 from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from models.text.markdown_html import first_part_end, render_markdown
 from ui.after_paint import AfterPaint
 from ui.column_fit import ColumnFit, Texts
+from ui.font_follow import follow_font
 from ui.tones import Tones, tones
 
 PREVIEW_LIMIT = 20_000  # characters (a whole ordinary GC); rendering a 20,000-line GC takes seconds
@@ -311,28 +312,6 @@ def table_view(model: QAbstractItemModel, texts: Texts | None = None, stretch: i
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
     return view
-
-
-class _FontFollower(QObject):
-    """Calls ``react`` after each change of ``widget``'s font (View ▸ Larger Text)."""
-
-    def __init__(self, widget: QWidget, react: Callable[[], None]) -> None:
-        super().__init__(widget)
-        self._react = react
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """React to the font's change; every event goes on."""
-        if event.type() == QEvent.Type.FontChange:
-            self._react()
-        return False
-
-
-def follow_font(widget: QWidget, react: Callable[[], None]) -> None:
-    """Run ``react`` now and whenever ``widget``'s font changes: sizes measured from a font
-    (row heights, columns sized from sample text) would keep the old font's otherwise."""
-    _FontFollower(widget, react)
-    react()
 
 
 def number_columns(view: QTreeView, samples: dict[int, str]) -> None:

@@ -23,6 +23,7 @@ from models.review.ledger import Handled
 from models.review.rows import action_line, kind_label, summary_line
 from models.review.validation import Review
 from models.text.problems import Problem
+from ui.font_follow import follow_font
 from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import PAYLOAD_ROLE, NodeTreeModel, Spec
 from ui.strips import ProblemBanner
@@ -32,7 +33,6 @@ from ui.widgets import (
     button_bar,
     column,
     count,
-    follow_font,
     needing_attention,
     plain_label,
     short_time,
