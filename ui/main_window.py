@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence
+from PySide6.QtGui import QCloseEvent, QFont
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -37,7 +37,7 @@ from ui.panes.planning_pane import PlanningPane
 from ui.panes.sections_pane import SectionsPane
 from ui.panes.teammates_pane import TeammatesPane
 from ui.status_line import StatusLine
-from ui.widgets import MarkdownView, column, plain_label
+from ui.widgets import MarkdownView, column, plain_label, widget_action
 from ui.window_menus import WindowMenus
 
 
@@ -100,11 +100,8 @@ class MainWindow(WindowMenus):
         self.sections_pane.gc_view.selectionModel().currentChanged.connect(lambda now, _: self._show_section(now))
         self.teammates_pane = TeammatesPane()
         self.teammates_pane.stateShown.connect(lambda text: self.statusBar().showMessage(text, 5000))
-        copy = QAction("Copy this teammate's update message", self.teammates_pane.teammate_view)
-        copy.setShortcut(QKeySequence("Ctrl+Shift+M"))
-        copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        copy.triggered.connect(self._copy_teammate_message)
-        self.teammates_pane.teammate_view.addAction(copy)
+        view = self.teammates_pane.teammate_view
+        widget_action(view, "Copy this teammate's update message", "Ctrl+Shift+M", self._copy_teammate_message)
         self.memory_pane = MemoryPane(self.settings)
         self.gates_pane = GatesPane()
         self.review_pane = ReviewPane()

@@ -6,7 +6,7 @@ import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, Qt, QUrl
-from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QTextDocument
+from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence, QPainter, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -165,6 +165,32 @@ def plain_label(text: str = "") -> QLabel:
     return label
 
 
+def widget_action(
+    widget: QWidget,
+    text: str,
+    keys: QKeySequence | QKeySequence.StandardKey | str | None,
+    run: Callable[[], object],
+    context: Qt.ShortcutContext = Qt.ShortcutContext.WidgetShortcut,
+) -> QAction:
+    """A command of ``widget``: its key works while the focus is in it (a view's Ctrl+C is its
+    own), or in ``context``; a view with ``ActionsContextMenu`` lists it on right-click."""
+    action = QAction(text, widget)
+    if keys is not None:
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(context)
+    action.triggered.connect(run)
+    widget.addAction(action)
+    return action
+
+
+def to_clipboard(text: str) -> str:
+    """Put ``text`` on the clipboard unless it is empty (nothing to copy leaves what was
+    there); return it."""
+    if text:
+        QGuiApplication.clipboard().setText(text)
+    return text
+
+
 def button(
     text: str,
     slot: Callable[..., object],
@@ -182,11 +208,7 @@ def button(
     widget = QPushButton(text)
     widget.clicked.connect(slot)
     if shortcut:
-        action = QAction(owner)
-        action.setShortcut(QKeySequence(shortcut))
-        action.setShortcutContext(context)
-        action.triggered.connect(slot)
-        owner.addAction(action)
+        widget_action(owner, "", shortcut, slot, context)
         native = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
         tip = f"{tip} ({native})" if tip else native
     widget.setToolTip(tip)

@@ -12,7 +12,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QShowEvent, QUndoStack
+from PySide6.QtGui import QAction, QFont, QKeySequence, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -40,7 +40,7 @@ from ui.composer.publish_actions import PublishActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
 from ui.strips import ProblemBanner
-from ui.widgets import button, button_bar, column, plain_label, set_shown, table_view
+from ui.widgets import button, button_bar, column, plain_label, set_shown, table_view, to_clipboard
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
@@ -386,9 +386,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
             return None
         self.catch_up()
         text = self.composer.message_for(role, self.plan)
-        if text is not None:
-            QGuiApplication.clipboard().setText(text)
-        return text
+        return to_clipboard(text) if text is not None else None
 
     def _error(self, message: str) -> None:
         self.last_error = message

@@ -8,7 +8,7 @@ Restore button.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -34,7 +34,7 @@ from ui.item_models import MemoryModel
 from ui.memory_actions import MemoryActions
 from ui.node_model import PAYLOAD_ROLE
 from ui.strips import ProblemBanner, TonedLabel, error_tone, over_limit_tone
-from ui.widgets import button, button_bar, number_columns, plain_label, row, stack
+from ui.widgets import button, button_bar, number_columns, plain_label, row, stack, to_clipboard, widget_action
 
 ALL_TAGS = "All tags"
 
@@ -79,11 +79,7 @@ class MemoryPane(QWidget):
         # From the search, Return goes to the first entry found and Escape clears the search and
         # goes back to the list; the focus would otherwise stay in the box.
         self.search_box.returnPressed.connect(self._to_first_found)
-        leave = QAction(self.search_box)
-        leave.setShortcut(QKeySequence(Qt.Key.Key_Escape))
-        leave.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        leave.triggered.connect(self._leave_search)
-        self.search_box.addAction(leave)
+        widget_action(self.search_box, "Clear the search", QKeySequence(Qt.Key.Key_Escape), self._leave_search)
         self.archived_box.toggled.connect(self._apply_filter)
         self.memory_actions = MemoryActions(self)
         self.memory_actions.confirm = self._confirm_change  # type: ignore[method-assign]
@@ -114,11 +110,7 @@ class MemoryPane(QWidget):
         self.memory_view.selectionModel().currentChanged.connect(self._show_access)
         # Ctrl+C and the right-click menu copy the rows as the file holds them: Qt's own copy
         # took the current row's first line, without its tag or continuation lines.
-        copy = QAction("Copy as written", self.memory_view)
-        copy.setShortcut(QKeySequence(QKeySequence.StandardKey.Copy))
-        copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        copy.triggered.connect(self.copy_selected)
-        self.memory_view.addAction(copy)
+        widget_action(self.memory_view, "Copy as written", QKeySequence.StandardKey.Copy, self.copy_selected)
         self.memory_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         stack(self, bar, actions, self.memory_banner, self.loss_box, self.memory_view)
         self._apply_filter()
@@ -306,10 +298,7 @@ class MemoryPane(QWidget):
                 if id(parent) in whole:
                     continue  # its section is copied whole
                 parts.append((order[id(parent)], payload.first, memory.written(parent, payload)))
-        text = "".join(part for _, _, part in sorted(parts, key=lambda p: p[:2]))
-        if text:
-            QGuiApplication.clipboard().setText(text)
-        return text
+        return to_clipboard("".join(part for _, _, part in sorted(parts, key=lambda p: p[:2])))
 
     def archive_selected(self) -> None:
         chosen = self.selected_entries()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QTreeView, QWidget
 
 from models.session.folder import Session
@@ -13,7 +13,7 @@ from ui.after_paint import AfterPaint
 from ui.gc_tree_model import GcTreeModel
 from ui.node_model import PAYLOAD_ROLE
 from ui.strips import ProblemBanner
-from ui.widgets import number_columns, stack
+from ui.widgets import number_columns, stack, to_clipboard, widget_action
 
 SCREEN_ROWS = 120  # more rows than a tall screen shows of the tree
 
@@ -36,15 +36,8 @@ class SectionsPane(QWidget):
         stack(self, self.gc_banner, self.gc_view)
         # Copy the section as the file holds it (Qt's own copy took its title), or its § reference
         # (for a message to an agent); on the right-click menu too.
-        for text, keys, run in (
-            ("Copy as written", QKeySequence(QKeySequence.StandardKey.Copy), self.copy_section),
-            ("Copy reference (§…)", QKeySequence("Ctrl+Alt+C"), self.copy_reference),
-        ):
-            action = QAction(text, self.gc_view)
-            action.setShortcut(keys)
-            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            action.triggered.connect(run)
-            self.gc_view.addAction(action)
+        widget_action(self.gc_view, "Copy as written", QKeySequence.StandardKey.Copy, self.copy_section)
+        widget_action(self.gc_view, "Copy reference (§…)", "Ctrl+Alt+C", self.copy_reference)
         self.gc_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
 
     def selected_section(self) -> Section | None:
@@ -55,18 +48,12 @@ class SectionsPane(QWidget):
     def copy_section(self) -> str:
         """The selected section, its subsections with it, on the clipboard as written."""
         section, gc = self.selected_section(), self.shown
-        text = gc.written(Resolved(section)) if section is not None and gc is not None else ""
-        if text:
-            QGuiApplication.clipboard().setText(text)
-        return text
+        return to_clipboard(gc.written(Resolved(section)) if section is not None and gc is not None else "")
 
     def copy_reference(self) -> str:
         """The selected section's § reference on the clipboard, as a delta item names it."""
         section = self.selected_section()
-        text = section.ref if section is not None else ""
-        if text:
-            QGuiApplication.clipboard().setText(text)
-        return text
+        return to_clipboard(section.ref if section is not None else "")
 
     def show_gc(self, session: Session, first: bool) -> None:
         """Show the GC; when a write from outside took items away, say which (as TEAM-MEMORY's
