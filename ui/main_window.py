@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QFont
+from PySide6.QtGui import QActionGroup, QCloseEvent, QFont
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -264,12 +264,10 @@ class MainWindow(WindowMenus):
         self.recent_menu.setEnabled(bool(folders))
 
     def set_tokenizer(self, name: str) -> None:
-        for action in self.tokenizer_group.actions():
-            action.setChecked(action.data() == name)
+        _check(self.tokenizer_group, name)
 
     def set_appearance(self, name: str) -> None:
-        for action in self.appearance_group.actions():
-            action.setChecked(action.data() == name)
+        _check(self.appearance_group, name)
 
     # -- showing a session -------------------------------------------------------------------
 
@@ -373,3 +371,9 @@ class MainWindow(WindowMenus):
         folder = QFileDialog.getExistingDirectory(self, "Open a session or project folder", start)
         if folder:
             self.openRequested.emit(folder)
+
+
+def _check(group: QActionGroup, value: str) -> None:
+    """Tick the menu item of ``group`` whose data is ``value`` (the choice saved or made)."""
+    for action in group.actions():
+        action.setChecked(action.data() == value)
