@@ -230,7 +230,7 @@ class Controller(QObject):
         if not isinstance(view, TeamView):
             self._error(f"The Claude Code team could not be read: {view}")
             return
-        self.window.teammate_model.set_team(view.rows)
+        self.window.teammate_model.set_team(view.rows, linked=view.team is not None)
         lost = view.lost()
         inbox = self._lead_inbox_state(view)
         if lost != self.team_lost or inbox != self._lead_inbox_seen:

@@ -52,6 +52,9 @@ class ColumnFit(QObject):
     A change is fitted once, in a queued call: a sync of the model emits several signals, and
     the queued call still runs before the paint that shows the change (Qt posts paints at a
     lower priority), so no frame shows the old widths around the new rows.
+
+    A column the Lead drags to a width of their own keeps it until they double-click its edge
+    (or choose Fit Columns to Their Text): a refit on every change would take it back.
     """
 
     _due = Signal()
@@ -61,13 +64,18 @@ class ColumnFit(QObject):
         self.view = view
         self.texts = texts
         self._pending = False
+        self._fitting = False
+        self.by_hand: set[int] = set()  # columns the Lead sized: not fitted again
         header = view.horizontalHeader()
         last = header.count() - 1
         self.stretch = last if stretch is None else stretch
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(self.stretch == last)
         if self.stretch != last:
             header.setSectionResizeMode(self.stretch, QHeaderView.ResizeMode.Stretch)
+        header.sectionResized.connect(self._resized)
+        # After the view's own answer to the double-click (Qt's fitting of the rows on screen).
+        header.sectionHandleDoubleClicked.connect(self._fit_again)
         self._due.connect(self.fit, Qt.ConnectionType.QueuedConnection)
         model = view.model()
         for signal in (
@@ -81,6 +89,22 @@ class ColumnFit(QObject):
         # Now (an empty table too: its columns as wide as their titles), and after each change
         # of the font (View ▸ Larger Text), which changes every width.
         follow_font(view, self.fit_soon)
+
+    def _resized(self, column: int, old: int, new: int) -> None:
+        """A width not set here is the Lead's: a drag, or Qt's fitting on a double-click (taken
+        back in ``_fit_again``). Hiding or showing a column passes through zero."""
+        if not self._fitting and column != self.stretch and old and new:
+            self.by_hand.add(column)
+
+    def _fit_again(self, column: int) -> None:
+        """A double-click on a column's edge gives it back to the fitting."""
+        self.by_hand.discard(column)
+        self.fit()
+
+    def fit_all(self) -> None:
+        """Every column fitted again, the Lead's widths forgotten."""
+        self.by_hand.clear()
+        self.fit()
 
     def fit_soon(self) -> None:
         """Fit in a moment, once for all the signals of one change."""
@@ -101,11 +125,15 @@ class ColumnFit(QObject):
         # What the item delegate adds around a text (Qt's CT_ItemViewItem), and the grid line.
         margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
         margin += 1 if view.showGrid() else 0
-        for column in range(header.count()):
-            if column == self.stretch:
-                continue
-            texts = {row[column] for row in rows}
-            widest = max((text_width(text, font, metrics) for text in texts if text), default=0)
-            wanted = max(header.sectionSizeHint(column), widest + margin if widest else 0)
-            if header.sectionSize(column) != wanted:
-                header.resizeSection(column, wanted)
+        self._fitting = True
+        try:
+            for column in range(header.count()):
+                if column == self.stretch or column in self.by_hand or header.isSectionHidden(column):
+                    continue
+                texts = {row[column] for row in rows}
+                widest = max((text_width(text, font, metrics) for text in texts if text), default=0)
+                wanted = max(header.sectionSizeHint(column), widest + margin if widest else 0)
+                if header.sectionSize(column) != wanted:
+                    header.resizeSection(column, wanted)
+        finally:
+            self._fitting = False

@@ -98,7 +98,7 @@ class MainWindow(WindowMenus):
     def _build_panes(self) -> None:
         self.sections_pane = SectionsPane()
         self.sections_pane.gc_view.selectionModel().currentChanged.connect(lambda now, _: self._show_section(now))
-        self.teammates_pane = TeammatesPane()
+        self.teammates_pane = TeammatesPane(self.settings)
         self.teammates_pane.stateShown.connect(lambda text: self.statusBar().showMessage(text, 5000))
         view = self.teammates_pane.teammate_view
         widget_action(view, "Copy this teammate's update message", "Ctrl+Shift+M", self._copy_teammate_message)

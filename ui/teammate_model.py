@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from models.claude.status import TeamRow
 from models.session.teammates import Teammate
@@ -26,17 +26,22 @@ class TeammateModel(NodeTreeModel):
         "Last sent",
         "ACK",
         "Status",
+        "Due",
         "Delivery",
         "Context",
         "Compacted",
-        "Due",
         "Member",
         "State",
         "Sources",
     )
     shown_roles = frozenset({DISPLAY, SORT_ROLE, BACKGROUND, FOREGROUND, TOOLTIP})
-    # The key facts first, so that they fit a laptop's width; who the member is comes later.
-    DELIVERY, CONTEXT, COMPACTIONS, DUE, MEMBER = 5, 6, 7, 8, 9
+    # The key facts first, so that they fit a laptop's width (what is due among them: at the
+    # end it was past the pane's edge at 1366 pixels); what a linked team adds comes later.
+    CONFIRMED, SENT, ACK, STATUS, DUE = 1, 2, 3, 4, 5
+    DELIVERY, CONTEXT, COMPACTIONS, MEMBER, STATE, SOURCES = 6, 7, 8, 9, 10, 11
+    TEAM_COLUMNS = (DELIVERY, CONTEXT, COMPACTIONS, MEMBER)  # empty while no team is linked
+
+    linkedChanged = Signal(bool)  # whether a Claude Code team's view fills the team columns
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -44,6 +49,7 @@ class TeammateModel(NodeTreeModel):
         self.acks: dict[str, str] = {}
         self.due: dict[str, str] = {}
         self.team: dict[str, TeamRow] = {}  # a linked Claude Code team's view, per role
+        self.linked = False  # whether a team is linked: without one the team columns say nothing
         # In the session's order, whatever the table is sorted by: rows that sort alike keep it.
         self._rows: list[Spec] = []
         # Each row's texts, per role, made when first asked for since the table last changed.
@@ -61,11 +67,15 @@ class TeammateModel(NodeTreeModel):
         self._texts = {}
         self.sync(self._rows)
 
-    def set_team(self, rows: dict[str, TeamRow]) -> None:
-        """Member, delivery, context and compactions per teammate (from a linked team)."""
+    def set_team(self, rows: dict[str, TeamRow], linked: bool = True) -> None:
+        """Member, delivery, context and compactions per teammate (from the team's view, which
+        has a row per role whether or not a team is ``linked``)."""
         self.team = rows
         self._texts = {}
         self.sync(self._rows)
+        if linked != self.linked:
+            self.linked = linked
+            self.linkedChanged.emit(linked)
 
     def _behind(self, mate: Teammate) -> bool:
         return self.current is not None and mate.confirmed is not None and mate.confirmed < self.current
@@ -103,8 +113,8 @@ class TeammateModel(NodeTreeModel):
             label(mate.sent),
             self.acks.get(mate.role, ""),
             f"{_STATUS_ICONS.get(mate.status or '', '')}{mate.status or ''}",
-            *cells[1:],
             f"⚑ {due}" if due else "",
+            *cells[1:],
             cells[0],
             mate.state if mate.receives else f"{mate.state} (not sent)",
             ", ".join(mate.sources),
@@ -121,14 +131,14 @@ class TeammateModel(NodeTreeModel):
         """Versions as GC-vN; behind or lost teammates are tinted, confirmed-current is green."""
         mate: Teammate = payload
         if role in (DISPLAY, SORT_ROLE):
-            if role == SORT_ROLE and column in (1, 2):
-                version = mate.confirmed if column == 1 else mate.sent
+            if role == SORT_ROLE and column in (self.CONFIRMED, self.SENT):
+                version = mate.confirmed if column == self.CONFIRMED else mate.sent
                 return -1 if version is None else version
             return self.row_texts(mate)[column]
         if role == BACKGROUND:
-            if column == 4 and mate.status in _BAD_STATUSES:
+            if column == self.STATUS and mate.status in _BAD_STATUSES:
                 return tones().bad
-            if column == 4 and mate.status == "CONTEXT_PRESSURE":
+            if column == self.STATUS and mate.status == "CONTEXT_PRESSURE":
                 return tones().warn
             if column == self.DUE and self.due.get(mate.role):
                 return tones().warn
@@ -139,26 +149,27 @@ class TeammateModel(NodeTreeModel):
                 return tones().warn
             if team is not None and column == self.DELIVERY and team.followed and team.followed.delivered_ts is None:
                 return tones().warn
-            if column == 1 and self._behind(mate):
+            if column == self.CONFIRMED and self._behind(mate):
                 return tones().warn
-        if role == FOREGROUND and column == 1 and mate.confirmed is not None and mate.confirmed == self.current:
+        current = mate.confirmed is not None and mate.confirmed == self.current
+        if role == FOREGROUND and column == self.CONFIRMED and current:
             return tones().good
         if role == FOREGROUND and not mate.receives:
             return tones().muted
         if role == TOOLTIP:
-            if column == 1 and self._behind(mate):
+            if column == self.CONFIRMED and self._behind(mate):
                 return f"Confirmed {label(mate.confirmed)}, the GC is at {label(self.current)}"
-            if column == 2 and mate.last_delta is not None:
+            if column == self.SENT and mate.last_delta is not None:
                 d = mate.last_delta
                 when = d.timestamp or "time unknown"
                 return f"Sent {label(d.sent_version)}, {d.delta_size or '?'} tokens, {when}"
             if column in (self.MEMBER, self.DELIVERY, self.CONTEXT, self.COMPACTIONS):
                 which = (self.MEMBER, self.DELIVERY, self.CONTEXT, self.COMPACTIONS).index(column)
                 return team_tooltip(self.team.get(mate.role), which)
-            if column == 10:
+            if column == self.STATE:
                 read = [f.describe() for f in mate.state_facts] or [mate.state_source]
                 return "Newest first:\n" + "\n".join(read) + "\n(right-click to set the state)"
-            if column == 11:
+            if column == self.SOURCES:
                 return "Where this teammate is named: " + ", ".join(mate.sources)
         return None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -13,6 +13,7 @@ from models.session.folder import PLAN_FILE, Session
 from models.session.lifecycle import RECEIVING, STATES, State
 from models.session.teammates import Teammate
 from ui.column_fit import ColumnFit
+from ui.column_menu import ColumnMenu
 from ui.node_model import PAYLOAD_ROLE
 from ui.strips import ProblemBanner
 from ui.teammate_model import TeammateModel
@@ -38,13 +39,22 @@ class TeammatesPane(QWidget):
     memberRequested = Signal(str)  # role: the Lead picks its Claude Code member
     pingRequested = Signal(str)  # role: deliver a reminder to ACK into its member's inbox
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plan_banner = ProblemBanner()
         self.teammate_model = TeammateModel(self)
         # The model sorts its own rows (``NodeTreeModel.sort``), without a proxy between.
         self.teammate_view = table_view(self.teammate_model)
         self.column_fit = ColumnFit(self.teammate_view, self.teammate_model.texts)
+        model = self.teammate_model
+        self.columns = ColumnMenu(
+            self.teammate_view,
+            settings,
+            "teammates/hidden_columns",
+            self.column_fit,
+            idle=lambda c: "with a linked team" if c in model.TEAM_COLUMNS and not model.linked else None,
+        )
+        model.linkedChanged.connect(self.columns.apply)
         self.teammate_view.setSortingEnabled(True)
         self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.teammate_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
