@@ -32,6 +32,7 @@ from models.session.folder import Part
 from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import get_tokenizer
+from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
 from ui.workers import LatestWork
 
@@ -66,6 +67,7 @@ class Controller(QObject):
         self.team.delivered.connect(self._delivered)
         self.team.repliesChanged.connect(self.refresh_reviews)
         self.window.deliverRequested.connect(self.team.deliver_due)
+        self.window.aboutRequested.connect(self._about)
         self.window.teammates_pane.pingRequested.connect(self.team.ping)
         self.window.teammates_pane.memberRequested.connect(self._ask_member)
         self.team_lost: dict[str, tuple[str, str]] = {}
@@ -166,6 +168,11 @@ class Controller(QObject):
         self.window.set_tokenizer(name)
         if self.live is not None:
             self.live.set_tokenizer(get_tokenizer(name))
+
+    def _about(self) -> None:
+        from app.cli.main import installed_version  # looked up when asked for, not at start
+
+        show_about(self.window, installed_version(), self.settings.q.fileName())
 
     def _error(self, message: str) -> None:
         if self.headless:

@@ -50,6 +50,7 @@ class MainWindow(WindowMenus):
     tokenizerRequested = Signal(str)
     appearanceRequested = Signal(str)  # "system", "light" or "dark" (``ui.appearance``)
     textSizeRequested = Signal(int)  # a step larger (1), smaller (-1), or the desktop's size (0)
+    aboutRequested = Signal()  # Help ▸ About: the app knows its installed version
     viewUpdated = Signal(set)  # parts shown anew, after the models synced
     sectionSelected = Signal(str)  # the § reference (without §), "" for none
 

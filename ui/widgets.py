@@ -207,8 +207,8 @@ def button(
     """
     widget = QPushButton(text)
     widget.clicked.connect(slot)
-    if shortcut:
-        widget_action(owner, "", shortcut, slot, context)
+    if shortcut:  # named as the tooltip says it (Help ▸ Keyboard Shortcuts lists it)
+        widget_action(owner, tip or text, shortcut, slot, context)
         native = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
         tip = f"{tip} ({native})" if tip else native
     widget.setToolTip(tip)

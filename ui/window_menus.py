@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QTa
 
 from models.text.tokens import TOKENIZER_NAMES
 from ui.appearance import APPEARANCE_NAMES, APPEARANCES
+from ui.help_dialogs import ShortcutsDialog
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -37,6 +38,7 @@ class WindowMenus(QMainWindow):
     tokenizerRequested: SignalInstance
     appearanceRequested: SignalInstance
     textSizeRequested: SignalInstance
+    aboutRequested: SignalInstance
 
     if TYPE_CHECKING:  # the window's own methods, for the type checker only
 
@@ -67,7 +69,9 @@ class WindowMenus(QMainWindow):
         self.reload_action.triggered.connect(self.reloadRequested)
         file_menu.addAction(self.reload_action)
         file_menu.addSeparator()
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
+        quit_action = QAction("&Quit", self)
+        # The desktop's key for it; Ctrl+Q where it has none (Windows' themes and Qt's offscreen one).
+        quit_action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Quit) or [QKeySequence("Ctrl+Q")])
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
 
@@ -127,6 +131,13 @@ class WindowMenus(QMainWindow):
             self.tokenizer_group.addAction(action)
             token_menu.addAction(action)
         self.tokenizer_group.triggered.connect(lambda a: self.tokenizerRequested.emit(a.data()))
+        help_menu = self.menuBar().addMenu("&Help")
+        shortcuts = QAction("&Keyboard Shortcuts", self, shortcut=QKeySequence(QKeySequence.StandardKey.HelpContents))
+        shortcuts.triggered.connect(self._show_shortcuts)
+        help_menu.addAction(shortcuts)
+        about = QAction("&About Lead Console", self)
+        about.triggered.connect(self.aboutRequested.emit)
+        help_menu.addAction(about)
         # A menu's keys must work with the menu closed and the focus in any pane: the window
         # holds each keyed action too (a hidden menu alone does not make its shortcut active).
         for menu_action in self.menuBar().actions():
@@ -134,6 +145,13 @@ class WindowMenus(QMainWindow):
             for action in menu.actions() if isinstance(menu, QMenu) else []:
                 if not action.shortcut().isEmpty():
                     self.addAction(action)
+
+    def _show_shortcuts(self) -> None:
+        """The keys as the window has them now, in a window-modal dialog that does not block."""
+        dialog = ShortcutsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.filter_box.setFocus()  # taken as the dialog becomes active: type to filter
+        dialog.open()
 
     def focusNextPrevChild(self, next: bool) -> bool:
         """Tab and Shift+Tab as Qt moves them, past the controls of docks behind another

@@ -49,6 +49,28 @@ def _commands(parser: argparse.ArgumentParser) -> list[str]:
     return list(sub.choices)
 
 
+def installed_version() -> str:
+    """The version pip installed (pyproject's), or "unknown" when run from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lead-console")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class _Version(argparse.Action):
+    """``--version``: the package's metadata is looked up only when asked for, so that
+    ``--help`` and the window's start do not pay for it."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"lead-console {installed_version()}")
+        parser.exit()
+
+
 def _build_window_parser(commands: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lead-console",
@@ -59,6 +81,7 @@ def _build_window_parser(commands: list[str]) -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG and exit")
     parser.add_argument("--session", help="session id, when the folder holds several")
     parser.add_argument("--reset-demo", action="store_true", help="copy the demo session afresh")
+    parser.add_argument("--version", action=_Version)
     tokenizer_arg(parser, default=None)  # None: keep the tokenizer chosen in the window
     return parser
 

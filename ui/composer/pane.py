@@ -87,7 +87,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         self.section_editor.typed.connect(self._on_typing)
         self.editor, self.editor_label = self.section_editor.editor, self.section_editor.editor_label
         self.rendered = self.section_editor.rendered
-        focus_items = QAction(self)
+        focus_items = QAction("Go to the delta items", self)
         focus_items.setShortcut(QKeySequence("Ctrl+L"))
         focus_items.triggered.connect(self.items_view_focus)
         self.addAction(focus_items)

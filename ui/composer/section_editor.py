@@ -43,7 +43,7 @@ class SectionEditor(QWidget):
 
     def focus_action(self, owner: QWidget) -> None:
         """Ctrl+E on ``owner`` puts the focus into the editor."""
-        focus = QAction(owner)
+        focus = QAction("Go to the section editor", owner)
         focus.setShortcut(QKeySequence("Ctrl+E"))
         focus.triggered.connect(self.editor.setFocus)
         owner.addAction(focus)

@@ -97,13 +97,13 @@ class MemoryPane(QWidget):
         # The curation buttons work on the file as it is: with no TEAM-MEMORY.md there is
         # nothing to curate (Add… creates one).
         self.curation_buttons = (
-            button("Archive", self.archive_selected, "Ctrl+Shift+X", self, context=window),
+            button("Archive", self.archive_selected, "Ctrl+Shift+X", self, "Archive the selected entries", window),
             button("Archive phase…", self.archive_phase, None, self, context=window),
             button("Replace…", self.replace_teammate, None, self, context=window),
             button("Prune", self.memory_actions.prune, None, self, context=window),
         )
         actions = button_bar(
-            button("Add…", self.add_entry, "Ctrl+Shift+A", self, context=window),
+            button("Add…", self.add_entry, "Ctrl+Shift+A", self, "Add a TEAM-MEMORY entry", window),
             *self.curation_buttons,
             self.access_label,
         )
