@@ -119,6 +119,7 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["inspect", str(s), "--json"], True),
     (lambda s, t: ["teammate", str(s), "--json"], True),
     (lambda s, t: ["section", str(s), "§Scope", "--json"], True),
+    (lambda s, t: ["section", str(s), "--find", "a", "--json"], True),
     (lambda s, t: ["plan", str(s), "--json"], True),
     (lambda s, t: ["plan", str(s), "--new", str(s / "global-context.md")], True),
     (lambda s, t: ["savings", str(s)], True),

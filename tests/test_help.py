@@ -61,6 +61,8 @@ def test_f1_from_a_pane_lists_the_keys_with_where_each_works(qtbot: QtBot, contr
         ("Ctrl+Shift+A", "Add a TEAM-MEMORY entry", "TEAM-MEMORY, focus anywhere"),
         ("Ctrl+I", "Add an item by hand", "Compose update"),
         ("Ctrl+E", "Go to the section editor", "Compose update, focus anywhere"),
+        ("Ctrl+K", "Go to Section…", ANYWHERE),
+        ("Shift+Return", "Previous section found", "GC sections"),
     ]
     for row in expected:
         assert row in rows

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QModelIndex, QObject
 
 from models.session.gc import GlobalContext, Section
 from ui.item_models import ALIGN, DISPLAY, RIGHT, TOOLTIP
@@ -115,6 +115,27 @@ class GcTreeModel(NodeTreeModel):
                 row.signature = signature
                 self.dataChanged.emit(self.createIndex(row.row, 0, row), self.createIndex(row.row, last, row))
         return True
+
+    def index_of(self, section: Section) -> QModelIndex:
+        """The row of ``section`` of the GC shown (invalid when it has none yet: an open makes
+        the top-level rows past the first screenful after its first paint). Rows stand in the
+        file's order, so each level's row is the section's place among its siblings."""
+        chain: list[Section] = []
+        node: Section | None = section
+        while node is not None:
+            chain.append(node)
+            node = node.parent
+        gc, index = self._shown, QModelIndex()
+        if gc is None:
+            return index
+        siblings: Sequence[Section] = gc.sections
+        for step in reversed(chain):
+            row = next((n for n, s in enumerate(siblings) if s is step), -1)
+            if not 0 <= row < self.rowCount(index):
+                return QModelIndex()
+            index = self.index(row, 0, index)
+            siblings = step.children
+        return index
 
     def resolve(self, payload: Any) -> Any:
         """The section a row stands for, in the GC shown now.

@@ -367,6 +367,10 @@ class MainWindow(WindowMenus):
         self._bring_forward(self.memory_dock, self.memory_pane.search_box)
         self.memory_pane.search_box.selectAll()
 
+    def _go_to_section(self) -> None:
+        self._bring_forward(self.sections_dock, self.sections_pane.find_box)
+        self.sections_pane.find_box.selectAll()
+
     def _ask_open(self) -> None:
         start = str(self.session.folder.parent) if self.session else str(Path.home())
         folder = QFileDialog.getExistingDirectory(self, "Open a session or project folder", start)

@@ -46,6 +46,7 @@ class WindowMenus(QMainWindow):
         def _panes(self) -> list[tuple[QDockWidget, QWidget]]: ...
         def _default_layout(self) -> None: ...
         def _focus_search(self) -> None: ...
+        def _go_to_section(self) -> None: ...
         def _ask_open(self) -> None: ...
 
     def _build_menus(self) -> None:
@@ -88,6 +89,9 @@ class WindowMenus(QMainWindow):
         find = QAction("Find in TEAM-MEMORY", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
         find.triggered.connect(self._focus_search)
         view_menu.addAction(find)
+        go_to = QAction("&Go to Section…", self, shortcut=QKeySequence("Ctrl+K"))
+        go_to.triggered.connect(self._go_to_section)
+        view_menu.addAction(go_to)
         compose = QAction("&Compose Update", self, shortcut=QKeySequence("Ctrl+Shift+U"))
         compose.triggered.connect(lambda: self.central_tabs.setCurrentWidget(self.composer))
         view_menu.addAction(compose)

@@ -6,15 +6,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from app.cli.common import load_session, session_args, tokenizer_arg
 from app.cli.report import (
     session_data,
     session_summary,
 )
-from app.resolve import EXIT_OK, UsageError
+from app.resolve import EXIT_FAILED, EXIT_OK, UsageError
 from models.publish.gate import VERDICTS, GateError, conclude_gate, start_gate
 from models.session.roles import role_key
+
+if TYPE_CHECKING:
+    from models.session.gc import Section
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -105,10 +109,14 @@ def cmd_section(args: argparse.Namespace) -> int:
     from models.publish.composer import missing_gc
     from models.session.refs import plain_safe, quote
 
+    if (args.ref is None) == (args.find is None):
+        raise UsageError("section: give a § reference or --find TEXT (one of the two)")
     session = load_session(args)
     gc = session.gc
     if gc is None:
         raise UsageError(missing_gc(session) or "no GC")
+    if args.find is not None:
+        return _print_found(gc.find(args.find), args)
     found = gc.resolve(args.ref)
     if found is None:
         raise UsageError(f"§{args.ref.strip().lstrip('§')}: no such section or item in the GC")
@@ -129,6 +137,20 @@ def cmd_section(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _print_found(sections: list[Section], args: argparse.Namespace) -> int:
+    """``section --find``: each section found, in file order, as the window's Go to section
+    steps through them (exit 1 when none is found, as grep)."""
+    if args.json:
+        found = [{"ref": s.ref, "title": s.title, "line": s.line + 1, "tokens": s.tokens} for s in sections]
+        print(json.dumps(found, ensure_ascii=False, indent=2))
+    else:
+        for s in sections:
+            print(f"{s.ref}\t{s.tokens} tokens\tline {s.line + 1}")
+        if not sections:
+            print(f"no section's title or reference holds {args.find!r}", file=sys.stderr)
+    return EXIT_OK if sections else EXIT_FAILED
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this group's subcommands."""
     inspect = sub.add_parser("inspect", help="print a session's GC, teammates, memory and gates")
@@ -138,7 +160,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     section = sub.add_parser("section", help="a GC section (with its subsections) or item, as the file holds it")
     session_args(section)
-    section.add_argument("ref", help="a § reference: §Scope, §Decisions.D-5, §Interface Contracts.Posting API")
+    section.add_argument(
+        "ref", nargs="?", help="a § reference: §Scope, §Decisions.D-5, §Interface Contracts.Posting API"
+    )
+    section.add_argument("--find", metavar="TEXT", help="list the sections whose title or reference holds TEXT")
     tokenizer_arg(section)
     section.set_defaults(func=cmd_section)
 

@@ -236,6 +236,16 @@ class GlobalContext:
         """0-based line index of a character offset."""
         return bisect.bisect_right(self.line_starts, offset) - 1
 
+    def find(self, text: str) -> list[Section]:
+        """The sections whose title or § reference holds ``text`` (any case, any § and
+        spacing around it), in file order: the section tree's Go to section and
+        ``lead-console section --find``."""
+        needle = " ".join(text.strip().lstrip("§").split()).casefold()
+        if not needle:
+            return []
+        # The reference without the quotes a segment takes where it would be ambiguous.
+        return [s for s in self.flat() if needle in ".".join(s.path).casefold() or needle in s.ref.casefold()]
+
     def written(self, found: Resolved) -> str:
         """What a § reference names, as the file holds it: the section with its subsections,
         or the item's lines."""

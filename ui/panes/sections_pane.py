@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QTreeView, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QTreeView, QWidget
 
 from models.session.folder import Session
 from models.session.gc import GlobalContext, Resolved, Section, vanished_items
@@ -12,7 +12,7 @@ from models.text.problems import Problem
 from ui.after_paint import AfterPaint
 from ui.gc_tree_model import GcTreeModel
 from ui.node_model import PAYLOAD_ROLE
-from ui.strips import ProblemBanner
+from ui.strips import ProblemBanner, TonedLabel, warning_tone
 from ui.widgets import number_columns, stack, to_clipboard, widget_action
 
 SCREEN_ROWS = 120  # more rows than a tall screen shows of the tree
@@ -33,12 +33,60 @@ class SectionsPane(QWidget):
         number_columns(self.gc_view, {1: "000,000", 2: "Items"})
         self.gc_view.setMinimumWidth(300)
         self.expand_rest = AfterPaint(self.gc_view.viewport(), self)
-        stack(self, self.gc_banner, self.gc_view)
+        # Go to a section by a piece of its title or § reference: a 2,000-section GC is
+        # many screens of tree. Return and Shift+Return step through what it finds.
+        self.find_box = QLineEdit()
+        self.find_box.setPlaceholderText("Go to section: title or §reference (Ctrl+K)")
+        self.find_box.setClearButtonEnabled(True)
+        self.find_box.textChanged.connect(lambda: self.go_to_found(0))
+        self.find_box.returnPressed.connect(lambda: self.go_to_found(1))
+        widget_action(self.find_box, "Previous section found", "Shift+Return", lambda: self.go_to_found(-1))
+        widget_action(self.find_box, "Back to the tree", QKeySequence(Qt.Key.Key_Escape), self._leave_find)
+        widget_action(self.find_box, "Down into the tree", QKeySequence(Qt.Key.Key_Down), self.gc_view.setFocus)
+        self.found_label = TonedLabel()
+        self._found: list[Section] = []
+        self._at = -1
+        find_row = QWidget()
+        row_layout = QHBoxLayout(find_row)
+        row_layout.setContentsMargins(0, 0, 0, 0)
+        row_layout.addWidget(self.find_box, 1)
+        row_layout.addWidget(self.found_label)
+        stack(self, find_row, self.gc_banner, self.gc_view)
         # Copy the section as the file holds it (Qt's own copy took its title), or its § reference
         # (for a message to an agent); on the right-click menu too.
         widget_action(self.gc_view, "Copy as written", QKeySequence.StandardKey.Copy, self.copy_section)
         widget_action(self.gc_view, "Copy reference (§…)", "Ctrl+Alt+C", self.copy_reference)
         self.gc_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+
+    def go_to_found(self, step: int) -> None:
+        """Select a section the find box names: the first (``step`` 0, as the text changes),
+        or the next or previous one found, round the GC; the count says where the Lead is."""
+        gc = self.gc_model.shown_gc
+        if step == 0:
+            self._found = gc.find(self.find_box.text()) if gc is not None else []
+            self._at = -1
+        text = self.find_box.text().strip()
+        if not self._found:
+            self.found_label.set_tone(warning_tone if text else None)
+            self.found_label.setText("no section" if text else "")
+            return
+        self._at = (self._at + (step or 1)) % len(self._found)
+        self.found_label.set_tone(None)
+        self.found_label.setText(f"{self._at + 1} of {len(self._found)}")
+        if self.gc_model.rowCount() < len(gc.sections if gc is not None else []):
+            self.expand_rest.flush()  # the rows an open put off, made now: the section may be there
+        index = self.gc_model.index_of(self._found[self._at])
+        if index.isValid():
+            self.gc_view.setCurrentIndex(index)  # expands its parents to show it
+            self.gc_view.scrollTo(index)
+
+    def _leave_find(self) -> None:
+        """Escape: the search cleared, the focus back in the tree on the section found."""
+        current = self.gc_view.currentIndex()
+        self.find_box.clear()
+        self.gc_view.setFocus()
+        if current.isValid():
+            self.gc_view.setCurrentIndex(current)
 
     def selected_section(self) -> Section | None:
         index = self.gc_view.currentIndex()
