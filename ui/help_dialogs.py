@@ -15,7 +15,6 @@ import PySide6
 from PySide6.QtCore import QSortFilterProxyModel, Qt, qVersion
 from PySide6.QtGui import QAction, QKeySequence, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QDockWidget,
@@ -24,11 +23,12 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
+
+from ui.widgets import table_view
 
 ANYWHERE = "anywhere"
 
@@ -102,13 +102,9 @@ class ShortcutsDialog(QDialog):
         self.filter_box.setPlaceholderText("Filter by key, command or pane")
         self.filter_box.setClearButtonEnabled(True)
         self.filter_box.textChanged.connect(self.filtered.setFilterFixedString)
-        self.view = QTableView()
-        self.view.setModel(self.filtered)
-        self.view.verticalHeader().hide()
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setTabKeyNavigation(False)
-        self.view.setWordWrap(False)
+        self.view = table_view(self.filtered)  # compact rows, as the window's tables
         header = self.view.horizontalHeader()
+        header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
