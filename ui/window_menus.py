@@ -14,7 +14,7 @@ from ui.appearance import APPEARANCE_NAMES, APPEARANCES
 from ui.help_dialogs import ShortcutsDialog
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
+    from PySide6.QtCore import QSettings, SignalInstance
 
     from ui.composer.pane import ComposerPane
     from ui.memory_actions import MemoryActions
@@ -25,6 +25,7 @@ class WindowMenus(QMainWindow):
     """``MainWindow``'s base: its menus. What they need from the window is declared here."""
 
     composer: ComposerPane
+    settings: QSettings
     memory_actions: MemoryActions
     review_pane: ReviewPane
     central_tabs: QTabWidget
@@ -107,6 +108,11 @@ class WindowMenus(QMainWindow):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)  # from any pane, focus anywhere
             action.triggered.connect(run)
             session_menu.addAction(action)
+        wrap = QAction("&Wrap Long Lines in the Editor", self, checkable=True, shortcut=QKeySequence("Alt+Z"))
+        wrap.setChecked(self.settings.value("editor/wrap", "false") == "true")
+        self.composer.section_editor.set_wrapped(wrap.isChecked())
+        wrap.toggled.connect(self._wrap_editor)
+        view_menu.addAction(wrap)
         reset = QAction("Reset &Layout", self)
         reset.triggered.connect(self._default_layout)
         view_menu.addAction(reset)
@@ -149,6 +155,11 @@ class WindowMenus(QMainWindow):
             for action in menu.actions() if isinstance(menu, QMenu) else []:
                 if not action.shortcut().isEmpty():
                     self.addAction(action)
+
+    def _wrap_editor(self, wrapped: bool) -> None:
+        """The section editor's wrapping, kept for the next run."""
+        self.composer.section_editor.set_wrapped(wrapped)
+        self.settings.setValue("editor/wrap", "true" if wrapped else "false")
 
     def _show_shortcuts(self) -> None:
         """The keys as the window has them now, in a window-modal dialog that does not block."""

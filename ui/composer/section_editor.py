@@ -27,7 +27,7 @@ class SectionEditor(QWidget):
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFont("Monospace"))
         self.editor.setPlaceholderText("The selected section of the working GC")
-        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # tables and code read unwrapped
+        self.set_wrapped(False)  # tables and code read unwrapped; View ▸ Wrap Long Lines for prose
         # One undo for the composer (its stack holds typing as steps): Ctrl+Z here is that one.
         self.editor.setUndoRedoEnabled(False)
         self.editor.installEventFilter(self)
@@ -40,6 +40,12 @@ class SectionEditor(QWidget):
         split.addWidget(self.rendered)
         split.setSizes([360, 200])
         stack(self, self.editor_label, split)
+
+    def set_wrapped(self, wrapped: bool) -> None:
+        """Long lines wrapped at the editor's edge, or on one line each (scrolled to): in the
+        composer's narrow column on a laptop, a paragraph read a few words at a time."""
+        mode = QPlainTextEdit.LineWrapMode.WidgetWidth if wrapped else QPlainTextEdit.LineWrapMode.NoWrap
+        self.editor.setLineWrapMode(mode)
 
     def focus_action(self, owner: QWidget) -> None:
         """Ctrl+E on ``owner`` puts the focus into the editor."""
