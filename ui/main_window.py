@@ -28,6 +28,7 @@ from models.session.team_memory import TeamMemory
 from models.session.versions import label
 from models.text.problems import Problem
 from ui.composer.pane import ComposerPane
+from ui.folder_drop import FolderDrop
 from ui.node_model import PAYLOAD_ROLE
 from ui.panes.context_pane import ContextPane
 from ui.panes.gates_pane import GatesPane
@@ -72,6 +73,7 @@ class MainWindow(WindowMenus):
         self.status_line.attention.clicked.connect(lambda: self._bring_forward(self.inbox_dock, self.review_pane.view))
         self._build_menus()
         self._default_layout()
+        FolderDrop(self, self.openRequested)  # a folder dropped on the window opens
 
     # -- construction --------------------------------------------------------------------
 

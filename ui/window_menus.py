@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QTabWidget, QWidget
 
 from models.text.tokens import TOKENIZER_NAMES
@@ -16,6 +16,7 @@ from ui.help_dialogs import ShortcutsDialog
 if TYPE_CHECKING:
     from PySide6.QtCore import QSettings, SignalInstance
 
+    from models.session.folder import Session
     from ui.composer.pane import ComposerPane
     from ui.memory_actions import MemoryActions
     from ui.panes.inbox_pane import ReviewPane
@@ -26,6 +27,7 @@ class WindowMenus(QMainWindow):
 
     composer: ComposerPane
     settings: QSettings
+    session: Session | None
     memory_actions: MemoryActions
     review_pane: ReviewPane
     central_tabs: QTabWidget
@@ -67,6 +69,10 @@ class WindowMenus(QMainWindow):
         file_menu.addAction(open_action)
         self.recent_menu = QMenu("Open &Recent", self)
         file_menu.addMenu(self.recent_menu)
+        show_folder = QAction("&Show Session Folder", self)
+        show_folder.setToolTip("Open the session's folder in the desktop's file manager")
+        show_folder.triggered.connect(self._show_folder)
+        file_menu.addAction(show_folder)
         self.reload_action = QAction("&Reload", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
         self.reload_action.triggered.connect(self.reloadRequested)
         file_menu.addAction(self.reload_action)
@@ -155,6 +161,14 @@ class WindowMenus(QMainWindow):
             for action in menu.actions() if isinstance(menu, QMenu) else []:
                 if not action.shortcut().isEmpty():
                     self.addAction(action)
+
+    def _show_folder(self) -> None:
+        """The session's folder in the desktop's file manager (files the window does not show:
+        transcripts, the outbox, phase folders)."""
+        if self.session is None:
+            self.statusBar().showMessage("No session is open", 5000)
+        elif not QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.session.folder))):
+            self.statusBar().showMessage(f"No file manager opened {self.session.folder}", 8000)
 
     def _wrap_editor(self, wrapped: bool) -> None:
         """The section editor's wrapping, kept for the next run."""
