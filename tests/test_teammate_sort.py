@@ -7,6 +7,7 @@ and -4 GC-v5, researcher-1 GC-v4 (session order: implementer-1..4, researcher-1)
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from PySide6.QtCore import QPersistentModelIndex, QPoint, Qt
 from pytestqt.modeltest import ModelTester
@@ -119,3 +120,26 @@ def test_rows_that_sort_alike_keep_the_sessions_order_after_any_update() -> None
         "researcher-1",
         "implementer-4",
     ]
+
+
+def test_the_order_chosen_is_kept_for_the_next_run(qtbot: QtBot, tmp_path: Path) -> None:
+    from conftest import copy_session, shown_controller
+
+    folder = copy_session(DEMO, tmp_path / "demo")
+    first = shown_controller(qtbot, tmp_path)
+    assert first.open(folder)
+    header = first.window.teammate_view.horizontalHeader()
+    confirmed = first.window.teammate_model.headers.index("Confirmed")
+    at = QPoint(header.sectionViewportPosition(confirmed) + header.sectionSize(confirmed) // 2, header.height() // 2)
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=at)  # oldest first
+    first.close()
+    first.window.close()
+
+    again = shown_controller(qtbot, tmp_path)  # the same settings file
+    assert again.open(folder)
+    header = again.window.teammate_view.horizontalHeader()
+    assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (confirmed, Qt.SortOrder.AscendingOrder)
+    qtbot.waitUntil(lambda: len(_shown_roles(again)) == 5)
+    # GC-v4, v5, v5, v6, v6: ties in the session's order.
+    assert _shown_roles(again) == ["researcher-1", "implementer-3", "implementer-4", "implementer-1", "implementer-2"]
+    again.close()

@@ -56,7 +56,9 @@ class TeammatesPane(QWidget):
         )
         model.linkedChanged.connect(self.columns.apply)
         self.teammate_view.setSortingEnabled(True)
-        self.teammate_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.settings = settings
+        self._restore_sort()
+        self.teammate_view.horizontalHeader().sortIndicatorChanged.connect(self._keep_sort)
         self.teammate_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for state in STATES:
             action = QAction(f"Set state: {state}", self.teammate_view)
@@ -70,6 +72,23 @@ class TeammatesPane(QWidget):
             action.triggered.connect(lambda _=False, sig=signal: self._request(sig))
             self.teammate_view.addAction(action)
         stack(self, self.plan_banner, self.teammate_view)
+
+    def _restore_sort(self) -> None:
+        """The order the Lead last sorted by (by column title, so a column added or moved in a
+        later version keeps it), else by teammate."""
+        saved = self.settings.value("teammates/sort", [])
+        title, order = saved if isinstance(saved, list) and len(saved) == 2 else ["Teammate", "ascending"]
+        headers = self.teammate_model.headers
+        column = headers.index(title) if title in headers else 0
+        descending = order == "descending"
+        self.teammate_view.sortByColumn(
+            column, Qt.SortOrder.DescendingOrder if descending else Qt.SortOrder.AscendingOrder
+        )
+
+    def _keep_sort(self, column: int, order: Qt.SortOrder) -> None:
+        descending = order == Qt.SortOrder.DescendingOrder
+        title = self.teammate_model.headers[column]
+        self.settings.setValue("teammates/sort", [title, "descending" if descending else "ascending"])
 
     def _request(self, signal: Signal) -> None:
         role = self.selected_role()
