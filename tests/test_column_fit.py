@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QHeaderView
+from PySide6.QtWidgets import QApplication, QHeaderView
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
@@ -59,11 +59,14 @@ def test_the_demo_with_its_team_linked_fits_the_team_columns(qtbot: QtBot, tmp_p
     (``▰▱``, ``⚑``, ``✖``) taken from a fallback font."""
     controller = _open(qtbot, tmp_path, copy_session(None, tmp_path))
     model = controller.window.teammate_model
-    qtbot.waitUntil(lambda: any(model.team.values()), timeout=10_000)
-    qtbot.wait(10)
-    ours = _widths(controller.window.teammate_view.horizontalHeader())
+    header = controller.window.teammate_view.horizontalHeader()
     context = TeammateModel.headers.index("Context")
-    assert ours[context] > controller.window.teammate_view.horizontalHeader().sectionSizeHint(context)
+    # The team is read in a worker: its context cells filled, and (a queued call later) fitted.
+    qtbot.waitUntil(lambda: model.linked and any(model.index(r, context).data() for r in range(model.rowCount())))
+    qtbot.waitUntil(lambda: header.sectionSize(context) > header.sectionSizeHint(context))
+    settle_reviews(qtbot, controller)  # what the team read asked for: FC-2 in the Due column
+    QApplication.processEvents()  # the queued fitting of that change
+    ours = _widths(header)
     assert ours[:-1] == _qt_widths(qtbot, controller)[:-1]
     controller.close()
 

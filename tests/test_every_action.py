@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -53,6 +53,8 @@ def _answers(monkeypatch: pytest.MonkeyPatch, accept: bool) -> None:
         lambda *a, **k: ("[ACK-UPDATE] GC-v1 received.\n- Action taken: CONTINUE", accept),
     )
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: "")
+    # The desktop's file manager (Show Session Folder): there is none offscreen.
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: url.isLocalFile())
 
 
 def _commands(window: QWidget) -> Iterator[tuple[str, QAction | QPushButton]]:
