@@ -361,3 +361,25 @@ def test_a_message_shown_from_its_header_and_the_gc_is_the_joined_message_shown(
         whole = "".join(rng.choice(["ab", "\n", "— ", "x" * rng.randrange(30)]) for _ in range(rng.randrange(40)))
         at = rng.randrange(len(whole) + 1)
         assert header.shown_message(whole[:at], whole[at:]) == header.shown_message(whole), (whole, at)
+
+
+def test_the_affected_list_shows_its_first_names_in_a_narrow_column(qtbot: QtBot, tmp_path: Path) -> None:
+    """At 1366×768 the Affected box is about 150 pixels wide: after an edit it showed the end
+    of the list ("…menter-3, implementer-4"), the cursor left where setting the text puts it."""
+    from conftest import DEMO, copy_session, shown_controller
+
+    controller = shown_controller(qtbot, tmp_path)
+    controller.window.confirm_discard = lambda: True  # type: ignore[method-assign]
+    assert controller.open(copy_session(DEMO, tmp_path / "demo"))
+    window = controller.window
+    window.central_tabs.setCurrentWidget(window.composer)
+    pane = composer_pane(controller)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: who signs off the cut-over? (owner: Lead)\n")
+    names = pane.affected.text()
+    assert (
+        names.startswith("implementer-1, ")
+        and pane.affected.fontMetrics().horizontalAdvance(names) > pane.affected.width()
+    )
+    assert pane.affected.cursorPosition() == 0  # the start in sight
+    controller.close()

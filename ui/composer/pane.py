@@ -272,6 +272,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         impact = c.impact or c.default_impact()
         if not self.affected.hasFocus():
             self.affected.setText(", ".join(impact.affected))
+            self.affected.setCursorPosition(0)  # the first names in sight, not the end of the list
         if not self.actions_box.hasFocus():
             self.actions_box.setCurrentText(impact.actions)
         self._show_section_text()
