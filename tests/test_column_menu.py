@@ -173,3 +173,28 @@ def test_a_width_the_lead_drags_is_kept_until_they_double_click_the_edge(qtbot: 
     model.set_reviews({**model.acks, "implementer-1": "1/1 OK"}, model.due)
     qtbot.waitUntil(lambda: view.columnWidth(TeammateModel.ACK) < wide, timeout=5000)
     controller.close()
+
+
+def test_the_columns_are_chosen_from_the_keyboard_too(qtbot: QtBot, tmp_path: Path) -> None:
+    """View ▸ Teammate Columns (Alt+V, M) holds the header's menu: the arrows and Return hide a
+    column without the mouse."""
+    controller = _open(qtbot, tmp_path, SESSIONS[0])
+    window = controller.window
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.keyClick(window, Qt.Key.Key_V, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: isinstance(QApplication.activePopupWidget(), QMenu))
+    view_menu = QApplication.activePopupWidget()
+    qtbot.keyClick(view_menu, Qt.Key.Key_M)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not view_menu)
+    columns = QApplication.activePopupWidget()
+    assert isinstance(columns, QMenu) and columns.title() == "Teammate Colu&mns"
+    texts = [a.text() for a in columns.actions() if not a.isSeparator()]
+    assert texts[:2] == ["Confirmed", "Last sent"] and texts[-1] == "Fit Columns to Their Text"
+    qtbot.waitUntil(lambda: columns.activeAction() is not None)  # the first, as a menu opens by key
+    qtbot.keyClick(columns, Qt.Key.Key_Down)  # Last sent
+    qtbot.keyClick(columns, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+    assert window.teammate_view.isColumnHidden(TeammateModel.SENT)
+    assert not window.teammate_view.isColumnHidden(TeammateModel.CONFIRMED)
+    controller.close()

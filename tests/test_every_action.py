@@ -32,7 +32,7 @@ from app.controller import Controller
 from conftest import DEMO, REAL_SESSIONS, copy_session, session_files, settle_reviews, shown_controller
 
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
-SKIPPED = {"&Quit", "Reset &Layout"}  # ends the test's window; undoes nothing of the session's
+SKIPPED = {"&Quit", "Reset Lay&out"}  # ends the test's window; undoes nothing of the session's
 
 
 def _answers(monkeypatch: pytest.MonkeyPatch, accept: bool) -> None:

@@ -121,3 +121,27 @@ def test_version_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None
         run_cli(capsys, "--version")
     assert exited.value.code == 0
     assert capsys.readouterr().out == f"lead-console {version}\n"
+
+
+def test_each_menu_underlines_a_letter_once(controller: Controller) -> None:
+    """Alt and a menu's underlined letter open it, and in it a letter picks one command: two
+    commands with the same letter (File's Open Recent and Reload, View's Larger Text and Reset
+    Layout) took turns being highlighted and neither ran."""
+    from PySide6.QtWidgets import QMenu
+
+    def letters(menu: QMenu, where: str) -> None:
+        seen: dict[str, str] = {}
+        for action in menu.actions():
+            text = action.text().replace("&&", "")
+            if "&" in text:
+                letter = text[text.index("&") + 1].lower()
+                assert letter not in seen, f"{where}: {seen[letter]!r} and {action.text()!r}"
+                seen[letter] = action.text()
+            if action.menu() is not None:
+                letters(action.menu(), f"{where} > {action.text()}")
+
+    bar = controller.window.menuBar()
+    tops = [a.text() for a in bar.actions()]
+    assert len({t[t.index("&") + 1].lower() for t in tops}) == len(tops)
+    for top in bar.actions():
+        letters(top.menu(), top.text())

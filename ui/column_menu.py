@@ -72,8 +72,15 @@ class ColumnMenu(QObject):
             self.fit.fit_soon()
 
     def menu(self) -> QMenu:
-        """A check per column, and the fitting of every column again."""
+        """The header's menu, made as it opens."""
         menu = QMenu(self.view)
+        self.fill(menu)
+        return menu
+
+    def fill(self, menu: QMenu) -> None:
+        """``menu`` emptied, then a check per column and the fitting of every column again
+        (the header's menu, and View ▸ Teammate Columns for the keyboard)."""
+        menu.clear()
         hidden = self.hidden
         for column, title in enumerate(self.titles()):
             if column in self.fixed:
@@ -88,7 +95,6 @@ class ColumnMenu(QObject):
         if self.fit is not None:
             menu.addSeparator()
             menu.addAction("Fit Columns to Their Text", self.fit.fit_all)
-        return menu
 
     def _show_menu(self, at: QPoint) -> None:
         self.menu().popup(self.view.horizontalHeader().mapToGlobal(at))

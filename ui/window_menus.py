@@ -20,12 +20,14 @@ if TYPE_CHECKING:
     from ui.composer.pane import ComposerPane
     from ui.memory_actions import MemoryActions
     from ui.panes.inbox_pane import ReviewPane
+    from ui.panes.teammates_pane import TeammatesPane
 
 
 class WindowMenus(QMainWindow):
     """``MainWindow``'s base: its menus. What they need from the window is declared here."""
 
     composer: ComposerPane
+    teammates_pane: TeammatesPane
     settings: QSettings
     session: Session | None
     memory_actions: MemoryActions
@@ -73,7 +75,7 @@ class WindowMenus(QMainWindow):
         show_folder.setToolTip("Open the session's folder in the desktop's file manager")
         show_folder.triggered.connect(self._show_folder)
         file_menu.addAction(show_folder)
-        self.reload_action = QAction("&Reload", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
+        self.reload_action = QAction("Re&load", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
         self.reload_action.triggered.connect(self.reloadRequested)
         file_menu.addAction(self.reload_action)
         file_menu.addSeparator()
@@ -119,7 +121,9 @@ class WindowMenus(QMainWindow):
         self.composer.section_editor.set_wrapped(wrap.isChecked())
         wrap.toggled.connect(self._wrap_editor)
         view_menu.addAction(wrap)
-        reset = QAction("Reset &Layout", self)
+        columns = view_menu.addMenu("Teammate Colu&mns")  # the header's right-click menu, by keyboard
+        columns.aboutToShow.connect(lambda: self.teammates_pane.columns.fill(columns))
+        reset = QAction("Reset Lay&out", self)
         reset.triggered.connect(self._default_layout)
         view_menu.addAction(reset)
         appearance_menu = view_menu.addMenu("&Appearance")
