@@ -370,3 +370,39 @@ def test_the_planning_pane_shows_what_an_agent_is_given(qtbot: QtBot, tmp_path: 
     assert {f for f, p in pane.parts().items() if p.loaded} == {"STATE.md"}
     assert "nothing" not in pane.summary.text() and "saved" not in pane.summary.text()
     assert pane.settings.value("planning/project") == str(GSD / HYDRA)
+
+
+def test_the_planning_pane_opens_on_a_file_the_agent_is_given_and_says_why_of_the_others(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """None of the three projects turns delta context on: the executor is given STATE.md alone.
+    The pane opened on ROADMAP.md, skipped, and its text pane stood empty."""
+    from PySide6.QtCore import QSettings, Qt
+
+    from ui.panes.planning_pane import PlanningPane
+
+    pane = PlanningPane(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(pane)
+    pane.resize(640, 480)
+    pane.show()
+    assert pane.open_project(GSD / HYDRA)
+    assert pane.agent.currentText() == "gsd-executor" and "delta context off" in pane.summary.text()
+    assert pane.view.currentIndex().data() == "STATE.md"
+    state = (GSD / HYDRA / ".planning" / "STATE.md").read_text(encoding="utf-8")
+    assert pane.text.toPlainText() == state
+    row = [pane.model.index(r, 0).data() for r in range(pane.model.rowCount())].index("ROADMAP.md")
+    rect = pane.view.visualRect(pane.model.index(row, 0))
+    qtbot.mouseClick(pane.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert pane.text.toPlainText() == (
+        "# ROADMAP.md is not given to gsd-executor in phase 1: "
+        "the seed's full-context mode (delta context off) does not load it\n"
+    )
+    pane.delta.setFocus()
+    qtbot.keyClick(pane.delta, Qt.Key.Key_Down)  # delta on: the matrix's choice
+    row = [pane.model.index(r, 0).data() for r in range(pane.model.rowCount())].index("PROJECT.md")
+    rect = pane.view.visualRect(pane.model.index(row, 0))
+    qtbot.mouseClick(pane.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert pane.text.toPlainText() == (
+        "# PROJECT.md is not given to gsd-executor in phase 1: "
+        "the seed's selective-context matrix skips it for this agent\n"
+    )

@@ -188,14 +188,27 @@ class PlanningPane(QWidget):
         self.summary.setText(f"{state}: {r.full_tokens:,} → {r.tokens:,} tokens{saved}{reqs}{problems}")
         self.model.set_result(r)
         if not self.view.currentIndex().isValid() and self.model.rowCount():
-            self.view.setCurrentIndex(self.model.index(1, 0))  # the ROADMAP: what differs most by agent
+            # The ROADMAP, what differs most by agent; else the first file the agent is given
+            # (with delta context off most are skipped, and an empty pane said nothing).
+            given = [n for n, part in enumerate(r.parts) if part.loaded]
+            row = 1 if 1 in given or not given else given[0]
+            self.view.setCurrentIndex(self.model.index(row, 0))
         self._show_text()
 
     def _show_text(self) -> None:
         index = self.view.currentIndex()
         part: Part | None = index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
-        if part is None:
+        if part is None or self.result is None:
             self.text.clear()
+            return
+        if not part.loaded:  # why nothing is given, where the text would be
+            r = self.result
+            why = part.warning or (
+                "the seed's selective-context matrix skips it for this agent"
+                if r.enabled
+                else "the seed's full-context mode (delta context off) does not load it"
+            )
+            self.text.setPlainText(f"# {part.file} is not given to {r.agent} in phase {r.phase}: {why}\n")
             return
         note = f"# {part.warning}\n" if part.warning else ""
         self.text.setPlainText(note + part.text)
