@@ -191,3 +191,28 @@ def test_the_cli_composes_what_the_pane_shows(
     assert code == 0  # a refused generator is said, not failed
     assert shown == [(b["id"], b["source"], b["status"], f"{b['tokens']:,}") for b in printed]
     assert [s[2] for s in shown] == (["ok", "ok"] if trusted else ["ok", "refused"])
+
+
+def test_an_unlinked_teammate_is_said_so_in_sight_on_a_laptop(qtbot: QtBot, tmp_path: Path) -> None:
+    """At 1366×768 the Context pane is about 460 pixels wide: the status at the end of its
+    button row went behind the row's » menu, and an unlinked teammate's empty table said
+    nothing."""
+    from conftest import DEMO, copy_session, shown_controller
+
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(copy_session(DEMO, tmp_path / "demo"))
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    window = controller.window
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)  # keys go to the active window
+    qtbot.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.ControlModifier)  # the Context pane forward
+    pane = window.context_pane
+    qtbot.waitUntil(lambda: pane.isVisible() and not pane.visibleRegion().isEmpty())
+    pane.teammate.setCurrentText("researcher-1")  # the demo links implementer-3 only
+    qtbot.waitUntil(lambda: pane.status.text() == "researcher-1 is not linked to an agent home")
+    assert pane.status.isVisible()
+    shown = pane.status.visibleRegion().boundingRect()
+    assert shown.width() >= pane.status.fontMetrics().horizontalAdvance(pane.status.text())
+    controller.close()

@@ -164,7 +164,11 @@ class ContextPane(QWidget):
         split.addWidget(self.team_view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(button_bar(self.teammate, link, self.trust_button, self.status))
+        layout.addWidget(button_bar(self.teammate, link, self.trust_button))
+        # On a line of its own: at the end of the button row, a 460-pixel pane put it behind
+        # the row's » menu, and "not linked to an agent home" went unseen.
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
         layout.addWidget(split, 1)
         self._finished.connect(self._show, Qt.ConnectionType.QueuedConnection)
 
