@@ -130,6 +130,25 @@ def test_access_matrix_is_shown_for_the_selected_section(controller: Controller)
         assert access in w.access_label.text()
 
 
+def test_who_writes_the_section_is_in_sight_on_a_laptop(qtbot: QtBot, tmp_path: Path) -> None:
+    """At 1366×768 the pane is about 460 pixels wide: at the end of the button row the access
+    went behind the row's » menu."""
+    from conftest import DEMO, copy_session, shown_controller
+
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(copy_session(DEMO, tmp_path / "demo"))
+    w = controller.window
+    model = w.memory_model
+    assert not w.access_label.isVisible()  # nothing selected: no line for it
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(PAYLOAD_ROLE).header == "researcher-1")
+    w.memory_view.setCurrentIndex(model.index(row, 1))
+    label = w.access_label
+    assert label.text() == "Who writes researcher-1's section: Lead relay"  # ADR-001 §5
+    qtbot.waitUntil(lambda: label.isVisible() and not label.visibleRegion().isEmpty())
+    assert label.visibleRegion().boundingRect().width() >= label.fontMetrics().horizontalAdvance(label.text())
+    controller.close()
+
+
 def test_a_conflicting_edit_shows_both_versions(controller: Controller, demo_copy: Path) -> None:
     from models.memory.edits import SectionEdit, section_text
 

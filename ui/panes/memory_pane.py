@@ -105,14 +105,16 @@ class MemoryPane(QWidget):
         actions = button_bar(
             button("Add…", self.add_entry, "Ctrl+Shift+A", self, "Add a TEAM-MEMORY entry", window),
             *self.curation_buttons,
-            self.access_label,
         )
         self.memory_view.selectionModel().currentChanged.connect(self._show_access)
         # Ctrl+C and the right-click menu copy the rows as the file holds them: Qt's own copy
         # took the current row's first line, without its tag or continuation lines.
         widget_action(self.memory_view, "Copy as written", QKeySequence.StandardKey.Copy, self.copy_selected)
         self.memory_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        stack(self, bar, actions, self.memory_banner, self.loss_box, self.memory_view)
+        # Below the list, not at the end of the button row: a laptop's 460-pixel pane put it
+        # behind the row's » menu, unseen.
+        self.access_label.hide()
+        stack(self, bar, actions, self.memory_banner, self.loss_box, self.memory_view, self.access_label)
         self._apply_filter()
 
     def _show_refusal(self, message: str) -> None:
@@ -320,6 +322,8 @@ class MemoryPane(QWidget):
         payload = self.memory_model.data(index, PAYLOAD_ROLE)
         parent = self.memory_model.data(index.parent(), PAYLOAD_ROLE)
         section = payload if isinstance(payload, MemorySection) else parent
-        self.access_label.setText(
-            f"{section.role}: {access_of(section.role)}" if isinstance(section, MemorySection) else ""
-        )
+        text = ""
+        if isinstance(section, MemorySection):
+            text = f"Who writes {section.role}'s section: {access_of(section.role)}"
+        self.access_label.setText(text)
+        self.access_label.setVisible(bool(text))
