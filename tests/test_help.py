@@ -145,3 +145,23 @@ def test_each_menu_underlines_a_letter_once(controller: Controller) -> None:
     assert len({t[t.index("&") + 1].lower() for t in tops}) == len(tops)
     for top in bar.actions():
         letters(top.menu(), top.text())
+
+
+def test_watch_claude_code_team_is_on_the_session_menu(
+    qtbot: QtBot, controller: Controller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 1366×768 the Inbox's Watch Claude Code team… button is behind its row's » menu:
+    Alt+S, W asks for the team folder from anywhere."""
+    import app.controller as controller_module
+
+    asked: list[object] = []
+    monkeypatch.setattr(controller_module, "pick_team_folder", lambda parent: asked.append(parent))
+    window = controller.window
+    window.resize(1366, 768)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
+    qtbot.keyClick(QApplication.activePopupWidget(), Qt.Key.Key_W)
+    qtbot.waitUntil(lambda: asked == [window])

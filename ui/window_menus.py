@@ -116,6 +116,10 @@ class WindowMenus(QMainWindow):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)  # from any pane, focus anywhere
             action.triggered.connect(run)
             session_menu.addAction(action)
+        # At the end of the Inbox's button row, behind its » menu on a laptop.
+        watch = QAction("&Watch Claude Code Team…", self)
+        watch.triggered.connect(self.review_pane.teamRequested.emit)
+        session_menu.addAction(watch)
         wrap = QAction("&Wrap Long Lines in the Editor", self, checkable=True, shortcut=QKeySequence("Alt+Z"))
         wrap.setChecked(self.settings.value("editor/wrap", "false") == "true")
         self.composer.section_editor.set_wrapped(wrap.isChecked())
