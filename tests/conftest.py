@@ -12,7 +12,7 @@ import pytest
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QAbstractItemModel, QModelIndex
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
     from pytestqt.qtbot import QtBot
 
     from app.controller import Controller
@@ -98,6 +98,16 @@ def shown_controller(qtbot: QtBot, tmp_path: Path, size: tuple[int, int] = (1366
     controller.window.show()
     qtbot.waitExposed(controller.window)
     return controller
+
+
+def activate(qtbot: QtBot, window: QWidget) -> None:
+    """Show ``window`` and wait until it is the active window, as the Lead's is: keys go to the
+    active window, and offscreen or under Xvfb no window manager makes it so."""
+    from PySide6.QtWidgets import QApplication
+
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
 
 
 def settle_reviews(qtbot: QtBot, controller: Controller) -> None:

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from app.controller import Controller
 from app.demo import copy_session
 from app.settings import AppSettings
-from conftest import drop_two_replies, settle_reviews
+from conftest import activate, drop_two_replies, settle_reviews
 from ui.appearance import dark_palette, is_dark, light_palette
 from ui.strips import error_tone
 from ui.tones import TEXT_CONTRAST, contrast, tones
@@ -46,8 +46,7 @@ def _controller(qtbot: QtBot, settings_file: Path) -> Controller:
 
 def _choose(qtbot: QtBot, controller: Controller, key: Qt.Key) -> None:
     """Alt+V opens View, A its Appearance menu, and ``key`` the appearance it underlines."""
-    controller.window.activateWindow()  # as the Lead's window is: a closed menu leaves none active here
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is controller.window)
+    activate(qtbot, controller.window)  # as the Lead's window is: a closed menu leaves none active here
     qtbot.keyClick(controller.window, Qt.Key.Key_V, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
     view = QApplication.activePopupWidget()
@@ -162,8 +161,7 @@ def test_every_widget_of_the_window_takes_the_dark_palette(qtbot: QtBot, tmp_pat
 
 def _size_key(qtbot: QtBot, controller: Controller, key: Qt.Key) -> None:
     window = controller.window
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    activate(qtbot, window)
     qtbot.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)
 
 

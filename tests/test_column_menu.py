@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.demo import copy_session
-from tests.conftest import REAL_SESSIONS, settle_reviews, shown_controller
+from tests.conftest import REAL_SESSIONS, activate, settle_reviews, shown_controller
 from ui.teammate_model import TeammateModel
 
 SESSIONS = sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())
@@ -180,8 +180,7 @@ def test_the_columns_are_chosen_from_the_keyboard_too(qtbot: QtBot, tmp_path: Pa
     column without the mouse."""
     controller = _open(qtbot, tmp_path, SESSIONS[0])
     window = controller.window
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_V, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: isinstance(QApplication.activePopupWidget(), QMenu))
     view_menu = QApplication.activePopupWidget()

@@ -18,11 +18,12 @@ from composer_steps import (
 )
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
+from conftest import activate
 from models.delta.apply import set_version
 from models.text.frontmatter import split_front_matter
 
@@ -252,9 +253,7 @@ def test_session_keys_work_from_any_pane(qtbot: QtBot, controller: Controller) -
     """Issue 13.5: Ctrl+Shift+P, Ctrl+G, Ctrl+Shift+V and Ctrl+Return act wherever the focus is,
     and bring the composer or the Inbox forward."""
     w = controller.window
-    w.show()
-    w.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)  # keys go to the active window
+    activate(qtbot, w)  # keys go to the active window
     done: list[str] = []
     w.composer.publish = lambda: done.append("publish")  # type: ignore[method-assign]
     w.composer.toggle_gate = lambda: done.append("gate")  # type: ignore[method-assign]

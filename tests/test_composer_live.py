@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from composer_steps import NOW_ROW, Q2_END, composer_pane, select_section, type_into_section
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
+from conftest import activate
 from models.publish.composer import Composer
 
 
@@ -78,9 +79,7 @@ def test_undoing_every_edit_takes_what_an_agent_wrote_meanwhile(
     assert "changed on disk while you were editing" in pane.banner.text()
     assert not pane.publish_button.isEnabled()
     w = controller.window
-    w.show()
-    w.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
+    activate(qtbot, w)
     pane.editor.setFocus()
     qtbot.keyClick(pane.editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the Lead's undo
     assert pane.composer is not None and pane.composer.working_text == theirs

@@ -197,16 +197,14 @@ def test_an_unlinked_teammate_is_said_so_in_sight_on_a_laptop(qtbot: QtBot, tmp_
     """At 1366×768 the Context pane is about 460 pixels wide: the status at the end of its
     button row went behind the row's » menu, and an unlinked teammate's empty table said
     nothing."""
-    from conftest import DEMO, copy_session, shown_controller
+    from conftest import DEMO, activate, copy_session, shown_controller
 
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(copy_session(DEMO, tmp_path / "demo"))
     from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QApplication
 
     window = controller.window
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)  # keys go to the active window
+    activate(qtbot, window)  # keys go to the active window
     qtbot.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.ControlModifier)  # the Context pane forward
     pane = window.context_pane
     qtbot.waitUntil(lambda: pane.isVisible() and not pane.visibleRegion().isEmpty())

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QPlainTextEdit
+from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from tests.conftest import REAL_SESSIONS, copy_session, shown_controller
+from tests.conftest import REAL_SESSIONS, activate, copy_session, shown_controller
 
 COW = REAL_SESSIONS / "cow-pipeline-redesign"
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
@@ -28,8 +28,7 @@ def test_alt_z_wraps_the_section_editor_and_the_next_run_keeps_it(qtbot: QtBot, 
     controller = shown_controller(qtbot, tmp_path)  # 1366×768
     assert controller.open(folder)
     window = controller.window
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    activate(qtbot, window)
     window.central_tabs.setCurrentWidget(window.composer)
     window.gc_view.setCurrentIndex(window.gc_model.index(0, 0))  # Scope: lines of 100+ characters
     editor = window.composer.editor
@@ -46,8 +45,7 @@ def test_alt_z_wraps_the_section_editor_and_the_next_run_keeps_it(qtbot: QtBot, 
 
     again = shown_controller(qtbot, tmp_path)  # the same settings file
     assert again.window.composer.editor.lineWrapMode() == QPlainTextEdit.LineWrapMode.WidgetWidth
-    again.window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is again.window)
+    activate(qtbot, again.window)
     qtbot.keyClick(again.window, Qt.Key.Key_Z, Qt.KeyboardModifier.AltModifier)
     assert again.window.composer.editor.lineWrapMode() == QPlainTextEdit.LineWrapMode.NoWrap
     again.close()

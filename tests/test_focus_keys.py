@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
+from conftest import activate
 
 CTRL, ALT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.AltModifier
 NUMBER_KEYS = [Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_5, Qt.Key.Key_6, Qt.Key.Key_7]
@@ -40,9 +41,7 @@ def _targets(controller: Controller) -> list[tuple[QDockWidget, QWidget]]:
 def window(qtbot: QtBot, controller: Controller) -> Controller:
     w = controller.window
     w.resize(1366, 768)
-    w.show()
-    w.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)  # keys go to the active window
+    activate(qtbot, w)  # keys go to the active window
     return controller
 
 

@@ -20,6 +20,7 @@ from app.cli.main import main
 from conftest import SHARED
 from models.context.gsd import AGENT_TYPES, MATRIX, selective_context
 from models.text.tokens import get_tokenizer
+from ui.panes.planning_pane import PlanningPane
 
 GSD = SHARED / "gsd-projects"
 HYDRA, VIDEO, TODO = "001TMF+HYDRA", "0xmaxbu+video-script", "1110sillabo+todo_gsd"
@@ -339,12 +340,19 @@ def test_a_bad_config_is_named_and_taken_as_off(tmp_path: Path, config: str, pro
     assert not result.enabled and problem in result.problems[0]
 
 
+def _click_file(qtbot: QtBot, pane: PlanningPane, name: str) -> None:
+    """Click the planning pane's row of file ``name``, as the Lead does."""
+    from PySide6.QtCore import Qt
+
+    row = [pane.model.index(r, 0).data() for r in range(pane.model.rowCount())].index(name)
+    rect = pane.view.visualRect(pane.model.index(row, 1))
+    qtbot.mouseClick(pane.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
 def test_the_planning_pane_shows_what_an_agent_is_given(qtbot: QtBot, tmp_path: Path) -> None:
     """In the window: open a project, pick phase, plan and delta mode with the keyboard, click a
     file and read exactly the hand-picked part."""
     from PySide6.QtCore import QSettings, Qt
-
-    from ui.panes.planning_pane import PlanningPane
 
     pane = PlanningPane(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(pane)
@@ -362,9 +370,7 @@ def test_the_planning_pane_shows_what_an_agent_is_given(qtbot: QtBot, tmp_path: 
     assert parts["REQUIREMENTS.md"].text == expected_requirements(HYDRA, ("SBOX-03", "SBOX-06"))
     assert parts["PROJECT.md"].status == "skipped"
     assert "delta context on" in pane.summary.text() and "maps SBOX-03, SBOX-06" in pane.summary.text()
-    row = [pane.model.index(r, 0).data() for r in range(pane.model.rowCount())].index("REQUIREMENTS.md")
-    rect = pane.view.visualRect(pane.model.index(row, 1))
-    qtbot.mouseClick(pane.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    _click_file(qtbot, pane, "REQUIREMENTS.md")
     assert pane.text.toPlainText() == expected_requirements(HYDRA, ("SBOX-03", "SBOX-06"))
     qtbot.keyClick(pane.delta, Qt.Key.Key_Down)  # delta off: the seed's full mode, STATE alone
     assert {f for f, p in pane.parts().items() if p.loaded} == {"STATE.md"}
@@ -379,8 +385,6 @@ def test_the_planning_pane_opens_on_a_file_the_agent_is_given_and_says_why_of_th
     The pane opened on ROADMAP.md, skipped, and its text pane stood empty."""
     from PySide6.QtCore import QSettings, Qt
 
-    from ui.panes.planning_pane import PlanningPane
-
     pane = PlanningPane(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(pane)
     pane.resize(640, 480)
@@ -390,18 +394,14 @@ def test_the_planning_pane_opens_on_a_file_the_agent_is_given_and_says_why_of_th
     assert pane.view.currentIndex().data() == "STATE.md"
     state = (GSD / HYDRA / ".planning" / "STATE.md").read_text(encoding="utf-8")
     assert pane.text.toPlainText() == state
-    row = [pane.model.index(r, 0).data() for r in range(pane.model.rowCount())].index("ROADMAP.md")
-    rect = pane.view.visualRect(pane.model.index(row, 0))
-    qtbot.mouseClick(pane.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    _click_file(qtbot, pane, "ROADMAP.md")
     assert pane.text.toPlainText() == (
         "# ROADMAP.md is not given to gsd-executor in phase 1: "
         "the seed's full-context mode (delta context off) does not load it\n"
     )
     pane.delta.setFocus()
     qtbot.keyClick(pane.delta, Qt.Key.Key_Down)  # delta on: the matrix's choice
-    row = [pane.model.index(r, 0).data() for r in range(pane.model.rowCount())].index("PROJECT.md")
-    rect = pane.view.visualRect(pane.model.index(row, 0))
-    qtbot.mouseClick(pane.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    _click_file(qtbot, pane, "PROJECT.md")
     assert pane.text.toPlainText() == (
         "# PROJECT.md is not given to gsd-executor in phase 1: "
         "the seed's selective-context matrix skips it for this agent\n"

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, activate, run_cli
 from ui.help_dialogs import ANYWHERE, ShortcutsDialog
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
@@ -35,9 +35,7 @@ def _rows(dialog: ShortcutsDialog) -> list[tuple[str, str, str]]:
 def test_f1_from_a_pane_lists_the_keys_with_where_each_works(qtbot: QtBot, controller: Controller) -> None:
     window = controller.window
     window.resize(1366, 768)
-    window.show()
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)  # keys go to the active window
+    activate(qtbot, window)  # keys go to the active window
     window.memory_view.setFocus()  # F1 works wherever the focus is
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.memory_view)
     dialog = _open_with_f1(qtbot, controller)
@@ -158,9 +156,7 @@ def test_watch_claude_code_team_is_on_the_session_menu(
     monkeypatch.setattr(controller_module, "pick_team_folder", lambda parent: asked.append(parent))
     window = controller.window
     window.resize(1366, 768)
-    window.show()
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
     qtbot.keyClick(QApplication.activePopupWidget(), Qt.Key.Key_W)

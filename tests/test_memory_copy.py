@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import COW, DEMO, copy_session, shown_controller
+from conftest import COW, DEMO, activate, copy_session, shown_controller
 from ui.node_model import PAYLOAD_ROLE
 
 SELECT = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
@@ -36,8 +36,7 @@ def _entry(controller: Controller, header: str, starts: str) -> QModelIndex:
 
 def _ctrl_c(qtbot: QtBot, controller: Controller) -> str:
     window = controller.window
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    activate(qtbot, window)
     window.memory_view.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.memory_view)
     QGuiApplication.clipboard().clear()

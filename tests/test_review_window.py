@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import CLAUDE_TEAM, drop_two_replies, settle_reviews
+from conftest import CLAUDE_TEAM, activate, drop_two_replies, settle_reviews
 from models.text.frontmatter import split_front_matter
 from ui.node_model import PAYLOAD_ROLE
 
@@ -250,9 +250,7 @@ def test_the_attention_count_opens_the_inbox(qtbot: QtBot, controller: Controlle
     """The status bar's count shows only while something needs the Lead, and a click on it
     brings the Inbox forward (it shares a dock with Gates) with the focus in its list."""
     w = controller.window
-    w.show()
-    w.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)  # the focus goes to the active window
+    activate(qtbot, w)  # the focus goes to the active window
     count = w.status_line.attention
     assert not count.isVisible()  # the demo's inbox is empty
     w.gates_dock.raise_()

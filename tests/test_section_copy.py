@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, copy_session, model_indexes, run_cli, shown_controller
+from conftest import DEMO, REAL_SESSIONS, activate, copy_session, model_indexes, run_cli, shown_controller
 
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if (p / "global-context.md").is_file())]
 
@@ -53,8 +53,7 @@ def test_the_keys_copy_what_a_person_reads_in_the_demo(
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
     window, view = controller.window, controller.window.gc_view
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    activate(qtbot, window)
     posting = window.gc_model.find(lambda s: s is not None and s.title == "Posting API")
     view.setCurrentIndex(posting)
     view.setFocus()

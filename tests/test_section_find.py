@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, shown_controller
+from conftest import DEMO, REAL_SESSIONS, activate, copy_session, run_cli, shown_controller
 
 COW = REAL_SESSIONS / "cow-pipeline-redesign"
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if (p / "global-context.md").is_file())]
@@ -39,8 +39,7 @@ def _window(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
     window = controller.window
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)  # keys go to the active window
+    activate(qtbot, window)  # keys go to the active window
     return controller
 
 
