@@ -122,6 +122,7 @@ def test_return_in_the_search_goes_to_the_first_entry_found_and_escape_clears_it
     everything = sum(
         pane.memory_model.rowCount(pane.memory_model.index(n, 0)) for n in range(pane.memory_model.rowCount())
     )
+    w.teammate_view.setFocus()  # outside the section tree, where Ctrl+F finds sections
     qtbot.keyClick(w, Qt.Key.Key_F, CTRL)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is pane.search_box)
     qtbot.keyClicks(pane.search_box, "charge.refunded")

@@ -45,7 +45,7 @@ def test_f1_from_a_pane_lists_the_keys_with_where_each_works(qtbot: QtBot, contr
         ("Ctrl+O", "Open Session…", ANYWHERE),
         ("F5", "Reload", ANYWHERE),
         ("Ctrl+Q", "Quit", ANYWHERE),
-        ("Ctrl+F", "Find in TEAM-MEMORY", ANYWHERE),
+        ("Ctrl+F", "Find in TEAM-MEMORY or the Section Tree", ANYWHERE),
         ("Ctrl+G", "Start or Conclude Gate…", ANYWHERE),
         ("Ctrl+Shift+P", "Publish Update…", ANYWHERE),
         ("Ctrl+Shift+D", "Deliver Undelivered Updates", ANYWHERE),

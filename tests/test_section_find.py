@@ -149,3 +149,15 @@ def test_section_wants_a_reference_or_find_not_both(capsys: pytest.CaptureFixtur
         code, out, err = run_cli(capsys, "section", str(COW), *args)
         assert (code, out) == (2, "")
         assert err == "lead-console: section: give a § reference or --find TEXT (one of the two)\n"
+
+
+def test_ctrl_f_in_the_tree_finds_sections_and_elsewhere_memory(qtbot: QtBot, tmp_path: Path) -> None:
+    controller = _window(qtbot, tmp_path, copy_session(COW, tmp_path / "s"))
+    w = controller.window
+    w.gc_view.setFocus()
+    qtbot.keyClick(w.gc_view, Qt.Key.Key_F, CTRL)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.sections_pane.find_box)
+    w.teammate_view.setFocus()
+    qtbot.keyClick(w.teammate_view, Qt.Key.Key_F, CTRL)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.memory_pane.search_box)
+    controller.close()

@@ -366,6 +366,12 @@ class MainWindow(WindowMenus):
         return text
 
     def _focus_search(self) -> None:
+        """Ctrl+F finds where the Lead is: in the section tree, its Go to section box;
+        anywhere else, TEAM-MEMORY's search."""
+        focus = QApplication.focusWidget()
+        if focus is not None and self.sections_pane.isAncestorOf(focus):
+            self._go_to_section()
+            return
         self._bring_forward(self.memory_dock, self.memory_pane.search_box)
         self.memory_pane.search_box.selectAll()
 
