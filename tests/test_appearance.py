@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QMenu, QStyleFactory, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QDockWidget, QLabel, QMenu, QStyleFactory, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
@@ -159,6 +159,15 @@ def test_every_widget_of_the_window_takes_the_dark_palette(qtbot: QtBot, tmp_pat
     controller.close()
 
 
+def _title_ink(dock: QDockWidget) -> int:
+    """How wide the dock's title is drawn: the columns of its title bar's left half (its
+    buttons are on the right) that hold a pixel of another colour than the bar's."""
+    top = dock.widget().geometry().top()
+    image = dock.grab(QRect(0, 0, dock.width() // 2, top)).toImage()
+    bar = image.pixel(0, 0)
+    return sum(any(image.pixel(x, y) != bar for y in range(image.height())) for x in range(image.width()))
+
+
 def _size_key(qtbot: QtBot, controller: Controller, key: Qt.Key) -> None:
     window = controller.window
     activate(qtbot, window)
@@ -180,9 +189,14 @@ def test_larger_text_from_the_keyboard_resizes_every_pane_and_stays(
     controller.refresh_reviews()
     settle_reviews(qtbot, controller)
     window = controller.window
+    title_before = _title_ink(window.sections_dock)
     for _ in range(2):
         _size_key(qtbot, controller, Qt.Key.Key_Plus)
     assert app.font().pointSizeF() == pytest.approx(desktop * 1.2)
+    # The panes' titles are drawn in the new size too (Qt draws a dock's title in the font
+    # it had when made: they grew only at the next start).
+    qtbot.waitUntil(lambda: _title_ink(window.sections_dock) >= title_before * 1.1)
+    title_after = _title_ink(window.sections_dock)
     assert controller.settings.text_scale == 120
     assert window.statusBar().currentMessage() == "Text size 120%"
     qtbot.waitUntil(lambda: window.gc_view.font().pointSizeF() == pytest.approx(desktop * 1.2))
@@ -208,6 +222,7 @@ def test_larger_text_from_the_keyboard_resizes_every_pane_and_stays(
     app.setFont(desktop_font)  # as a new process starts, with the desktop's font
     second = _controller(qtbot, tmp_path / "s.ini")
     assert app.font().pointSizeF() == pytest.approx(desktop * 1.2)
+    assert abs(_title_ink(second.window.sections_dock) - title_after) <= 1  # as the next run draws it
     _size_key(qtbot, second, Qt.Key.Key_0)
     assert app.font().pointSizeF() == pytest.approx(desktop)
     for _ in range(5):

@@ -29,6 +29,7 @@ from models.session.versions import label
 from models.text.problems import Problem
 from ui.composer.pane import ComposerPane
 from ui.folder_drop import FolderDrop
+from ui.font_follow import follow_dock_titles
 from ui.node_model import PAYLOAD_ROLE
 from ui.panes.context_pane import ContextPane
 from ui.panes.gates_pane import GatesPane
@@ -74,6 +75,7 @@ class MainWindow(WindowMenus):
         self._build_menus()
         self._default_layout()
         FolderDrop(self, self.openRequested)  # a folder dropped on the window opens
+        follow_dock_titles(self)  # View ▸ Larger Text reaches the panes' title bars too
 
     # -- construction --------------------------------------------------------------------
 
