@@ -19,8 +19,9 @@ from ui.column_fit import ColumnFit
 
 class ColumnMenu(QObject):
     """The header's menu of ``view``'s columns (all but ``fixed``, always shown), the choice
-    kept in ``settings`` under ``key`` by column title. A column for which ``idle`` says True
-    (the team columns with no team linked) is hidden whatever the choice, and says why."""
+    kept in ``settings`` under ``key`` by column title. A column for which ``idle`` gives a
+    reason (the team columns with no team linked) is hidden whatever the choice, and the menu
+    says the reason."""
 
     def __init__(
         self,
@@ -53,9 +54,8 @@ class ColumnMenu(QObject):
 
     def set_shown(self, column: int, shown: bool) -> None:
         """Show or hide ``column`` by the Lead's choice, kept for the next run."""
-        title = self.titles()[column]
-        hidden = self.hidden - {title} if shown else self.hidden | {title}
-        self.settings.setValue(self.key, sorted(hidden))
+        title, hidden = self.titles()[column], self.hidden
+        self.settings.setValue(self.key, sorted(hidden - {title} if shown else hidden | {title}))
         self.apply()
 
     def apply(self) -> None:

@@ -37,7 +37,7 @@ ANYWHERE = "anywhere"
 class Shortcut:
     keys: str  # as the desktop writes them: "Ctrl+Shift+M"
     action: str  # the command's name, without its menu accelerator
-    where: str  # "anywhere", or the pane whose focus the key needs
+    where: str  # "anywhere"; a pane, whose focus the key needs; or "<pane>, focus anywhere"
 
 
 def _where(action: QAction) -> str:

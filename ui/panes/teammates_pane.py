@@ -41,6 +41,7 @@ class TeammatesPane(QWidget):
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.settings = settings
         self.plan_banner = ProblemBanner()
         self.teammate_model = TeammateModel(self)
         # The model sorts its own rows (``NodeTreeModel.sort``), without a proxy between.
@@ -56,7 +57,6 @@ class TeammatesPane(QWidget):
         )
         model.linkedChanged.connect(self.columns.apply)
         self.teammate_view.setSortingEnabled(True)
-        self.settings = settings
         self._restore_sort()
         self.teammate_view.horizontalHeader().sortIndicatorChanged.connect(self._keep_sort)
         self.teammate_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
