@@ -38,6 +38,7 @@ from ui.panes.memory_pane import MemoryPane
 from ui.panes.planning_pane import PlanningPane
 from ui.panes.sections_pane import SectionsPane
 from ui.panes.teammates_pane import TeammatesPane
+from ui.splitters import Splitters
 from ui.status_line import StatusLine
 from ui.widgets import MarkdownView, column, plain_label, widget_action
 from ui.window_menus import WindowMenus
@@ -74,6 +75,7 @@ class MainWindow(WindowMenus):
         self.status_line.attention.clicked.connect(lambda: self._bring_forward(self.inbox_dock, self.review_pane.view))
         self._build_menus()
         self._default_layout()
+        self.splitters = Splitters(self, settings)  # the panes' dividers, kept with the docks
         FolderDrop(self, self.openRequested)  # a folder dropped on the window opens
         follow_dock_titles(self)  # View ▸ Larger Text reaches the panes' title bars too
 
@@ -221,6 +223,7 @@ class MainWindow(WindowMenus):
             self.resize(1440, 900)
         if state is not None:
             self.restoreState(state)
+        self.splitters.restore()
         self.fit_screen()
 
     def fit_screen(self) -> None:
@@ -246,6 +249,7 @@ class MainWindow(WindowMenus):
             return
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
+        self.splitters.save()
         self.memory_pane.save_settings()
         self.settings.sync()
         super().closeEvent(event)

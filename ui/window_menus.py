@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ui.memory_actions import MemoryActions
     from ui.panes.inbox_pane import ReviewPane
     from ui.panes.teammates_pane import TeammatesPane
+    from ui.splitters import Splitters
 
 
 class WindowMenus(QMainWindow):
@@ -28,6 +29,7 @@ class WindowMenus(QMainWindow):
 
     composer: ComposerPane
     teammates_pane: TeammatesPane
+    splitters: Splitters
     settings: QSettings
     session: Session | None
     memory_actions: MemoryActions
@@ -130,6 +132,7 @@ class WindowMenus(QMainWindow):
         columns.aboutToShow.connect(lambda: self.teammates_pane.columns.fill(columns))
         reset = QAction("Reset Lay&out", self)
         reset.triggered.connect(self._default_layout)
+        reset.triggered.connect(lambda: self.splitters.reset())  # made after the menus
         view_menu.addAction(reset)
         appearance_menu = view_menu.addMenu("&Appearance")
         self.appearance_group = QActionGroup(self)

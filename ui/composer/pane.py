@@ -147,9 +147,11 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         self.preview_tabs = tabs
 
         right = QSplitter(Qt.Orientation.Vertical)
+        right.setObjectName("composer-items-and-preview")
         right.addWidget(column(plain_label("Delta items"), self.items_view, item_buttons, impact_box))
         right.addWidget(tabs)
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("composer-editor-and-items")
         split.addWidget(self.section_editor)
         split.addWidget(right)
         split.setSizes([420, 620])

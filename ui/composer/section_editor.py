@@ -36,6 +36,7 @@ class SectionEditor(QWidget):
         self.rendered = MarkdownView()
         self.rendered.setToolTip("The working section as it will read")
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("section-source-and-rendered")
         split.addWidget(self.editor)
         split.addWidget(self.rendered)
         split.setSizes([360, 200])

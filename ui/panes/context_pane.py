@@ -160,6 +160,7 @@ class ContextPane(QWidget):
         self.team = TeamModel(self)
         self.team_view = table_view(self.team, self.team.texts)
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("context-blocks-and-team")
         split.addWidget(self.blocks_view)
         split.addWidget(self.team_view)
         layout = QVBoxLayout(self)

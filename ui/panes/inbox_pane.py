@@ -144,6 +144,7 @@ class ReviewPane(QWidget):
         )
         # The raw message under the list: the list keeps the pane's whole width.
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("inbox-list-and-raw")
         split.addWidget(self.view)
         split.addWidget(self.raw)
         split.setStretchFactor(0, 3)

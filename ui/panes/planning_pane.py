@@ -95,6 +95,7 @@ class PlanningPane(QWidget):
         self.text.setFont(QFont("Monospace"))
         self.text.setPlaceholderText("The selected file's part, as the agent is given it")
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("planning-files-and-text")
         split.addWidget(self.view)
         split.addWidget(self.text)
         split.setStretchFactor(1, 1)
