@@ -7,14 +7,11 @@ rearrange them; their layout is kept in QSettings.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
-from PySide6.QtGui import QActionGroup, QCloseEvent, QFont
+from PySide6.QtGui import QCloseEvent, QFont
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QFileDialog,
     QMessageBox,
     QTabWidget,
     QWidget,
@@ -265,19 +262,6 @@ class MainWindow(WindowMenus):
         )
         return answer == QMessageBox.StandardButton.Discard
 
-    def set_recent(self, folders: list[Path]) -> None:
-        self.recent_menu.clear()
-        for number, folder in enumerate(folders, start=1):
-            action = self.recent_menu.addAction(f"&{number % 10} {folder.name}  —  {folder.parent}")
-            action.triggered.connect(lambda _=False, f=folder: self.openRequested.emit(str(f)))
-        self.recent_menu.setEnabled(bool(folders))
-
-    def set_tokenizer(self, name: str) -> None:
-        _check(self.tokenizer_group, name)
-
-    def set_appearance(self, name: str) -> None:
-        _check(self.appearance_group, name)
-
     # -- showing a session -------------------------------------------------------------------
 
     def show_session(self, session: Session, parts: set[Part] | None = None) -> None:
@@ -370,29 +354,3 @@ class MainWindow(WindowMenus):
         text = self.composer.copy_message(role) if role is not None else None
         self.statusBar().showMessage("Message copied" if text else "No update is due for this teammate", 3000)
         return text
-
-    def _focus_search(self) -> None:
-        """Ctrl+F finds where the Lead is: in the section tree, its Go to section box;
-        anywhere else, TEAM-MEMORY's search."""
-        focus = QApplication.focusWidget()
-        if focus is not None and self.sections_pane.isAncestorOf(focus):
-            self._go_to_section()
-            return
-        self._bring_forward(self.memory_dock, self.memory_pane.search_box)
-        self.memory_pane.search_box.selectAll()
-
-    def _go_to_section(self) -> None:
-        self._bring_forward(self.sections_dock, self.sections_pane.find_box)
-        self.sections_pane.find_box.selectAll()
-
-    def _ask_open(self) -> None:
-        start = str(self.session.folder.parent) if self.session else str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, "Open a session or project folder", start)
-        if folder:
-            self.openRequested.emit(folder)
-
-
-def _check(group: QActionGroup, value: str) -> None:
-    """Tick the menu item of ``group`` whose data is ``value`` (the choice saved or made)."""
-    for action in group.actions():
-        action.setChecked(action.data() == value)

@@ -1,13 +1,15 @@
-"""The main window's menus and the keys on them, which work from any pane with the menus closed."""
+"""The main window's menus, the keys on them (which work from any pane with the menus closed),
+and the commands they run that need no more of the window than its panes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow, QMenu, QTabWidget, QWidget
 
 from models.text.tokens import TOKENIZER_NAMES
 from ui.appearance import APPEARANCE_NAMES, APPEARANCES
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
     from ui.composer.pane import ComposerPane
     from ui.memory_actions import MemoryActions
     from ui.panes.inbox_pane import ReviewPane
+    from ui.panes.memory_pane import MemoryPane
+    from ui.panes.sections_pane import SectionsPane
     from ui.panes.teammates_pane import TeammatesPane
     from ui.splitters import Splitters
 
@@ -37,6 +41,11 @@ class WindowMenus(QMainWindow):
     central_tabs: QTabWidget
     inbox_dock: QDockWidget
     recent_menu: QMenu
+    sections_pane: SectionsPane
+    sections_dock: QDockWidget
+    memory_pane: MemoryPane
+    memory_dock: QDockWidget
+    openRequested: SignalInstance
     reload_action: QAction
     tokenizer_group: QActionGroup
     appearance_group: QActionGroup
@@ -52,9 +61,6 @@ class WindowMenus(QMainWindow):
         def _docks(self) -> list[QDockWidget]: ...
         def _panes(self) -> list[tuple[QDockWidget, QWidget]]: ...
         def _default_layout(self) -> None: ...
-        def _focus_search(self) -> None: ...
-        def _go_to_section(self) -> None: ...
-        def _ask_open(self) -> None: ...
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -194,6 +200,41 @@ class WindowMenus(QMainWindow):
         dialog.filter_box.setFocus()  # taken as the dialog becomes active: type to filter
         dialog.open()
 
+    # -- what the menus show and do ------------------------------------------------------------
+
+    def set_recent(self, folders: list[Path]) -> None:
+        self.recent_menu.clear()
+        for number, folder in enumerate(folders, start=1):
+            action = self.recent_menu.addAction(f"&{number % 10} {folder.name}  —  {folder.parent}")
+            action.triggered.connect(lambda _=False, f=folder: self.openRequested.emit(str(f)))
+        self.recent_menu.setEnabled(bool(folders))
+
+    def set_tokenizer(self, name: str) -> None:
+        _check(self.tokenizer_group, name)
+
+    def set_appearance(self, name: str) -> None:
+        _check(self.appearance_group, name)
+
+    def _focus_search(self) -> None:
+        """Ctrl+F finds where the Lead is: in the section tree, its Go to section box;
+        anywhere else, TEAM-MEMORY's search."""
+        focus = QApplication.focusWidget()
+        if focus is not None and self.sections_pane.isAncestorOf(focus):
+            self._go_to_section()
+            return
+        self._bring_forward(self.memory_dock, self.memory_pane.search_box)
+        self.memory_pane.search_box.selectAll()
+
+    def _go_to_section(self) -> None:
+        self._bring_forward(self.sections_dock, self.sections_pane.find_box)
+        self.sections_pane.find_box.selectAll()
+
+    def _ask_open(self) -> None:
+        start = str(self.session.folder.parent) if self.session else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Open a session or project folder", start)
+        if folder:
+            self.openRequested.emit(folder)
+
     def focusNextPrevChild(self, next: bool) -> bool:
         """Tab and Shift+Tab as Qt moves them, past the controls of docks behind another
         tab: Qt moves such a dock off the window rather than hiding it, and its controls took
@@ -233,3 +274,9 @@ def _behind_a_tab(widget: QWidget) -> bool:
             return True
         parent = parent.parentWidget()
     return False
+
+
+def _check(group: QActionGroup, value: str) -> None:
+    """Tick the menu item of ``group`` whose data is ``value`` (the choice saved or made)."""
+    for action in group.actions():
+        action.setChecked(action.data() == value)
