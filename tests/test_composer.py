@@ -382,3 +382,40 @@ def test_the_affected_list_shows_its_first_names_in_a_narrow_column(qtbot: QtBot
     )
     assert pane.affected.cursorPosition() == 0  # the start in sight
     controller.close()
+
+
+def test_return_or_a_double_click_on_a_teammate_shows_what_it_is_sent_and_why(
+    qtbot: QtBot, controller: Controller
+) -> None:
+    """In the teammate table, Return (or a double-click) on implementer-3 brings the composer
+    forward on its Teammates tab, implementer-3's row current: the full GC, for FC-1 (it
+    confirmed GC-v5, two versions behind the GC-v7 being composed: the demo's plan)."""
+    from conftest import activate
+
+    pane = composer_pane(controller)
+    select_section(controller, "Architecture Decisions")
+    type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n" + NOW_ROW)
+    w = controller.window
+    w.central_tabs.setCurrentIndex(0)  # the Section preview in front
+    activate(qtbot, w)
+    table = w.teammate_view
+    model = w.teammate_model
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-3")
+    table.setFocus()
+    table.setCurrentIndex(model.index(row, 0))
+    qtbot.keyClick(table, Qt.Key.Key_Return)
+    assert w.central_tabs.currentWidget() is pane
+    assert pane.preview_tabs.tabText(pane.preview_tabs.currentIndex()) == "Teammates"
+    current = pane.decisions_view.currentIndex()
+    assert current.siblingAtColumn(0).data() == "implementer-3"
+    assert current.siblingAtColumn(1).data() == "full GC"
+    assert current.siblingAtColumn(3).data().startswith("FC-1")
+    # A double-click on another row does the same for it.
+    w.central_tabs.setCurrentIndex(0)
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-1")
+    rect = table.visualRect(model.index(row, 0))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert w.central_tabs.currentWidget() is pane
+    assert pane.decisions_view.currentIndex().siblingAtColumn(0).data() == "implementer-1"
+    assert pane.decisions_view.currentIndex().siblingAtColumn(1).data() == "delta"

@@ -106,6 +106,7 @@ class MainWindow(WindowMenus):
         self.teammates_pane.stateShown.connect(lambda text: self.statusBar().showMessage(text, 5000))
         view = self.teammates_pane.teammate_view
         widget_action(view, "Copy this teammate's update message", "Ctrl+Shift+M", self._copy_teammate_message)
+        self.teammates_pane.decisionRequested.connect(self._show_decision)
         self.memory_pane = MemoryPane(self.settings)
         self.gates_pane = GatesPane()
         self.review_pane = ReviewPane()
@@ -347,6 +348,12 @@ class MainWindow(WindowMenus):
             self.status_line.show_session(self.session)
 
     # -- user actions ----------------------------------------------------------------------------
+
+    def _show_decision(self, role: str) -> None:
+        """The composer in front, on what ``role`` is sent next and why."""
+        self.central_tabs.setCurrentWidget(self.composer)
+        if not self.composer.show_decision(role):
+            self.statusBar().showMessage(f"Nothing is composed for {role}: see the composer's header", 5000)
 
     def _copy_teammate_message(self) -> str | None:
         """Copy the composed update for the teammate selected in the table (nothing if none is due)."""

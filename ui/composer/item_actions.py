@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QComboBox, QDialog, QInputDialog, QLineEdit, QTableView, QWidget
+from PySide6.QtWidgets import QComboBox, QDialog, QInputDialog, QLineEdit, QTableView, QTabWidget, QWidget
 
 from models.delta.items import DeltaItem, Impact
 from models.publish.composer import Composer
@@ -21,6 +21,7 @@ class ItemActions:
     composer: Composer | None
     items_view: QTableView
     decisions_view: QTableView
+    preview_tabs: QTabWidget
     affected: QLineEdit
     actions_box: QComboBox
 
@@ -106,3 +107,17 @@ class ItemActions:
             return
         forced = {k: v for k, v in self.state().forced_full if k != decision.role}  # type: ignore[attr-defined]
         self._push("Clear forced full", replace(self.state(), forced_full=tuple(sorted(forced.items()))))
+
+    def show_decision(self, role: str) -> bool:
+        """The Teammates tab in front, ``role``'s row current: what it is sent and why (delta
+        or full, the FC that decides); whether the role has a row (no GC: none has)."""
+        model = self.decisions_view.model()
+        row = next((r for r in range(model.rowCount()) if model.index(r, 0).data() == role), None)
+        page = self.decisions_view.parentWidget()  # the Teammates tab's page
+        if page is not None:
+            self.preview_tabs.setCurrentWidget(page)
+        if row is None:
+            return False
+        self.decisions_view.setCurrentIndex(model.index(row, 0))
+        self.decisions_view.scrollTo(model.index(row, 0))
+        return True

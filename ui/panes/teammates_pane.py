@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -38,6 +38,7 @@ class TeammatesPane(QWidget):
     stateShown = Signal(str)  # a word for the status bar: the state asked for is the teammate's already
     memberRequested = Signal(str)  # role: the Lead picks its Claude Code member
     pingRequested = Signal(str)  # role: deliver a reminder to ACK into its member's inbox
+    decisionRequested = Signal(str)  # role: show what its next update sends, and why (the composer)
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,7 +65,10 @@ class TeammatesPane(QWidget):
             action = QAction(f"Set state: {state}", self.teammate_view)
             action.triggered.connect(lambda _=False, s=state: self._request_state(s))
             self.teammate_view.addAction(action)
+        # A double-click or Return on a row: what the teammate is sent next, and why.
+        self.teammate_view.activated.connect(lambda _: self._request(self.decisionRequested))
         for text, signal in (
+            ("Show what it is sent next (Return)", self.decisionRequested),
             ("Link to Claude Code member…", self.memberRequested),
             ("Ping (deliver a reminder to ACK)", self.pingRequested),
         ):
@@ -90,10 +94,10 @@ class TeammatesPane(QWidget):
         title = self.teammate_model.headers[column]
         self.settings.setValue("teammates/sort", [title, "descending" if descending else "ascending"])
 
-    def _request(self, signal: Signal) -> None:
+    def _request(self, signal: SignalInstance) -> None:
         role = self.selected_role()
         if role is not None:
-            signal.emit(role)  # type: ignore[attr-defined]
+            signal.emit(role)
 
     def show_teammates(self, session: Session) -> None:
         self.teammate_model.set_teammates(session.teammates(), session.gc_version)
