@@ -157,6 +157,7 @@ class GlobalContext:
     top_norms: Counter[str] | None = field(default=None, init=False, repr=False)
     _nested_index: TitleIndex | None = field(default=None, init=False, repr=False)
     _top_titles: frozenset[str] | None = field(default=None, init=False, repr=False)
+    _found_in: list[tuple[str, Section]] | None = field(default=None, init=False, repr=False)
 
     def walk(self) -> Iterator[Section]:
         for section in self.sections:
@@ -243,8 +244,11 @@ class GlobalContext:
         needle = " ".join(text.strip().lstrip("§").split()).casefold()
         if not needle:
             return []
-        # The reference without the quotes a segment takes where it would be ambiguous.
-        return [s for s in self.flat() if needle in ".".join(s.path).casefold() or needle in s.ref.casefold()]
+        if self._found_in is None:  # once per parse: the window asks at every keystroke
+            # The reference as written, and without the quotes a segment takes where it would
+            # be ambiguous; a needle holds no line break, so it matches within one of them.
+            self._found_in = [(f"{'.'.join(s.path)}\n{s.ref}".casefold(), s) for s in self.flat()]
+        return [s for where, s in self._found_in if needle in where]
 
     def written(self, found: Resolved) -> str:
         """What a § reference names, as the file holds it: the section with its subsections,
