@@ -37,11 +37,14 @@ class FolderDrop(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Accept a drag that names a folder; open it on the drop."""
-        if isinstance(event, (QDragEnterEvent, QDragMoveEvent)):
+        if isinstance(event, QDragEnterEvent):  # the file system looked at once per drag
             if dropped_folder(event.mimeData()) is not None:
                 event.acceptProposedAction()
             else:
                 event.ignore()
+            return True
+        if isinstance(event, QDragMoveEvent) and event.type() == QEvent.Type.DragMove:
+            event.acceptProposedAction()  # only a drag whose entry was taken moves here
             return True
         if isinstance(event, QDropEvent):
             folder = dropped_folder(event.mimeData())
