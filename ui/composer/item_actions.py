@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QDialog, QInputDialog, QLineEdit, QTabl
 from models.delta.items import DeltaItem, Impact
 from models.publish.composer import Composer
 from ui.composer.item_dialog import ItemDialog
+from ui.composer.models import DecisionsModel
 from ui.composer.undo import ComposerState
 from ui.node_model import PAYLOAD_ROLE
 
@@ -21,6 +22,7 @@ class ItemActions:
     composer: Composer | None
     items_view: QTableView
     decisions_view: QTableView
+    decisions_model: DecisionsModel
     preview_tabs: QTabWidget
     affected: QLineEdit
     actions_box: QComboBox
@@ -111,13 +113,12 @@ class ItemActions:
     def show_decision(self, role: str) -> bool:
         """The Teammates tab in front, ``role``'s row current: what it is sent and why (delta
         or full, the FC that decides); whether the role has a row (no GC: none has)."""
-        model = self.decisions_view.model()
-        row = next((r for r in range(model.rowCount()) if model.index(r, 0).data() == role), None)
+        index = self.decisions_model.find(lambda d: d is not None and d.role == role)
         page = self.decisions_view.parentWidget()  # the Teammates tab's page
         if page is not None:
             self.preview_tabs.setCurrentWidget(page)
-        if row is None:
+        if not index.isValid():
             return False
-        self.decisions_view.setCurrentIndex(model.index(row, 0))
-        self.decisions_view.scrollTo(model.index(row, 0))
+        self.decisions_view.setCurrentIndex(index)
+        self.decisions_view.scrollTo(index)
         return True
