@@ -38,6 +38,26 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         )
 
 
+def _app_state_in_shared() -> set[Path]:
+    return set(SHARED.glob("**/.lead-console"))
+
+
+_SHARED_STATE_BEFORE: set[Path] = set()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _SHARED_STATE_BEFORE.update(_app_state_in_shared())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The real sessions are read, never written: a test that opened one in place (not a
+    copy) left the app's journal there, and a later run read its own past as an outside loss."""
+    written = sorted(_app_state_in_shared() - _SHARED_STATE_BEFORE)
+    if written:
+        print(f"\ntests wrote into the shared real data: {', '.join(map(str, written))}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep demo copies and settings out of the real home folder."""

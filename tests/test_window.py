@@ -277,12 +277,12 @@ def test_new_gate_record_and_teammate_folder_appear(qtbot: QtBot, controller: Co
 
 
 def test_settings_keep_recent_sessions_tokenizer_and_layout(
-    qtbot: QtBot, settings: AppSettings, demo_copy: Path
+    qtbot: QtBot, settings: AppSettings, demo_copy: Path, cow_copy: Path
 ) -> None:
     first = Controller(settings, headless=True)
     qtbot.addWidget(first.window)
     first.open(demo_copy)
-    first.open(COW)
+    first.open(cow_copy)  # a copy: an open writes TEAM-MEMORY's journal into the session folder
     first.set_tokenizer("cl100k_base")
     assert "(cl100k_base)" in first.window.status_line.tokens.text()
     first.window.archived_box.setChecked(False)
@@ -290,7 +290,7 @@ def test_settings_keep_recent_sessions_tokenizer_and_layout(
     first.close()
     again = Controller(settings, headless=True)
     qtbot.addWidget(again.window)
-    assert settings.recent_sessions()[:2] == [COW.resolve(), demo_copy.resolve()]
+    assert settings.recent_sessions()[:2] == [cow_copy.resolve(), demo_copy.resolve()]
     assert settings.tokenizer == "cl100k_base"
     assert not again.window.archived_box.isChecked()
     assert next(a.text() for a in again.window.recent_menu.actions()).startswith("&1 cow-pipeline-redesign")
@@ -324,10 +324,10 @@ def test_no_display_gives_one_clear_line() -> None:
     assert result.stderr.strip().splitlines() == [NO_DISPLAY]
 
 
-def test_screenshot_renders_a_png(tmp_path: Path) -> None:
+def test_screenshot_renders_a_png(tmp_path: Path, cow_copy: Path) -> None:
     out = tmp_path / "shot.png"
     result = subprocess.run(
-        [sys.executable, "-m", "app", "--screenshot", str(out), str(COW)],
+        [sys.executable, "-m", "app", "--screenshot", str(out), str(cow_copy)],
         cwd=ROOT,
         capture_output=True,
         text=True,
