@@ -36,6 +36,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             f"real session folders not found: {', '.join(map(str, missing))} "
             "(the tests expect ../shared/ beside the repository)"
         )
+    if not _is_worker(session):
+        _SHARED_STATE_BEFORE.update(_app_state_in_shared())
+
+
+def _is_worker(session: pytest.Session) -> bool:
+    """Whether this is one of pytest-xdist's workers: the process that started them looks at
+    ../shared before the first and after the last has run."""
+    return hasattr(session.config, "workerinput")
 
 
 def _app_state_in_shared() -> set[Path]:
@@ -45,13 +53,11 @@ def _app_state_in_shared() -> set[Path]:
 _SHARED_STATE_BEFORE: set[Path] = set()
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    _SHARED_STATE_BEFORE.update(_app_state_in_shared())
-
-
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The real sessions are read, never written: a test that opened one in place (not a
     copy) left the app's journal there, and a later run read its own past as an outside loss."""
+    if _is_worker(session):
+        return
     written = sorted(_app_state_in_shared() - _SHARED_STATE_BEFORE)
     if written:
         print(f"\ntests wrote into the shared real data: {', '.join(map(str, written))}")
