@@ -161,6 +161,23 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         rows.append(put_off_row(one.open_rest))
+        demo = ratio_row(
+            "  the demo session, the same way",
+            "GC 2,500 tokens, 5 teammates / reading and counting it: what an open costs the window"
+            " whatever the session holds",
+            one.demo_opened,
+            one.demo_floor,
+            2,
+        )
+        rows.append((*demo[:5], "—", "—"))
+        proposed = ratio_row(
+            "  the open again, proposed floor",
+            "the session's open / reading and counting it + the demo's open (a floor that paints)",
+            one.opened,
+            one.open_floor + one.demo_opened,
+            2,
+        )
+        rows.append((*proposed[:5], "≤ 2 (not the issue's)", proposed[6]))
         rows.append(
             ratio_row(
                 "external write → view (TEAM-MEMORY)",
