@@ -142,6 +142,15 @@ def _time_work(after: AfterPaint, into: list[float]) -> None:
         setattr(after, name, timed_hand)
 
 
+def shown_window(app: QApplication, settings: AppSettings) -> Controller:
+    """A window up and painted with no session yet, as the app starts: what an open is timed in."""
+    controller = Controller(settings, headless=True)
+    controller.window.resize(1440, 900)
+    controller.window.show()
+    app.processEvents()
+    return controller
+
+
 def open_until_shown(app: QApplication, controller: Controller, folder: Path, timeout_s: float = 60) -> float:
     """Seconds from opening ``folder`` until the section tree, the teammate table and the
     memory view have each painted their rows: what the Lead waits for. One turn of the event
@@ -175,10 +184,7 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     open_floor = read_and_count([p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")])
     # As the app starts: the window is up, then the session opens into it (what the Lead
     # waits for is the session's sections, teammates and memory on screen).
-    controller = Controller(settings, headless=True)
-    controller.window.resize(1440, 900)
-    controller.window.show()
-    app.processEvents()
+    controller = shown_window(app, settings)
     # What the open puts off until after the first paint (rendering the rest of the preview,
     # making and expanding the rest of the tree, finding the tag filter's other tags) is timed
     # as it runs: work the Lead's machine still does a moment later (a piece may run in the
@@ -284,10 +290,7 @@ def open_demo(app: QApplication, root: Path, settings: AppSettings) -> tuple[flo
     folder = root / "demo" / ".agent" / "teams" / bundled_session().name
     shutil.copytree(bundled_session(), folder)
     floor = read_and_count([p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")])
-    controller = Controller(settings, headless=True)
-    controller.window.resize(1440, 900)
-    controller.window.show()
-    app.processEvents()
+    controller = shown_window(app, settings)
     opened = open_until_shown(app, controller, folder)
     controller.settle(timeout_s=60)
     controller.close()
