@@ -94,6 +94,21 @@ def test_major_restructure_falls_back_to_full(demo_copy: Path) -> None:
     assert (mode, codes) == ("full", ["FC-4"])
 
 
+@pytest.mark.parametrize(("edited", "expected"), [(6, ("delta", [])), (7, ("full", ["FC-4"]))])
+def test_a_restructure_is_more_than_half_of_the_sections(
+    demo_copy: Path, edited: int, expected: tuple[str, list[str]]
+) -> None:
+    """ADR-002 §6: "delta_items > 50% of GC sections" falls back to the full GC; exactly half
+    does not. The demo's GC has 13 top-level sections; v7 adds a 14th and a line to the first
+    ``edited`` of the others: 7 of 14 touched is half, 8 of 14 more than half."""
+    _set_front(demo_copy, "teammate_gc_versions:\n  implementer-1: 6\n")
+    gc = (demo_copy / "global-context.md").read_text(encoding="utf-8").replace("GC-v6", "GC-v7")
+    assert len(re.findall(r"^## ", gc, flags=re.M)) == 13
+    v7 = re.sub(r"^(## .+)$", r"\1\n- Note: revised for phase 7", gc, count=edited, flags=re.M)
+    v7 += "## Phase 7 Notes\n\n- Kickoff: 2026-11-25\n"  # Open Questions keeps its last line as it was
+    assert _decisions(demo_copy, v7)["implementer-1"] == expected
+
+
 def test_a_delta_costing_more_than_the_full_gc_is_refused(demo_copy: Path) -> None:
     _set_front(demo_copy, "teammate_gc_versions:\n  implementer-1: 6\n")
     tiny = "---\nversion: GC-v7\n---\n# Tiny\n## Scope\n- Goal: all new\n"

@@ -8,8 +8,8 @@ reasons, not only the first:
 - FC-2 the teammate reported CONTEXT_LOST;
 - FC-3 it has no confirmed version yet (initial spawn);
 - FC-1 its confirmed version (the last ACKed one, never the last sent one) is < current - 1;
-- FC-4 the delta touches more than half of the GC's top-level sections, or costs more tokens
-  than the full GC (no savings);
+- FC-4 the delta touches more than half of the GC's top-level sections (exactly half does not),
+  or costs as many tokens as the full GC or more (no savings);
 - FC-5 it asked for the full GC (NEED_CLARIFICATION, or an explicit request).
 
 Three more reasons force the full GC: no snapshot of the confirmed version, a delta that does
