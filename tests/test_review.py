@@ -163,3 +163,34 @@ def test_resend_composes_the_unclear_sections_or_the_full_gc(published: Path) ->
     result.action = "full"
     full, mode = compose_resend(session, result)  # type: ignore[misc]
     assert mode == "full" and full.startswith("[CONTEXT-UPDATE] GC-v7 (full injection)")
+
+
+@pytest.mark.parametrize(
+    ("ack", "action"),
+    [
+        # ADR-002 §8, Partial ACK: re-send the unclear item, or the full GC if more than 50% is unclear.
+        (
+            "Items: 1/2. Impact: unsure. Action: NEED_CLARIFICATION\nUnclear items: §Architecture Decisions.D-10",
+            "resend",
+        ),
+        (
+            "Items: 0/2. Impact: unsure. Action: NEED_CLARIFICATION\n"
+            "Unclear items: §Architecture Decisions.D-9, §Architecture Decisions.D-10",
+            "full",
+        ),
+        ("Items: 1/2. Impact: none. Action: CONTINUE\nUnclear items: none", "resend"),  # one not applied, unsaid why
+        ("Items: 2/2. Impact: none. Action: CONTINUE\nUnclear items: none", "confirm"),
+    ],
+)
+def test_a_partial_ack_of_half_the_items_is_a_resend_and_of_more_the_full_gc(
+    demo_copy: Path, ack: str, action: str
+) -> None:
+    session = open_session(demo_copy, TOK)
+    composer = Composer.open(session)
+    two_rows = "| P6 |\n| D-9 | zstd | smaller | P6 |\n| D-10 | lz4 | faster | P6 |\n"
+    composer.working_text = composer.working_text.replace("| P6 |\n", two_rows, 1)
+    execute_publish(composer.publish_plan(now="2026-11-22T03:00:00Z"))
+    session = open_session(demo_copy, TOK)
+    result = review(Message("pasted", "implementer-1", f"[ACK-UPDATE] GC-v7 received. {ack}", None), session)
+    assert result.problems == []  # two items were sent, and both § references are the GC's
+    assert result.action == action
