@@ -194,3 +194,33 @@ def test_a_partial_ack_of_half_the_items_is_a_resend_and_of_more_the_full_gc(
     result = review(Message("pasted", "implementer-1", f"[ACK-UPDATE] GC-v7 received. {ack}", None), session)
     assert result.problems == []  # two items were sent, and both § references are the GC's
     assert result.action == action
+
+
+@pytest.mark.parametrize(
+    ("status", "action"),
+    [("BLOCKED", "attention"), ("IN_PROGRESS", "record"), ("COMPLETE", "record"), ("CONTEXT_PRESSURE", "record")],
+)
+def test_a_blocked_teammate_needs_the_leads_attention_other_statuses_are_recorded(
+    published: Path, status: str, action: str
+) -> None:
+    """SESSION-FOLDER.md's status lines: a blocked teammate waits on the Lead; the others are news."""
+    session = open_session(published, TOK)
+    result = review(Message("pasted", "implementer-3", f"[STATUS] Phase 6 | {status}", None), session)
+    assert (result.action, result.problems) == (action, [])
+
+
+def test_an_update_confirmed_or_younger_than_the_timeout_is_not_due(published: Path) -> None:
+    """No ACK within 10 minutes of a send makes a teammate due: at 10 minutes it is not yet,
+    and a teammate whose confirmed version is the one sent never is."""
+    plan = published / "orchestration-plan.md"
+    plan.write_text(
+        plan.read_text(encoding="utf-8").replace("  implementer-1: 6\n", "  implementer-1: 7\n", 1), encoding="utf-8"
+    )
+    session = open_session(published, TOK)
+    sent = datetime(2026, 11, 22, 3, 0, tzinfo=UTC)  # _publish_v7's time
+    assert due_pings(session, sent + timedelta(minutes=10)) == {}
+    assert set(due_pings(session, sent + timedelta(minutes=10, seconds=1))) == {
+        "implementer-2",
+        "implementer-3",
+        "implementer-4",
+    }
