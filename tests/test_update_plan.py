@@ -125,6 +125,22 @@ def test_missing_snapshot_means_full(demo_copy: Path) -> None:
     assert (mode, codes) == ("full", ["NO-BASE"])
 
 
+def test_without_a_snapshot_of_the_current_version_the_gc_on_disk_is_the_base(demo_copy: Path) -> None:
+    """Composing v7 in a session with no gc-history/GC-v6.md: the GC on disk is v6, so a
+    teammate that confirmed v6 still gets a delta, computed from it; one that confirmed v5
+    is two behind (FC-1)."""
+    (demo_copy / "gc-history" / "GC-v6.md").unlink()
+    assert 6 not in snapshot_versions(demo_copy)
+    v7 = (demo_copy / "global-context.md").read_text(encoding="utf-8").replace("GC-v6", "GC-v7")
+    v7 = v7.replace("- Q-2:", "- Q-3: new question\n- Q-2:")
+    plan = plan_update(open_session(demo_copy, TOK), v7)
+    got = {d.role: (d.mode, [c.code for c in d.conditions], d.base_version) for d in plan.decisions}
+    assert got["implementer-1"] == ("delta", [], 6)
+    assert got["implementer-3"] == ("full", ["FC-1"], 5)
+    delta = next(d.delta for d in plan.decisions if d.role == "implementer-1")
+    assert delta is not None and [(i.op, i.ref, i.key) for i in delta.items] == [("ADDED", "Open Questions", "Q-3")]
+
+
 def test_an_unbumped_edit_is_planned_as_the_next_version(demo_copy: Path) -> None:
     """--new with the same version number: the Lead's working GC, to be published as v7."""
     gc = (demo_copy / "global-context.md").read_text(encoding="utf-8")
