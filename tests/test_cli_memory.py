@@ -127,6 +127,24 @@ def test_restore_puts_back_what_an_outside_write_took(tmp_path: Path, capsys: py
     assert code == 0 and "nothing to change" in err
 
 
+@pytest.mark.parametrize(("lines", "over"), [(500, False), (501, True)])
+def test_the_line_limit_is_passed_past_500_lines_not_at(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: int, over: bool
+) -> None:
+    """ADR-001 §5 rule 4 (seed 002: "파일 500줄 초과 시", when the file exceeds 500 lines): the
+    demo's 43 lines padded with entries to ``lines``, as ``wc -l`` counts them."""
+    folder = tmp_path / "demo"
+    shutil.copytree(DEMO, folder)
+    path = folder / MEMORY
+    text = path.read_text(encoding="utf-8")
+    assert text.count("\n") == 43 and text.endswith("\n")
+    path.write_text(text + "".join(f"- [Finding] padding {n}\n" for n in range(lines - 43)), encoding="utf-8")
+    assert parse_memory(path.read_text(encoding="utf-8")).over_limit is over
+    code, out, _ = run_cli(capsys, "memory", "check", str(folder))
+    assert (f"{lines} lines, over 500" in out) is over
+    assert code == (1 if over else 0)
+
+
 def test_a_missing_or_unreadable_file_is_said_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _copy(tmp_path, "demo")
     (folder / MEMORY).unlink()

@@ -31,7 +31,7 @@ def memory_check_data(
     problems = [str(p) for p in [*read_problems, *memory.problems]]
     problems += [f"entry lost: {v.describe()}" for v in vanished]
     problems += missing_sections(memory)
-    if memory.line_count > LINE_LIMIT:
+    if memory.over_limit:
         archived = sum(1 for s in memory.sections for e in s.entries if e.archived)
         problems.append(f"{memory.line_count} lines, over {LINE_LIMIT}: remove [ARCHIVED] entries ({archived} now)")
     for s in memory.sections:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from models.memory.edits import MemoryEditError, section_span
 from models.session.memory_entries import MemoryEntry
 from models.session.memory_parse import parse_memory
-from models.session.team_memory import LINE_LIMIT, TeamMemory
 from models.text.surgical import EditError
 from models.text.textfile import newline_of, split_lines
 
@@ -65,10 +64,6 @@ def replaced_section(section_text_: str, header: str) -> str:
     """The header marked [REPLACED] (never deleted, ADR-001 §5 rule 3)."""
     first, _, rest = section_text_.partition("\n")
     return first.replace(f"## {header}", f"## [REPLACED] {header}", 1) + "\n" + rest
-
-
-def over_limit(memory: TeamMemory) -> bool:
-    return memory.line_count > LINE_LIMIT
 
 
 _META_VERSION = re.compile(

@@ -178,6 +178,12 @@ class TeamMemory:
         return source if isinstance(source, str) else source.decoded()
 
     @property
+    def over_limit(self) -> bool:
+        """ADR-001 §5 curation rule 4: past 500 lines (not at 500) the Lead removes the
+        [ARCHIVED] entries."""
+        return self.line_count > LINE_LIMIT
+
+    @property
     def text_length(self) -> int:
         """``len(text)``, without decoding it."""
         return len(self._source)

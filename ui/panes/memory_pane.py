@@ -180,7 +180,7 @@ class MemoryPane(QWidget):
             self.line_count.setText("no TEAM-MEMORY.md")
             self.line_count.set_tone(None)
             return
-        over = memory.line_count > LINE_LIMIT
+        over = memory.over_limit
         self.line_count.setText(f"{memory.line_count} / {LINE_LIMIT} lines")
         self.line_count.set_tone(over_limit_tone if over else None)
         self.line_count.setToolTip("Above 500 lines ADR-001 asks the Lead to remove [ARCHIVED] entries" if over else "")
