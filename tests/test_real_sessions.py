@@ -161,7 +161,7 @@ def test_publishing_offers_to_add_meta(tmp_path: Path) -> None:
     execute_publish(composer.publish_plan(now="2026-11-23T01:00:00Z", add_meta=True))
     after = (copy / "TEAM-MEMORY.md").read_text(encoding="utf-8")
     meta = "## Meta\n- Created: 2026-11-23\n- Session: cow\n- GC Version: GC-v7\n\n"
-    assert meta in after
+    assert after.startswith("# TEAM-MEMORY — COW Pipeline Redesign\n\n" + meta + "## Lead\n")  # after the title
     assert after.replace(meta, "", 1) == memory_before
 
 
