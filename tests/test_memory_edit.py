@@ -19,7 +19,15 @@ from models.memory.curation import (
     replaced_section,
     set_meta_gc_version,
 )
-from models.memory.edits import Conflict, MemoryEditError, SectionEdit, add_entry, edit_memory, section_text
+from models.memory.edits import (
+    Conflict,
+    MemoryEditError,
+    SectionEdit,
+    _merge,
+    add_entry,
+    edit_memory,
+    section_text,
+)
 from models.memory.loss import detect_loss, restore
 from models.session.memory_entries import TAGS
 from models.session.memory_parse import parse_memory
@@ -256,3 +264,84 @@ def test_cli_memory_add_and_check(demo_copy: Path, capsys: pytest.CaptureFixture
 
     assert main(["memory", "check", str(COW)]) == 1
     assert "no ## Meta section" in capsys.readouterr().out
+
+
+# -- the three-way merge of one section, at its edges ------------------------------------------
+# The section as the Lead's edit read it; each case is (what an agent made of it, what the Lead
+# made of it, the merge a person expects: None when both changed the same lines).
+_BASE = "## implementer-2\n- a\n- b\n- c\n- d\n"
+_MERGES = [
+    pytest.param(
+        _BASE.replace("- c\n", "- c (agent)\n"),
+        _BASE.replace("- b\n", "- b (Lead)\n"),
+        "## implementer-2\n- a\n- b (Lead)\n- c (agent)\n- d\n",
+        id="next-door lines are no conflict",
+    ),
+    pytest.param(
+        _BASE.replace("- b\n", "- b (agent)\n"),
+        _BASE.replace("- c\n", "- c (Lead)\n"),
+        "## implementer-2\n- a\n- b (agent)\n- c (Lead)\n- d\n",
+        id="next-door lines, the other way round",
+    ),
+    pytest.param(
+        _BASE.replace("- b\n", "- b (agent)\n"),
+        _BASE.replace("- b\n", "- b (Lead)\n"),
+        None,
+        id="the same line changed twice",
+    ),
+    pytest.param(
+        _BASE.replace("- c\n", "- c\n- agent's\n"),
+        _BASE.replace("- b\n- c\n- d\n", "- b, c and d (Lead)\n"),
+        None,
+        id="an insert inside the lines the Lead rewrote",
+    ),
+    pytest.param(
+        _BASE.replace("- b\n- c\n- d\n", "- b, c and d (agent)\n"),
+        _BASE.replace("- c\n", "- c\n- Lead's\n"),
+        None,
+        id="an insert of the Lead's inside the lines the agent rewrote",
+    ),
+    pytest.param(
+        _BASE.replace("- a\n", "- a\n- agent's\n"),
+        _BASE.replace("- b\n- c\n", "- b and c (Lead)\n"),
+        "## implementer-2\n- a\n- agent's\n- b and c (Lead)\n- d\n",
+        id="an insert just before the lines the Lead rewrote",
+    ),
+    pytest.param(
+        _BASE.replace("- c\n", "- c\n- agent's\n"),
+        _BASE.replace("- b\n- c\n", "- b and c (Lead)\n"),
+        "## implementer-2\n- a\n- b and c (Lead)\n- agent's\n- d\n",
+        id="an insert just after the lines the Lead rewrote",
+    ),
+    pytest.param(
+        _BASE.replace("- b\n- c\n", "- b and c (agent)\n"),
+        _BASE.replace("- a\n", "- a\n- Lead's\n"),
+        "## implementer-2\n- a\n- Lead's\n- b and c (agent)\n- d\n",
+        id="an insert of the Lead's just before the lines the agent rewrote",
+    ),
+    pytest.param(
+        _BASE.replace("- b\n- c\n", "- b and c (agent)\n"),
+        _BASE.replace("- c\n", "- c\n- Lead's\n"),
+        "## implementer-2\n- a\n- b and c (agent)\n- Lead's\n- d\n",
+        id="an insert of the Lead's just after the lines the agent rewrote",
+    ),
+    pytest.param(
+        _BASE + "- agent's\n",
+        _BASE + "- Lead's\n",
+        "## implementer-2\n- a\n- b\n- c\n- d\n- agent's\n- Lead's\n",
+        id="two appends: the agent's first, as it was on disk first",
+    ),
+    pytest.param(
+        _BASE.replace("- b\n", "- b (both)\n"),
+        _BASE.replace("- b\n", "- b (both)\n"),
+        "## implementer-2\n- a\n- b (both)\n- c\n- d\n",
+        id="the same change on both sides, once",
+    ),
+]
+
+
+@pytest.mark.parametrize(("theirs", "ours", "expected"), _MERGES)
+def test_an_edit_merges_with_an_agents_write_unless_both_changed_the_same_lines(
+    theirs: str, ours: str, expected: str | None
+) -> None:
+    assert _merge(_BASE, theirs, ours) == expected

@@ -141,9 +141,9 @@ def _merge(base: str, theirs: str, ours: str) -> str | None:
         for c1, c2, c_lines in mine:
             if (a1, a2, a_lines) == (c1, c2, c_lines):
                 continue  # the same change on both sides
-            overlapping = a1 < c2 and c1 < a2  # both changed some of the same base lines
-            inside = (a1 == a2 and c1 < a1 < c2) or (c1 == c2 and a1 < c1 < a2)  # an insert within a change
-            if overlapping or inside:
+            # Both changed some of the same base lines; an insert (an empty range) strictly
+            # inside the other's lines meets the same test, one at either edge does not.
+            if a1 < c2 and c1 < a2:
                 return None
     ordered = sorted(set(other) | set(mine), key=lambda h: (h[0], h[1], h not in other))
     out: list[str] = []
