@@ -112,6 +112,23 @@ def test_edit_merges_non_overlapping_changes_and_stops_on_overlap(demo_copy: Pat
     assert "(agent)" in path.read_text(encoding="utf-8")  # nothing written
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("ends_with_newline", [True, False])
+def test_a_new_roles_section_is_written_in_the_files_line_ends(
+    demo_copy: Path, newline: str, ends_with_newline: bool
+) -> None:
+    """An entry for a role with no section adds one at the end, after one blank line, in the
+    file's line ends (a CRLF file got an LF section), and leaves every byte before it."""
+    path = demo_copy / "TEAM-MEMORY.md"
+    original = path.read_text(encoding="utf-8").replace("\n", newline)
+    original = original if ends_with_newline else original.removesuffix(newline)
+    path.write_bytes(original.encode())
+    add_entry(path, "implementer-9", "Finding", "a new teammate's first finding")
+    end = "" if ends_with_newline else newline
+    section = f"## implementer-9{newline}- [Finding] a new teammate's first finding{newline}"
+    assert path.read_bytes().decode() == original + end + newline + section
+
+
 def test_other_sections_stay_byte_identical_and_crlf_is_kept(demo_copy: Path) -> None:
     path = demo_copy / "TEAM-MEMORY.md"
     original = path.read_text(encoding="utf-8").replace("\n", "\r\n")

@@ -187,7 +187,9 @@ def apply_edits(text: str, edits: list[SectionEdit], merged: list[str]) -> str:
             out += nl
         if out and not out.endswith(nl * 2):
             out += nl
-        out += block
+        # A new section is written in the file's line ends, as every edited one is: the blocks
+        # made here (a new role's section, one put back) are written with "\n".
+        out += block if nl == "\n" else block.replace("\r\n", "\n").replace("\n", nl)
     produced = {h.header for block in [*(r[2] for r in replacements), *appended] for h in parse_memory(block).sections}
     _verify(text, out, {e.header for e in edits} | produced, bool(appended))
     return out
