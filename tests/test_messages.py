@@ -122,6 +122,26 @@ ACKS = [
     ),
     ("[ACK-UPDATE] GC-v5", 5, None, None, None, None, True),
     ("[ack-update] gc-v5 received. items: 1/1. impact: none. action: continue", 5, 1, 1, "CONTINUE", None, False),
+    # An action word with the model's own words after it: the word is read, the rest left.
+    (
+        "[ACK-UPDATE] GC-v5 received.\n- Delta items applied: 3/3\n- Impact on my work: NONE\n"
+        "- Action taken: CONTINUE with T-5\n- Unclear items: none",
+        5,
+        3,
+        3,
+        "CONTINUE",
+        [],
+        False,
+    ),
+    (
+        "[ACK-UPDATE] GC-v5 received. Items: 1/1. Impact: blocks T-6. Action: Pause until Gate 6",
+        5,
+        1,
+        1,
+        "PAUSE",
+        None,
+        False,
+    ),
 ]
 
 
@@ -205,6 +225,29 @@ def test_delta_reports_with_and_without_state() -> None:
     both = parse_delta_report(STATE_AND_DELTA)
     assert both.state == {"objective": "Ledger", "current_state": "Step 3/5 complete", "next_action": "Step 4: replay"}
     assert both.changes == ["a", "b"] and both.needs_consult is False and not both.attention
+
+
+@pytest.mark.parametrize(
+    ("consult", "level", "attention"),
+    [
+        ('"yes"', "low", True),  # quoted: a string, not YAML's boolean; asked to consult, the Lead looks
+        ("Yes", "medium", True),
+        ('"No"', "critical", True),  # no consult asked, but a critical risk
+        ('"no"', "high", True),
+        ("no", "medium", False),
+        ('"NO"', "low", False),
+    ],
+)
+def test_a_report_needs_the_lead_when_it_asks_to_consult_or_names_a_high_risk(
+    consult: str, level: str, attention: bool
+) -> None:
+    """Seed 004's DELTA block: ``needs_consult: yes`` or a critical or high risk asks for the Lead,
+    however the yes or no is written."""
+    text = f"DELTA:\n  changes: [a]\n  risks:\n    - level: {level}\n      desc: d\n  alternatives: []\n"
+    report = parse_delta_report(text + f"  needs_consult: {consult}\n")
+    assert report.unreadable == []
+    assert report.needs_consult is (consult.strip('"').lower() == "yes")
+    assert report.attention is attention
 
 
 @pytest.mark.parametrize(
