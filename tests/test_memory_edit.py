@@ -284,81 +284,59 @@ def test_cli_memory_add_and_check(demo_copy: Path, capsys: pytest.CaptureFixture
 
 
 # -- the three-way merge of one section, at its edges ------------------------------------------
-# The section as the Lead's edit read it; each case is (what an agent made of it, what the Lead
-# made of it, the merge a person expects: None when both changed the same lines).
+# The section as the Lead's edit read it; each case: what an agent and the Lead each replaced in
+# it, and the merge a person expects (its bullets; None when both changed the same lines).
 _BASE = "## implementer-2\n- a\n- b\n- c\n- d\n"
-_MERGES = [
-    pytest.param(
-        _BASE.replace("- c\n", "- c (agent)\n"),
-        _BASE.replace("- b\n", "- b (Lead)\n"),
-        "## implementer-2\n- a\n- b (Lead)\n- c (agent)\n- d\n",
-        id="next-door lines are no conflict",
+_BCD, _BC = "- b\n- c\n- d\n", "- b\n- c\n"
+_MERGES: list[tuple[str, tuple[str, str], tuple[str, str], str | None]] = [
+    (
+        "next-door lines are no conflict",
+        ("- c\n", "- c (agent)\n"),
+        ("- b\n", "- b (Lead)\n"),
+        "a|b (Lead)|c (agent)|d",
     ),
-    pytest.param(
-        _BASE.replace("- b\n", "- b (agent)\n"),
-        _BASE.replace("- c\n", "- c (Lead)\n"),
-        "## implementer-2\n- a\n- b (agent)\n- c (Lead)\n- d\n",
-        id="next-door lines, the other way round",
+    ("next-door the other way round", ("- b\n", "- b (agent)\n"), ("- c\n", "- c (Lead)\n"), "a|b (agent)|c (Lead)|d"),
+    ("the same line changed twice", ("- b\n", "- b (agent)\n"), ("- b\n", "- b (Lead)\n"), None),
+    ("an insert inside the Lead's rewrite", ("- c\n", "- c\n- agent's\n"), (_BCD, "- bcd (Lead)\n"), None),
+    ("the Lead's insert inside the agent's rewrite", (_BCD, "- bcd (agent)\n"), ("- c\n", "- c\n- Lead's\n"), None),
+    (
+        "an insert before the Lead's rewrite",
+        ("- a\n", "- a\n- agent's\n"),
+        (_BC, "- bc (Lead)\n"),
+        "a|agent's|bc (Lead)|d",
     ),
-    pytest.param(
-        _BASE.replace("- b\n", "- b (agent)\n"),
-        _BASE.replace("- b\n", "- b (Lead)\n"),
-        None,
-        id="the same line changed twice",
+    (
+        "an insert after the Lead's rewrite",
+        ("- c\n", "- c\n- agent's\n"),
+        (_BC, "- bc (Lead)\n"),
+        "a|bc (Lead)|agent's|d",
     ),
-    pytest.param(
-        _BASE.replace("- c\n", "- c\n- agent's\n"),
-        _BASE.replace("- b\n- c\n- d\n", "- b, c and d (Lead)\n"),
-        None,
-        id="an insert inside the lines the Lead rewrote",
+    (
+        "the Lead's insert before the agent's rewrite",
+        (_BC, "- bc (agent)\n"),
+        ("- a\n", "- a\n- Lead's\n"),
+        "a|Lead's|bc (agent)|d",
     ),
-    pytest.param(
-        _BASE.replace("- b\n- c\n- d\n", "- b, c and d (agent)\n"),
-        _BASE.replace("- c\n", "- c\n- Lead's\n"),
-        None,
-        id="an insert of the Lead's inside the lines the agent rewrote",
+    (
+        "the Lead's insert after the agent's rewrite",
+        (_BC, "- bc (agent)\n"),
+        ("- c\n", "- c\n- Lead's\n"),
+        "a|bc (agent)|Lead's|d",
     ),
-    pytest.param(
-        _BASE.replace("- a\n", "- a\n- agent's\n"),
-        _BASE.replace("- b\n- c\n", "- b and c (Lead)\n"),
-        "## implementer-2\n- a\n- agent's\n- b and c (Lead)\n- d\n",
-        id="an insert just before the lines the Lead rewrote",
+    (
+        "two appends: the agent's first, on disk first",
+        ("- d\n", "- d\n- agent's\n"),
+        ("- d\n", "- d\n- Lead's\n"),
+        "a|b|c|d|agent's|Lead's",
     ),
-    pytest.param(
-        _BASE.replace("- c\n", "- c\n- agent's\n"),
-        _BASE.replace("- b\n- c\n", "- b and c (Lead)\n"),
-        "## implementer-2\n- a\n- b and c (Lead)\n- agent's\n- d\n",
-        id="an insert just after the lines the Lead rewrote",
-    ),
-    pytest.param(
-        _BASE.replace("- b\n- c\n", "- b and c (agent)\n"),
-        _BASE.replace("- a\n", "- a\n- Lead's\n"),
-        "## implementer-2\n- a\n- Lead's\n- b and c (agent)\n- d\n",
-        id="an insert of the Lead's just before the lines the agent rewrote",
-    ),
-    pytest.param(
-        _BASE.replace("- b\n- c\n", "- b and c (agent)\n"),
-        _BASE.replace("- c\n", "- c\n- Lead's\n"),
-        "## implementer-2\n- a\n- b and c (agent)\n- Lead's\n- d\n",
-        id="an insert of the Lead's just after the lines the agent rewrote",
-    ),
-    pytest.param(
-        _BASE + "- agent's\n",
-        _BASE + "- Lead's\n",
-        "## implementer-2\n- a\n- b\n- c\n- d\n- agent's\n- Lead's\n",
-        id="two appends: the agent's first, as it was on disk first",
-    ),
-    pytest.param(
-        _BASE.replace("- b\n", "- b (both)\n"),
-        _BASE.replace("- b\n", "- b (both)\n"),
-        "## implementer-2\n- a\n- b (both)\n- c\n- d\n",
-        id="the same change on both sides, once",
-    ),
+    ("the same change on both sides, once", ("- b\n", "- b (both)\n"), ("- b\n", "- b (both)\n"), "a|b (both)|c|d"),
 ]
 
 
-@pytest.mark.parametrize(("theirs", "ours", "expected"), _MERGES)
+@pytest.mark.parametrize(("theirs", "ours", "expected"), [m[1:] for m in _MERGES], ids=[m[0] for m in _MERGES])
 def test_an_edit_merges_with_an_agents_write_unless_both_changed_the_same_lines(
-    theirs: str, ours: str, expected: str | None
+    theirs: tuple[str, str], ours: tuple[str, str], expected: str | None
 ) -> None:
-    assert _merge(_BASE, theirs, ours) == expected
+    merged = _merge(_BASE, _BASE.replace(*theirs), _BASE.replace(*ours))
+    bullets = None if expected is None else "## implementer-2\n" + "".join(f"- {b}\n" for b in expected.split("|"))
+    assert merged == bullets
