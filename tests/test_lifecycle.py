@@ -55,6 +55,36 @@ def test_states_of_the_real_sessions(name: str) -> None:
     assert sent_to <= {r for r, (s, _) in EXPECTED[name].items() if s == "active"}
 
 
+ALL_GONE = """---
+gc_version: GC-v3
+---
+# Plan
+
+## Phases
+| Phase | Status |
+|-------|--------|
+| Phase 2 | COMPLETE |
+| Phase 3 | ACTIVE |
+
+## Teammate Context Versions
+- researcher-1: GC-v2
+- architect-1: GC-v3
+
+## Active Teammates
+(none — all shutdown after Gate 3)
+"""
+
+
+def test_a_none_all_line_stops_every_teammate_and_a_phase_table_names_none(tmp_path: Path) -> None:
+    """skl006's "(none — all shutdown after Gate 3)" under Active Teammates, here the only
+    statement of the two teammates' state (line 17); a status table of phases is no teammate."""
+    (tmp_path / "orchestration-plan.md").write_text(ALL_GONE, encoding="utf-8")
+    mates = {m.role: m for m in open_session(tmp_path, TOK).teammates()}
+    assert sorted(mates) == ["architect-1", "researcher-1"]
+    for mate in mates.values():
+        assert mate.state == "shut down" and "orchestration-plan.md line 17:" in mate.state_source
+
+
 PLAN = """---
 gc_version: GC-v3
 ---
