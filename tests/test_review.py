@@ -24,10 +24,11 @@ from models.text.tokens import get_tokenizer
 TOK = get_tokenizer("estimate")
 
 
-def _publish_v7(folder: Path) -> None:
+def _publish_v7(folder: Path, rows: str = "| D-9 | zstd | smaller | P6 |\n") -> None:
+    """Publish GC-v7: the demo's v6 with ``rows`` added to Architecture Decisions' table."""
     session = open_session(folder, TOK)
     composer = Composer.open(session)
-    composer.working_text = composer.working_text.replace("| P6 |\n", "| P6 |\n| D-9 | zstd | smaller | P6 |\n")
+    composer.working_text = composer.working_text.replace("| P6 |\n", "| P6 |\n" + rows, 1)
     execute_publish(composer.publish_plan(now="2026-11-22T03:00:00Z"))
 
 
@@ -185,11 +186,7 @@ def test_resend_composes_the_unclear_sections_or_the_full_gc(published: Path) ->
 def test_a_partial_ack_of_half_the_items_is_a_resend_and_of_more_the_full_gc(
     demo_copy: Path, ack: str, action: str
 ) -> None:
-    session = open_session(demo_copy, TOK)
-    composer = Composer.open(session)
-    two_rows = "| P6 |\n| D-9 | zstd | smaller | P6 |\n| D-10 | lz4 | faster | P6 |\n"
-    composer.working_text = composer.working_text.replace("| P6 |\n", two_rows, 1)
-    execute_publish(composer.publish_plan(now="2026-11-22T03:00:00Z"))
+    _publish_v7(demo_copy, "| D-9 | zstd | smaller | P6 |\n| D-10 | lz4 | faster | P6 |\n")
     session = open_session(demo_copy, TOK)
     result = review(Message("pasted", "implementer-1", f"[ACK-UPDATE] GC-v7 received. {ack}", None), session)
     assert result.problems == []  # two items were sent, and both § references are the GC's
