@@ -129,12 +129,11 @@ def test_restore_puts_back_what_an_outside_write_took(tmp_path: Path, capsys: py
 
 @pytest.mark.parametrize(("lines", "over"), [(500, False), (501, True)])
 def test_the_line_limit_is_passed_past_500_lines_not_at(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: int, over: bool
+    demo_copy: Path, capsys: pytest.CaptureFixture[str], lines: int, over: bool
 ) -> None:
     """ADR-001 §5 rule 4 (seed 002: "파일 500줄 초과 시", when the file exceeds 500 lines): the
     demo's 43 lines padded with entries to ``lines``, as ``wc -l`` counts them."""
-    folder = tmp_path / "demo"
-    shutil.copytree(DEMO, folder)
+    folder = demo_copy
     path = folder / MEMORY
     text = path.read_text(encoding="utf-8")
     assert text.count("\n") == 43 and text.endswith("\n")
