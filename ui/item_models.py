@@ -12,7 +12,8 @@ from models.session.gates import GateRecord
 from models.session.memory_entries import MemoryEntry
 from models.session.team_memory import MemoryQuery, MemorySection, TeamMemory
 from models.session.versions import label
-from ui.node_model import LazySpecs, NodeTreeModel, Spec, keyed
+from ui.lazy_specs import LazySpecs
+from ui.node_model import NodeTreeModel, Spec, keyed
 from ui.tones import tones
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
