@@ -285,3 +285,23 @@ def test_a_large_memory_makes_entry_rows_when_a_section_is_expanded(qtbot: QtBot
     model.fetchMore(seventh)
     assert model.index(0, 0, seventh).data() == "new seven"
     qtmodeltester.check(model, force_py=True)  # it fetches the rest as it walks the tree
+
+
+def test_another_memory_after_clear_is_made_as_in_a_fresh_model(qtbot: QtBot, qtmodeltester: ModelTester) -> None:
+    """``clear`` (another session) is one reset, after which a large file's sections keep their
+    entries pending as in a fresh model; synced instead, the sections named as the last file's
+    (fetched, 300 rows each) had theirs made at once. On an empty model it signals nothing."""
+    model = MemoryModel()
+    resets: list[str] = []
+    model.modelAboutToBeReset.connect(lambda: resets.append("about"))
+    model.modelReset.connect(lambda: resets.append("done"))
+    model.clear()
+    assert resets == []
+    model.set_memory(parse_memory(_big_memory(3, 5)))  # 15 entries: every row made
+    assert [model.rowCount(model.index(r, 0)) for r in range(3)] == [5, 5, 5]
+    model.clear()
+    assert resets == ["about", "done"] and model.rowCount() == 0 and model.memory is None
+    model.set_memory(parse_memory(_big_memory(8, 300)))
+    firsts = [model.index(r, 0) for r in range(3)]
+    assert [(model.rowCount(i), model.canFetchMore(i)) for i in firsts] == [(0, True)] * 3
+    qtmodeltester.check(model, force_py=True)  # last: it fetches every section as it walks

@@ -373,3 +373,39 @@ def test_bursts_of_writes_end_as_a_fresh_window_shows(qtbot: QtBot, tmp_path: Pa
                 _closed(fresh)
     finally:
         _closed(live)
+
+
+def _fetched(window: MainWindow) -> list[tuple[str, int, bool]]:
+    """Per TEAM-MEMORY section row: its title, the entry rows made and whether more wait."""
+    model = window.memory_model
+    return [
+        (model.index(r, 0).data(), model.rowCount(model.index(r, 0)), model.canFetchMore(model.index(r, 0)))
+        for r in range(model.rowCount())
+    ]
+
+
+def test_a_large_memory_opened_in_a_used_window_waits_for_its_sections_to_open(qtbot: QtBot, tmp_path: Path) -> None:
+    """A TEAM-MEMORY past 2,000 entries opens with its entries made when a section is expanded,
+    in a used window as in a fresh one: after the demo, whose implementer-1..4 sections were on
+    screen, those of a large file were made there and then (500 rows each on the open)."""
+    demo, big = tmp_path / "a" / DEMO.name, tmp_path / "b" / "big"
+    shutil.copytree(DEMO, demo)
+    big.mkdir(parents=True)
+    lines = ["# TEAM-MEMORY — big", ""]
+    for n in range(1, 9):
+        lines += [f"## implementer-{n}", *(f"- [Finding] note {k} of {n}" for k in range(300)), ""]
+    (big / "TEAM-MEMORY.md").write_text("\n".join(lines), encoding="utf-8")
+    (big / "global-context.md").write_text("---\nversion: GC-v1\n---\n# GC\n\n## Scope\n- a\n", encoding="utf-8")
+    used = _opened(qtbot, tmp_path / "used.ini", demo)
+    try:
+        assert used.open(big)
+        settle_reviews(qtbot, used)
+        fresh = _opened(qtbot, tmp_path / "fresh.ini", big)
+        try:
+            expected = [(f"implementer-{n}", 0, True) for n in range(1, 9)]
+            assert [(t.split("  (")[0], n, more) for t, n, more in _fetched(fresh.window)] == expected
+            assert _fetched(used.window) == _fetched(fresh.window)
+        finally:
+            _closed(fresh)
+    finally:
+        _closed(used)

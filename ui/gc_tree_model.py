@@ -79,6 +79,11 @@ class GcTreeModel(NodeTreeModel):
         self.sync(keyed([(s.title, place[id(s)], subrows[id(s)][2]) for s in tops]))
         return len(tops) == len(gc.sections)
 
+    def forget(self) -> None:
+        """The GC shown and its rows' sections go with the rows (another session's)."""
+        self.total_tokens = 0
+        self._flat, self._subrows, self._shown = [], {}, None
+
     @property
     def shown_gc(self) -> GlobalContext | None:
         """The GC the rows stand for (the last ``set_gc``)."""

@@ -65,6 +65,11 @@ class MemoryModel(NodeTreeModel):
             return
         self._refresh()
 
+    def forget(self) -> None:
+        """The TEAM-MEMORY shown and its sections' rows go with the rows (another session's)."""
+        self.memory = None
+        self._rows = {}
+
     def entry_count(self) -> int:
         """Entries shown right now (after the query), fetched as rows or not."""
         return sum(len(section.children) or len(section.pending or ()) for section in self.node(QModelIndex()).children)

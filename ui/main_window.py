@@ -268,6 +268,9 @@ class MainWindow(WindowMenus):
     def show_session(self, session: Session, parts: set[Part] | None = None) -> None:
         """Show ``session`` anew (a new session) or update the ``parts`` that changed."""
         first = self.session is not session
+        if first and self.session is not None:
+            for model in (self.gc_model, self.teammate_model, self.memory_model):
+                model.clear()  # another session: nothing of the last one's rows carries over
         self.session = session
         todo: set[Part] = set(ALL_PARTS) if first or parts is None else set(parts)
         if "gc" in todo:

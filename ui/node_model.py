@@ -1,4 +1,5 @@
-"""A thin QAbstractItemModel over a tree of plain nodes, updated by diffing, never by reset.
+"""A thin QAbstractItemModel over a tree of plain nodes, updated by diffing, reset only for
+another session.
 
 The session is re-parsed on every change on disk, which yields new objects each time. Resetting
 the model would drop the user's selection, expansion and scroll position, so ``sync`` compares
@@ -251,6 +252,22 @@ class NodeTreeModel(QAbstractItemModel):
         """
         self._sorted = (column, order)
         self._apply_sort()
+
+    def clear(self) -> None:
+        """Drop every row as one reset, for another session: its rows have nothing to keep
+        of the last one's, neither selection nor expansion nor rows already made, while a sync
+        compared them row by row and made, under each TEAM-MEMORY section named as one of the
+        last session's, every entry a large file would have kept pending."""
+        if not self._root.children:
+            return
+        self.beginResetModel()
+        self._root.children = []
+        self._given = {}
+        self.forget()
+        self.endResetModel()
+
+    def forget(self) -> None:
+        """Drop what a subclass keeps of the rows shown (``clear``, inside its reset)."""
 
     def sync(self, specs: Sequence[Spec]) -> None:
         """Make the tree match ``specs`` with the fewest structural signals."""

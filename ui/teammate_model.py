@@ -61,6 +61,11 @@ class TeammateModel(NodeTreeModel):
         self._texts = {}
         self.sync(self._rows)
 
+    def forget(self) -> None:
+        """The teammates shown go with the rows (another session's); the Inbox's and the
+        team's columns follow with their own next update."""
+        self._rows, self._texts = [], {}
+
     def set_reviews(self, acks: dict[str, str], due: dict[str, str]) -> None:
         """The last ACK result and the action due, per teammate (from the Inbox)."""
         self.acks, self.due = acks, due
