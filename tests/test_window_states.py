@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from gc_facts import reads_clean
 from PySide6.QtCore import QModelIndex, QSettings, Qt
+from PySide6.QtWidgets import QTreeView
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
@@ -76,6 +77,28 @@ def _shown(window: MainWindow, refused: Sequence[str] = ()) -> list[object]:
         window.line_count.text(),
         _plan(window),
     ]
+
+
+def _where(window: MainWindow) -> list[object]:
+    """Where the Lead is in the three views: the current row, the rows selected and, in the
+    two trees, the rows expanded (each row by its texts down from the top)."""
+
+    def path(index: QModelIndex) -> tuple[str, ...]:
+        return (*path(index.parent()), index.data()) if index.isValid() else ()
+
+    def expanded(view: QTreeView, parent: QModelIndex) -> list[tuple[str, ...]]:
+        model, out = view.model(), []
+        for row in range(model.rowCount(parent)):
+            index = model.index(row, 0, parent)
+            if view.isExpanded(index):
+                out += [path(index), *expanded(view, index)]
+        return out
+
+    views = (window.gc_view, window.teammate_view, window.memory_view)
+    places: list[object] = [
+        (path(v.currentIndex()), sorted(path(i) for i in v.selectionModel().selectedRows())) for v in views
+    ]
+    return [*places, expanded(window.gc_view, QModelIndex()), expanded(window.memory_view, QModelIndex())]
 
 
 def _plan(window: MainWindow) -> object:
@@ -332,11 +355,18 @@ def test_a_session_opened_in_a_used_window_shows_as_in_a_fresh_one(qtbot: QtBot,
             action(rng)
         qtbot.waitUntil(lambda: not live.live.watcher._timer.isActive(), timeout=5000)  # type: ignore[union-attr]
         for folder in (cow, demo):
+            # The Lead was somewhere in the last session: a row of each view, a section folded.
+            window = live.window
+            for view in (window.gc_view, window.teammate_view, window.memory_view):
+                view.setCurrentIndex(view.model().index(1, 0))
+            window.gc_view.collapse(window.gc_model.index(0, 0))
+            window.memory_view.collapse(window.memory_model.index(2, 0))
             assert live.open(folder)
             settle_reviews(qtbot, live)
             fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
             try:
                 assert _shown(live.window, refused) == _shown(fresh.window), folder.name
+                assert _where(live.window) == _where(fresh.window), folder.name
             finally:
                 _closed(fresh)
     finally:
