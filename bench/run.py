@@ -170,6 +170,14 @@ def main(argv: list[str] | None = None) -> int:
             2,
         )
         rows.append((*demo[:5], "—", "—"))
+        switched = ratio_row(
+            "  then another in that window",
+            "a session of the same size in other words, as from Open Recent / reading and counting it",
+            one.switched,
+            one.switched_floor,
+            2,
+        )
+        rows.append((*switched[:5], "—", "—"))
         proposed = ratio_row(
             "  the open again, proposed floor",
             "the session's open / reading and counting it + the demo's open (a floor that paints)",

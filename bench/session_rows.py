@@ -57,6 +57,8 @@ class SessionFigures:
     composer_peak_mb: float  # after the re-plans too
     demo_opened: float  # the demo session, in a window of its own after all the above
     demo_floor: float
+    switched: float  # another session of the same size, opened in the demo's window after it
+    switched_floor: float
 
 
 def read_and_count(paths: list[Path]) -> float:
@@ -258,7 +260,7 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     composer_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     controller.close()
     controller.window.close()
-    demo_opened, demo_floor = open_demo(app, root, settings)
+    demo_opened, demo_floor, switched, switched_floor = open_demo_then_another(app, root, settings)
     figures = SessionFigures(
         gc_lines=gc_path.read_text(encoding="utf-8").count("\n"),
         sections=session.gc.section_count,
@@ -277,25 +279,38 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
         composer_peak_mb=composer_peak_mb,
         demo_opened=demo_opened,
         demo_floor=demo_floor,
+        switched=switched,
+        switched_floor=switched_floor,
     )
     return figures
 
 
-def open_demo(app: QApplication, root: Path, settings: AppSettings) -> tuple[float, float]:
+def open_demo_then_another(app: QApplication, root: Path, settings: AppSettings) -> tuple[float, float, float, float]:
     """Open a copy of the bundled demo (a GC of 2,500 tokens, five teammates, no team linked)
     in a window of its own, as the large session was, and read and count its files: what an
     open costs the window whatever the session holds. Measured last, so that the large
     session's open paid its own first-use costs (compiling patterns, the Markdown renderer);
-    the demo's is therefore, if anything, cheaper than a first open."""
+    the demo's is therefore, if anything, cheaper than a first open.
+
+    Then, in the same window, a session the size of the large one, in other words (no count
+    of it is cached): the Lead's next session, opened from File > Open Recent. The seconds and
+    floors of both opens."""
     folder = root / "demo" / ".agent" / "teams" / bundled_session().name
     shutil.copytree(bundled_session(), folder)
     floor = read_and_count([p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")])
     controller = shown_window(app, settings)
     opened = open_until_shown(app, controller, folder)
     controller.settle(timeout_s=60)
+    other = write_session(root / "other", teammates=50)
+    for name, (old, new) in {"global-context.md": ("value", "worth"), "TEAM-MEMORY.md": ("entry", "note")}.items():
+        path = other / name
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    other_floor = read_and_count([p for p in other.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")])
+    switched = open_until_shown(app, controller, other)
+    controller.settle(timeout_s=60)
     controller.close()
     controller.window.close()
-    return opened, floor
+    return opened, floor, switched, other_floor
 
 
 def main() -> int:
