@@ -17,6 +17,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow
 
 from models.session.folder import GC_FILE, MEMORY_FILE
+from models.text.tokens import tokenizer_ready
 
 LARGE_SESSION_BYTES = 4 << 20  # a GC and TEAM-MEMORY this large take a noticeable while to open
 
@@ -43,6 +44,18 @@ def busy(window: QMainWindow, message: str) -> Iterator[None]:
     finally:
         QGuiApplication.restoreOverrideCursor()
         bar.clearMessage()
+
+
+@contextmanager
+def loading_vocabulary(window: QMainWindow, name: str) -> Iterator[None]:
+    """While the ``name`` tokenizer is made: ``busy`` when its vocabulary is still to load (the
+    app's first open, a Tokens menu choice), else nothing. The first open showed the empty
+    window for up to 0.7 s without a word before the session came."""
+    if tokenizer_ready(name):
+        yield
+        return
+    with busy(window, f"Loading the {name} token vocabulary…"):
+        yield
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
-from app.busy import opening
+from app.busy import loading_vocabulary, opening
 from app.live_session import LiveSession
 from app.looks import Looks
 from app.recent import RecentSessions
@@ -31,7 +31,7 @@ from models.review.validation import Review
 from models.session.folder import Part
 from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
-from models.text.tokens import get_tokenizer
+from models.text.tokens import Tokenizer, get_tokenizer
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
 from ui.workers import LatestWork
@@ -102,8 +102,9 @@ class Controller(QObject):
             return False
         if chosen is None:
             return False
+        tokenizer = self._tokenizer(self.settings.tokenizer)
         with opening(self.window, chosen):
-            live = LiveSession(chosen, get_tokenizer(self.settings.tokenizer), self)
+            live = LiveSession(chosen, tokenizer, self)
             if self.live is not None:
                 self.reviewer.drop()  # a pass over the old session's inboxes is shown nowhere
                 self.live.close()
@@ -164,10 +165,16 @@ class Controller(QObject):
             self.live.reload()
 
     def set_tokenizer(self, name: str) -> None:
+        tokenizer = self._tokenizer(name)
         self.settings.tokenizer = name
         self.window.set_tokenizer(name)
         if self.live is not None:
-            self.live.set_tokenizer(get_tokenizer(name))
+            self.live.set_tokenizer(tokenizer)
+
+    def _tokenizer(self, name: str) -> Tokenizer:
+        """The ``name`` tokenizer, its vocabulary loaded with a word in the status line."""
+        with loading_vocabulary(self.window, name):
+            return get_tokenizer(name)
 
     def _about(self) -> None:
         from app.cli.main import installed_version  # looked up when asked for, not at start

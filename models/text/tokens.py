@@ -9,7 +9,6 @@ Counts are cached by text, because a live session recounts unchanged sections on
 
 from __future__ import annotations
 
-import functools
 import math
 import threading
 from collections import OrderedDict
@@ -101,12 +100,24 @@ class ExactTokenizer:
         return out
 
 
-@functools.cache
+# The tokenizers made so far, by name: one per process and encoding.
+_SHARED: dict[str, Tokenizer] = {}
+
+
 def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
     """Shared tokenizer by name (``o200k_base``, ``cl100k_base`` or ``estimate``).
 
-    Shared so that its count cache serves the window, the CLI and the benchmark alike.
+    Shared so that its count cache serves the window, the CLI and the benchmark alike, and
+    its vocabulary is loaded once (``tokenizer_ready``).
     """
-    if name == ESTIMATE:
-        return EstimateTokenizer()
-    return ExactTokenizer(name)
+    shared = _SHARED.get(name)
+    if shared is None:
+        shared = EstimateTokenizer() if name == ESTIMATE else ExactTokenizer(name)
+        _SHARED[name] = shared
+    return shared
+
+
+def tokenizer_ready(name: str) -> bool:
+    """Whether ``get_tokenizer(name)`` answers at once: an exact encoding's vocabulary takes
+    0.3–0.7 s to load, once per process, holding the interpreter, which the window says."""
+    return name == ESTIMATE or name in _SHARED
