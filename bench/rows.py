@@ -14,6 +14,11 @@ def ratio_row(measure: str, workload: str, value: float, floor: float, goal: flo
     return (measure, workload, ms(value), ms(floor), f"{ratio:.2f}", f"≤ {goal:g}", met)
 
 
+def plain_ratio_row(measure: str, workload: str, value: float, floor: float) -> Row:
+    """A time beside its floor with no goal: what a goal's row is read against."""
+    return (*ratio_row(measure, workload, value, floor, 1)[:5], "—", "—")
+
+
 def absolute_row(measure: str, workload: str, shown: str, ok: bool, goal: str) -> Row:
     return (measure, workload, shown, "—", "—", goal, "yes" if ok else "no")
 

@@ -20,7 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication
 
 from bench.generate import big_gc
-from bench.rows import HEADER, Row, absolute_row, ms, put_off_row, ratio_row
+from bench.rows import HEADER, Row, absolute_row, ms, plain_ratio_row, put_off_row, ratio_row
 from bench.scale import scale_rows, tenfold_rows
 from bench.session_rows import measure_session
 from models.delta.apply import apply_delta
@@ -161,23 +161,23 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         rows.append(put_off_row(one.open_rest))
-        demo = ratio_row(
-            "  the demo session, the same way",
-            "GC 2,500 tokens, 5 teammates / reading and counting it: what an open costs the window"
-            " whatever the session holds",
-            one.demo_opened,
-            one.demo_floor,
-            2,
+        rows.append(
+            plain_ratio_row(
+                "  the demo session, the same way",
+                "GC 2,500 tokens, 5 teammates / reading and counting it: what an open costs the window"
+                " whatever the session holds",
+                one.demo_opened,
+                one.demo_floor,
+            )
         )
-        rows.append((*demo[:5], "—", "—"))
-        switched = ratio_row(
-            "  then another in that window",
-            "a session of the same size in other words, as from Open Recent / reading and counting it",
-            one.switched,
-            one.switched_floor,
-            2,
+        rows.append(
+            plain_ratio_row(
+                "  then another in that window",
+                "a session of the same size in other words, as from Open Recent / reading and counting it",
+                one.switched,
+                one.switched_floor,
+            )
         )
-        rows.append((*switched[:5], "—", "—"))
         proposed = ratio_row(
             "  the open again, proposed floor",
             "the session's open / reading and counting it + the demo's open (a floor that paints)",
