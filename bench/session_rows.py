@@ -72,6 +72,11 @@ def read_and_count(paths: list[Path]) -> float:
     return time.perf_counter() - start
 
 
+def session_files(folder: Path) -> list[Path]:
+    """What a floor reads and counts: every Markdown and YAML file in the session folder."""
+    return [p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")]
+
+
 def wait_for_update(
     controller: Controller, part: str, action: Callable[[], None], composer: bool = False, timeout_ms: int = 60_000
 ) -> float:
@@ -183,7 +188,7 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     start = time.perf_counter()
     get_tokenizer(settings.tokenizer).count("warm-up")  # once per process: its own row
     vocabulary = time.perf_counter() - start
-    open_floor = read_and_count([p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")])
+    open_floor = read_and_count(session_files(folder))
     # As the app starts: the window is up, then the session opens into it (what the Lead
     # waits for is the session's sections, teammates and memory on screen).
     controller = shown_window(app, settings)
@@ -297,7 +302,7 @@ def open_demo_then_another(app: QApplication, root: Path, settings: AppSettings)
     floors of both opens."""
     folder = root / "demo" / ".agent" / "teams" / bundled_session().name
     shutil.copytree(bundled_session(), folder)
-    floor = read_and_count([p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")])
+    floor = read_and_count(session_files(folder))
     controller = shown_window(app, settings)
     opened = open_until_shown(app, controller, folder)
     controller.settle(timeout_s=60)
@@ -305,7 +310,7 @@ def open_demo_then_another(app: QApplication, root: Path, settings: AppSettings)
     for name, (old, new) in {"global-context.md": ("value", "worth"), "TEAM-MEMORY.md": ("entry", "note")}.items():
         path = other / name
         path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
-    other_floor = read_and_count([p for p in other.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")])
+    other_floor = read_and_count(session_files(other))
     switched = open_until_shown(app, controller, other)
     controller.settle(timeout_s=60)
     controller.close()
