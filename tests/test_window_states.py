@@ -417,7 +417,7 @@ def _fetched(window: MainWindow) -> list[tuple[str, int, bool]]:
 def test_a_large_memory_opened_in_a_used_window_waits_for_its_sections_to_open(qtbot: QtBot, tmp_path: Path) -> None:
     """A TEAM-MEMORY past 2,000 entries opens with its entries made when a section is expanded,
     in a used window as in a fresh one: after the demo, whose implementer-1..4 sections were on
-    screen, those of a large file were made there and then (500 rows each on the open)."""
+    screen, those of a large file were made there and then (300 rows each on the open)."""
     demo, big = tmp_path / "a" / DEMO.name, tmp_path / "b" / "big"
     shutil.copytree(DEMO, demo)
     big.mkdir(parents=True)
