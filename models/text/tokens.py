@@ -61,6 +61,7 @@ class ExactTokenizer:
         self._count_batch = toktok.batch_count
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
+        self._lock = threading.Lock()
         self._count_batch(["load the rank tables"], encoding)  # one text: counted on this thread
         # The counter shares a batch of several texts out to worker threads, which it starts
         # on the first such batch: 7–9 ms, taken from the first parse of a session's GC. They
@@ -76,32 +77,35 @@ class ExactTokenizer:
         Only texts up to ``CACHE_MAX_CHARS`` are kept: sections repeat between parses, while
         a whole GC or a full-injection message is new after every edit, and keeping those
         grew the process by a megabyte or more per GC write.
+
+        The window's workers and the GUI thread count at once, so the cache is read and
+        written under a lock, and the answer is built from the counts this call looked up or
+        made (another thread may evict them meanwhile). The counter itself runs outside the
+        lock: two threads counting new texts do not wait for each other.
         """
         cache = self._cache
-        missing = list({t for t in texts if t and t not in cache})
-        counted: dict[str, int] = {}
+        known: dict[str, int] = {}
+        with self._lock:
+            for text in texts:
+                if text and text not in known and text in cache:
+                    cache.move_to_end(text)
+                    known[text] = cache[text]
+        missing = list({t for t in texts if t and t not in known})
         if missing:
-            for text, n in zip(missing, self._count_batch(missing, self.name), strict=True):
-                if len(text) <= CACHE_MAX_CHARS:
-                    cache[text] = n
-                else:
-                    counted[text] = n
-        out = []
-        for text in texts:
-            if not text:
-                out.append(0)
-            elif text in counted:
-                out.append(counted[text])
-            else:
-                cache.move_to_end(text)
-                out.append(cache[text])
-        while len(cache) > self._cache_size:
-            cache.popitem(last=False)
-        return out
+            counts = self._count_batch(missing, self.name)
+            known.update(zip(missing, counts, strict=True))
+            with self._lock:
+                for text in missing:
+                    if len(text) <= CACHE_MAX_CHARS:
+                        cache[text] = known[text]
+                while len(cache) > self._cache_size:
+                    cache.popitem(last=False)
+        return [known[t] if t else 0 for t in texts]
 
 
 # The tokenizers made so far, by name: one per process and encoding.
 _SHARED: dict[str, Tokenizer] = {}
+_SHARED_LOCK = threading.Lock()  # two threads asking at once load one vocabulary, not two
 
 
 def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
@@ -112,8 +116,11 @@ def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
     """
     shared = _SHARED.get(name)
     if shared is None:
-        shared = EstimateTokenizer() if name == ESTIMATE else ExactTokenizer(name)
-        _SHARED[name] = shared
+        with _SHARED_LOCK:
+            shared = _SHARED.get(name)
+            if shared is None:
+                shared = EstimateTokenizer() if name == ESTIMATE else ExactTokenizer(name)
+                _SHARED[name] = shared
     return shared
 
 
