@@ -19,19 +19,22 @@ from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from app.team_dialogs import pick_member, pick_team_folder
+from models.actions.preview import commit
+from models.actions.replies import pending_from
+from models.actions.session_edits import prepare_state
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.publish.composer import Composer
-from models.publish.teammate_state import StateError, parse_state, set_teammate_state
+from models.publish.teammate_state import StateError, parse_state
 from models.review.carry import CarryError, carry_out
 from models.review.inbox import save_pasted
 from models.review.ledger import handled_keys
-from models.review.pending import pending_statuses
 from models.review.validation import Review
 from models.session.folder import Part
 from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import Tokenizer, get_tokenizer
+from models.text.transaction import WriteRefused
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
 from ui.workers import LatestWork
@@ -297,7 +300,7 @@ class Controller(QObject):
         self.reviews = result.reviews
         self.window.show_reviews(self.reviews, result.handled, result.pings, self.team_lost_since, result.problems)
         composer = self.window.composer.composer
-        pending = {**self.team_lost, **pending_statuses(self.reviews, result.handled)}
+        pending = pending_from(result, self.team_lost)
         if composer is not None and composer.pending != pending:
             composer.pending = pending  # an unanswered NEED_CLARIFICATION counts before Carry out
             self.window.composer.refresh()
@@ -354,8 +357,8 @@ class Controller(QObject):
         if self.live is None:
             return False
         try:
-            set_teammate_state(self.live.session, role, parse_state(state))
-        except StateError as exc:
+            commit(prepare_state(self.live.session, role, parse_state(state)))
+        except (StateError, WriteRefused, OSError) as exc:
             self._error(str(exc))
             return False
         self.live.reload({"plan"})

@@ -136,8 +136,9 @@ def test_a_baseline_from_the_composer(qtbot: QtBot, controller: Controller, tmp_
     pane.confirm = confirm  # type: ignore[method-assign]
     qtbot.mouseClick(pane.baseline_button, Qt.MouseButton.LeftButton)
     assert shown == [
-        "write gc-history/GC-v2.md (the GC as it is; nothing is sent)\n"
-        "record in orchestration-plan.md teammate_gc_versions: architect-1: GC-v2"
+        "Baseline GC-v2 writes 2 files:\n"
+        "  create  gc-history/GC-v2.md  — the GC as it is, GC-v2\n"
+        "  replace orchestration-plan.md  — teammate_gc_versions: architect-1 GC-v2"
     ]
     assert (copy / "gc-history" / "GC-v2.md").read_bytes() == (copy / "global-context.md").read_bytes()
     assert not is_shown(pane.baseline_button)

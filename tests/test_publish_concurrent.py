@@ -17,10 +17,11 @@ import pytest
 from conftest import COW, DEMO
 from models.delta.decisions import snapshot_path
 from models.publish.composer import Composer
-from models.publish.publishing import PublishRefused, execute_publish
+from models.publish.publishing import execute_publish
 from models.session.folder import open_session
 from models.session.gc_parse import front_version
 from models.text.tokens import get_tokenizer
+from models.text.transaction import WriteRefused
 
 
 def _append_to(text: str, ref_title: str, line: str) -> str:
@@ -51,7 +52,7 @@ def test_the_leads_and_the_agents_edits_are_both_published(tmp_path: Path, sourc
         session.reload(["gc"])
         before = gc_path.read_bytes()
         assert composer.disk_changed_under_edit
-        with pytest.raises(PublishRefused, match=r"global-context\.md changed on disk since the preview"):
+        with pytest.raises(WriteRefused, match=r"global-context\.md changed on disk since the preview"):
             execute_publish(composer.publish_plan(now="2026-11-24T03:00Z"))  # the agent's line is not in the draft
         assert gc_path.read_bytes() == before and not snapshot_path(folder, composer.new_version or 0).exists()
         assert composer.merge_with_disk() == []

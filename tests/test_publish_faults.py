@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 import models.publish.publishing as publishing
+import models.text.transaction as transaction
 from models.publish.composer import Composer
-from models.publish.publishing import PublishRefused, execute_publish
+from models.publish.publishing import execute_publish
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
+from models.text.transaction import WriteRefused
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -34,7 +36,7 @@ def test_a_write_failing_at_any_step_leaves_the_session_as_it_was(
     before = _tree(demo_copy)
     plan = _plan(demo_copy)
     writes = len([w for w in plan.writes if w.kind != "append"])
-    real = publishing.atomic_write
+    real = transaction.atomic_write
     calls = {"n": 0}
 
     def failing(path: Path, data: bytes, expected: object) -> object:
@@ -43,16 +45,16 @@ def test_a_write_failing_at_any_step_leaves_the_session_as_it_was(
             raise OSError(error, "injected", str(path))
         return real(path, data, expected)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(publishing, "atomic_write", failing)
+    monkeypatch.setattr(transaction, "atomic_write", failing)
     if fail_at > writes:
         execute_publish(plan)  # every write went through: published
         assert _tree(demo_copy) != before
         return
-    with pytest.raises(PublishRefused) as refused:
+    with pytest.raises(WriteRefused) as refused:
         execute_publish(plan)
-    assert "nothing was published" in refused.value.reasons[0]
+    assert "nothing was written" in refused.value.reasons[0]
     assert _tree(demo_copy) == before  # every file as it was, no outbox message, no ledger line
-    monkeypatch.setattr(publishing, "atomic_write", real)
+    monkeypatch.setattr(transaction, "atomic_write", real)
     execute_publish(_plan(demo_copy))  # and a retry publishes
     assert (demo_copy / "gc-history" / "GC-v7.md").is_file()
 
@@ -65,8 +67,8 @@ def test_a_failing_ledger_append_undoes_every_file_written_before_it(
     def no_space(path: Path, data: bytes) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr(publishing, "_append", no_space)
-    with pytest.raises(PublishRefused, match=r"ledger\.jsonl: No space left on device; nothing was published"):
+    monkeypatch.setattr(transaction, "_append", no_space)
+    with pytest.raises(WriteRefused, match=r"ledger\.jsonl: No space left on device; nothing was written"):
         execute_publish(_plan(demo_copy))
     assert _tree(demo_copy) == before
 
@@ -76,14 +78,15 @@ def test_a_gate_conclusion_whose_plan_write_fails_leaves_no_record(
 ) -> None:
     """Issue 16: the record and the lifted freeze go together; the plan refusing takes the
     record back, so the session still says the gate is being evaluated, as it is."""
-    import models.publish.gate as gate
-    from models.publish.gate import GateError, conclude_gate, start_gate
+    import models.text.transaction as transaction
+    from models.actions.preview import commit
+    from models.actions.session_edits import prepare_gate_conclude, prepare_gate_start
 
     session = open_session(demo_copy, get_tokenizer("estimate"))
-    start_gate(session, 6, "2026-11-23T00:00:00Z")
+    commit(prepare_gate_start(session, 6, "2026-11-23T00:00:00Z"))
     session = open_session(demo_copy, get_tokenizer("estimate"))
     before = _tree(demo_copy)
-    real = gate.atomic_write
+    real = transaction.atomic_write
     calls = {"n": 0}
 
     def failing(path: Path, data: bytes, expected: object) -> object:
@@ -92,9 +95,9 @@ def test_a_gate_conclusion_whose_plan_write_fails_leaves_no_record(
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         return real(path, data, expected)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(gate, "atomic_write", failing)
-    with pytest.raises(GateError, match="the gate was not concluded"):
-        conclude_gate(session, "APPROVED", "2026-11-23T01:00:00Z")
+    monkeypatch.setattr(transaction, "atomic_write", failing)
+    with pytest.raises(WriteRefused, match=r"orchestration-plan\.md: No space left on device; nothing was written"):
+        commit(prepare_gate_conclude(session, "APPROVED", "2026-11-23T01:00:00Z"))
     assert _tree(demo_copy) == before
 
 
@@ -104,8 +107,9 @@ def test_a_plan_that_cannot_be_read_is_said_by_every_job_that_writes_it(demo_cop
     damaged copies): starting a gate, setting a teammate's state and publishing each refuse in
     their own words, and nothing is written. Each raised the read's OSError into the window's
     slots before."""
-    from models.publish.gate import GateError, set_gate_evaluation
-    from models.publish.teammate_state import StateError, parse_state, set_teammate_state
+    from models.actions.session_edits import prepare_gate_start, prepare_state
+    from models.publish.gate import GateError
+    from models.publish.teammate_state import StateError, parse_state
 
     session = open_session(demo_copy, get_tokenizer("estimate"))
     composer = Composer.open(session)
@@ -119,12 +123,12 @@ def test_a_plan_that_cannot_be_read_is_said_by_every_job_that_writes_it(demo_cop
     before = _tree(demo_copy)
     why = "is a folder, not a file" if kind == "folder" else "Too many levels of symbolic links"
     with pytest.raises(GateError, match=why):
-        set_gate_evaluation(plan, {"phase": 6, "started": "2026-11-24T07:00:00Z"})
+        prepare_gate_start(session, 6, "2026-11-24T07:00:00Z")
     with pytest.raises(StateError, match=why):
-        set_teammate_state(session, "implementer-1", parse_state("finished"))
+        prepare_state(session, "implementer-1", parse_state("finished"))
     assert _tree(demo_copy) == before
     blocked = composer.publish_plan().blocked
     assert any(b.startswith("orchestration-plan.md cannot be read") and why in b for b in blocked), blocked
-    with pytest.raises(PublishRefused):
+    with pytest.raises(WriteRefused):
         execute_publish(composer.publish_plan())
     assert _tree(demo_copy) == before

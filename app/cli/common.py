@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.resolve import resolve_session
+from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, resolve_session
 from models.text.tokens import DEFAULT_TOKENIZER, TOKENIZER_NAMES, get_tokenizer
 
 if TYPE_CHECKING:
+    from models.actions.preview import Preview
     from models.session.folder import Session
     from models.text.problems import Problem
 
@@ -42,3 +45,36 @@ def warn_all(problems: list[Problem]) -> None:
     """One line on stderr for each thing left out, so that ``--json`` output stays JSON."""
     for problem in problems:
         print(f"lead-console: warning: {problem}", file=sys.stderr)
+
+
+def dry_run_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dry-run", action="store_true", help="print every file it would write; write nothing")
+
+
+def run_action(prepare: Callable[[], Preview], args: argparse.Namespace) -> int:
+    """Prepare an action, print its preview with ``--dry-run`` (as JSON with ``--json``), else
+    commit it exactly as prepared. The request's own error (a verdict not known, a teammate not
+    in the session, ...) is a usage error; a refused commit (a file changed since it was read)
+    prints its reasons and exits 1, nothing written."""
+    from models.actions.preview import commit
+    from models.publish.baseline import BaselineError
+    from models.publish.gate import GateError
+    from models.publish.teammate_state import StateError
+    from models.text.transaction import WriteRefused
+
+    try:
+        preview = prepare()
+    except (BaselineError, GateError, StateError) as exc:
+        raise UsageError(str(exc)) from None
+    as_json = getattr(args, "json", False)
+    if getattr(args, "dry_run", False):
+        print(json.dumps(preview.data(), ensure_ascii=False, indent=2) if as_json else preview.text())
+        return EXIT_OK
+    try:
+        outcome = commit(preview)
+    except WriteRefused as exc:
+        print(f"lead-console: {preview.title}: nothing was written: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    for path in outcome.written:
+        print(f"wrote {preview.relative_path(path)}", file=sys.stderr)
+    return EXIT_OK

@@ -11,6 +11,7 @@ from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.cli.delta_output import delta_data, plan_data, plan_text, savings_data, savings_text
 from app.demo import bundled_session
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file, resolve_session
+from models.actions.replies import read_pending
 from models.claude.status import team_view
 from models.delta.apply import apply_delta
 from models.delta.decisions import plan_update, render_full
@@ -20,13 +21,8 @@ from models.delta.message import oneline_exact, render_message, render_oneline
 from models.delta.message_parse import parse_message
 from models.delta.savings import scenario_rows, team_rows
 from models.publish.composer import missing_gc
-from models.review.inbox import read_inbox
-from models.review.ledger import handled_keys
-from models.review.pending import pending_statuses
-from models.review.validation import review
 from models.session.gc_parse import parse_gc
 from models.text.atomic import MISSING, FileChangedError, atomic_write
-from models.text.problems import Problem
 from models.text.textfile import stamp_of
 from models.text.tokens import get_tokenizer
 from models.text.wording import counted
@@ -109,13 +105,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     missing = missing_gc(session) if new_text is None else None
     if missing is not None:
         raise UsageError(f"nothing to plan: {missing} (give --new GC.md)")
-    roles = [t.role for t in session.teammates()]
-    unread: list[Problem] = []
-    messages = sorted(read_inbox(session.folder, roles, unread), key=lambda m: m.timestamp or "")
-    warn_all(unread)
-    reviews = [review(m, session) for m in messages]  # oldest first: a teammate's newest reply counts
-    pending = team_view(session).lost()  # teammates of a linked team that compacted their GC away
-    pending.update(pending_statuses(reviews, handled_keys(session.folder)))
+    pending, gathered = read_pending(session, team_view(session))  # the window's reading of every reply
+    warn_all(gathered.problems)
     plan = plan_update(session, new_text, pending=pending)
     if args.json:
         print(json.dumps(plan_data(plan), ensure_ascii=False, indent=2))

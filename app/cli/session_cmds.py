@@ -8,13 +8,13 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from app.cli.common import load_session, session_args, tokenizer_arg
+from app.cli.common import dry_run_arg, load_session, run_action, session_args, tokenizer_arg
 from app.cli.report import (
     session_data,
     session_summary,
 )
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError
-from models.publish.gate import VERDICTS, GateError, conclude_gate, start_gate
+from models.publish.gate import VERDICTS
 from models.session.roles import role_key
 
 if TYPE_CHECKING:
@@ -33,16 +33,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def cmd_teammate(args: argparse.Namespace) -> int:
     """Each teammate's lifecycle state and where it was read; with ROLE --state, set it."""
-    from models.publish.teammate_state import StateError, parse_state, set_teammate_state  # when run
+    from models.actions.session_edits import prepare_state  # when run
+    from models.publish.teammate_state import parse_state
 
     session = load_session(args)
     if args.role is not None and args.state is not None:
-        try:
-            role = set_teammate_state(session, args.role, parse_state(args.state))
-        except StateError as exc:
-            raise UsageError(str(exc)) from None
+        done = run_action(lambda: prepare_state(session, args.role, parse_state(args.state)), args)
+        if done != EXIT_OK or args.dry_run:
+            return done
         session.reload({"plan"})
-        print(f"{role}: {args.state} (teammate_status in orchestration-plan.md)", file=sys.stderr)
     mates = [m for m in session.teammates() if args.role is None or role_key(m.role) == role_key(args.role)]
     if args.role is not None and not mates:
         raise UsageError(f"no teammate {args.role} in this session")
@@ -66,41 +65,24 @@ def cmd_teammate(args: argparse.Namespace) -> int:
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     """Snapshot the GC into gc-history/ and record the confirmed versions the plan shows."""
-    from models.publish.baseline import BaselineError, take_baseline  # when run: `inspect` needs none
+    from models.actions.session_edits import prepare_baseline  # when run: `inspect` needs none
 
     session = load_session(args)
-    try:
-        result = take_baseline(session)
-    except BaselineError as exc:
-        raise UsageError(str(exc)) from None
-    snap = f"gc-history/GC-v{result.version}.md " + ("written" if result.snapshot_written else "already there")
-    recorded = ", ".join(f"{r}: GC-v{v}" for r, v in sorted(result.recorded.items())) or "none to record"
-    if args.json:
-        data = {"version": result.version, "snapshot_written": result.snapshot_written, "recorded": result.recorded}
-        print(json.dumps(data, indent=2))
-    else:
-        print(f"baseline GC-v{result.version}: {snap}; confirmed versions recorded: {recorded}")
-    return EXIT_OK
+    return run_action(lambda: prepare_baseline(session), args)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
     """Start a gate (updates freeze) or conclude it with a verdict (a gate record is written)."""
-    from models.publish.publishing import utc_now  # when run: the clock the window's gates read too
+    from models.actions.session_edits import prepare_gate_conclude, prepare_gate_start  # when run
+    from models.publish.publishing import utc_now  # the clock the window's gates read too
 
     session = load_session(args)
     now = utc_now()
-    try:
-        if args.action == "start":
-            phase = start_gate(session, args.phase, now)
-            print(f"gate of phase {phase} started: updates are frozen until it concludes", file=sys.stderr)
-        else:
-            if not args.verdict:
-                raise UsageError(f"conclude needs --verdict ({', '.join(VERDICTS)})")
-            path = conclude_gate(session, args.verdict.upper(), now, args.phase)
-            print(f"wrote {path.relative_to(session.folder)}; updates are no longer frozen", file=sys.stderr)
-    except GateError as exc:
-        raise UsageError(str(exc)) from None
-    return EXIT_OK
+    if args.action == "start":
+        return run_action(lambda: prepare_gate_start(session, args.phase, now), args)
+    if not args.verdict:
+        raise UsageError(f"conclude needs --verdict ({', '.join(VERDICTS)})")
+    return run_action(lambda: prepare_gate_conclude(session, args.verdict.upper(), now, args.phase), args)
 
 
 def cmd_section(args: argparse.Namespace) -> int:
@@ -171,6 +153,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     session_args(teammate)
     teammate.add_argument("role", nargs="?", help="one teammate (role id, any case)")
     teammate.add_argument("--state", help="set it: active, idle, finished, shut down, replaced")
+    dry_run_arg(teammate)
     tokenizer_arg(teammate, default="estimate")
     teammate.set_defaults(func=cmd_teammate)
 
@@ -179,6 +162,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     session_args(baseline)
     tokenizer_arg(baseline, default="estimate")
+    dry_run_arg(baseline)
     baseline.set_defaults(func=cmd_baseline)
 
     gate = sub.add_parser("gate", help="start a gate (freeze updates) or conclude it with a verdict")
@@ -187,4 +171,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     gate.add_argument("--phase", type=int, help="the phase (default: the plan's current_phase, or the gate started)")
     gate.add_argument("--verdict", help=f"with conclude: {', '.join(VERDICTS)}")
     tokenizer_arg(gate, default="estimate")
+    dry_run_arg(gate)
     gate.set_defaults(func=cmd_gate)

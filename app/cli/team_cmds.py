@@ -15,17 +15,16 @@ from typing import Any
 
 from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
+from models.actions.preview import commit
+from models.actions.publish import prepare_publish
+from models.actions.replies import read_pending
 from models.claude.delivery import deliver, ping_for_last, undelivered
-from models.claude.status import TeamView, load_link, team_view
+from models.claude.status import load_link, team_view
 from models.claude.team import write_link
 from models.publish.composer import Composer, missing_gc
-from models.publish.publishing import PublishRefused, execute_publish
-from models.review.inbox import read_inbox
-from models.review.ledger import handled_keys, read_ledger
-from models.review.pending import pending_statuses
-from models.review.validation import review
+from models.review.ledger import read_ledger
 from models.session.folder import Session
-from models.text.problems import Problem
+from models.text.transaction import WriteRefused
 
 
 def _team_folder(args: argparse.Namespace) -> Path | None:
@@ -37,18 +36,6 @@ def _team_folder(args: argparse.Namespace) -> Path | None:
     return folder
 
 
-def _pending(session: Session, view: TeamView) -> dict[str, tuple[str, str]]:
-    """Unanswered replies that ask for the full GC, and teammates presumed lost to a compaction."""
-    roles = [t.role for t in session.teammates()]
-    unread: list[Problem] = []
-    messages = sorted(read_inbox(session.folder, roles, unread), key=lambda m: m.timestamp or "")
-    warn_all(unread)
-    reviews = [review(m, session) for m in messages]
-    out = view.lost()
-    out.update(pending_statuses(reviews, handled_keys(session.folder)))
-    return out
-
-
 def cmd_publish(args: argparse.Namespace) -> int:
     """Publish the session's GC (or --new's text) as the window does; --deliver into inboxes."""
     session = load_session(args)
@@ -56,13 +43,13 @@ def cmd_publish(args: argparse.Namespace) -> int:
     composer = Composer.open(session)
     if args.new:
         composer.working_text = read_file(args.new).text
-    composer.pending = _pending(session, view)
+    composer.pending, gathered = read_pending(session, view)
+    warn_all(gathered.problems)
     if not composer.has_update:
         missing = missing_gc(session)
         why = missing if missing is not None else "the GC is the last published one"
         raise UsageError(f"nothing to publish: {why} (give --new GC.md)")
-    plan = composer.plan()
-    publish = composer.publish_plan(add_meta=args.add_meta)
+    preview = prepare_publish(composer, add_meta=args.add_meta)
     rows: list[dict[str, Any]] = [
         {
             "role": d.role,
@@ -72,32 +59,35 @@ def cmd_publish(args: argparse.Namespace) -> int:
             "conditions": [f"{c.code}: {c.reason}" for c in d.conditions],
             "delivered": None,
         }
-        for d in plan.recipients
+        for d in preview.decisions
+        if d.mode in ("delta", "full")
     ]
-    data: dict[str, Any] = {"version": publish.version, "dry_run": args.dry_run, "recipients": rows}
-    data["blocked"], data["problems"] = publish.blocked, view.problems
+    version = preview.version
+    data: dict[str, Any] = {"version": version, "dry_run": args.dry_run, "recipients": rows}
+    data["blocked"], data["problems"] = list(preview.blocked), view.problems
+    data["preview"] = preview.data()
     if args.deliver and view.team is None:
         raise UsageError("--deliver needs a linked team: give --team ~/.claude/teams/<team>/")
     if not args.dry_run:
         try:
-            execute_publish(publish)
-        except PublishRefused as exc:
+            commit(preview)
+        except WriteRefused as exc:
             data["blocked"] = exc.reasons
-            _print_publish(args, data, publish.dry_run(session.folder))
+            _print_publish(args, data, preview.text())
             return EXIT_FAILED
         except OSError as exc:
             data["blocked"] = [f"publishing stopped: {exc}"]
-            _print_publish(args, data, publish.dry_run(session.folder))
+            _print_publish(args, data, preview.text())
             return EXIT_FAILED
         if args.deliver and view.team is not None and view.link is not None:
-            due = [e for e in undelivered(session.folder) if e.get("gc_version") == publish.version]
+            due = [e for e in undelivered(session.folder) if e.get("gc_version") == version]
             by_role = {o.role: o for o in deliver(session.folder, view.team, view.link, due)}
             for row in rows:
                 outcome = by_role.get(row["role"])
                 row["delivered"] = outcome.delivered if outcome else False
                 row["reason"] = outcome.reason if outcome else "not sent"
                 row["lock_waited_ms"] = outcome.lock_waited_ms if outcome else 0  # a busy inbox delays
-    _print_publish(args, data, publish.dry_run(session.folder))
+    _print_publish(args, data, preview.text())
     failed = any(row["delivered"] is False for row in rows)
     return EXIT_FAILED if failed else EXIT_OK
 

@@ -229,9 +229,19 @@ class Composer:
             return render_message(decision.delta)
         return render_full(self.new_text, self.new_version)
 
-    def publish_plan(self, now: str | None = None, add_meta: bool = False) -> PublishPlan:
+    def publish_plan(
+        self, now: str | None = None, add_meta: bool = False, plan: UpdatePlan | None = None
+    ) -> PublishPlan:
+        """The writes of publishing what is composed (of ``plan``, when the caller has made it)."""
         return prepare_publish(
-            self.session.folder, self.working_text, self.plan(), self.gc_stamp, self.forced_full, now, add_meta
+            self.session.folder,
+            self.working_text,
+            plan or self.plan(),
+            self.gc_stamp,
+            self.forced_full,
+            now,
+            add_meta,
+            self.taken_text,
         )
 
     def as_replaced(self, ref: str) -> tuple[DeltaItem, ...]:

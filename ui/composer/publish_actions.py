@@ -6,16 +6,18 @@ the composer starts over on what is now on disk.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QCheckBox, QInputDialog, QMessageBox, QPushButton, QWidget
 
-from models.publish.baseline import BaselineError, baseline_preview, take_baseline
+from models.actions.preview import Outcome, Preview, commit
+from models.actions.publish import prepare_publish
+from models.actions.session_edits import prepare_baseline, prepare_gate_conclude, prepare_gate_start
+from models.publish.baseline import BaselineError
 from models.publish.composer import Composer
-from models.publish.gate import VERDICTS, GateError, conclude_gate, set_gate_evaluation
-from models.publish.publishing import PublishPlan, PublishRefused, execute_publish, utc_now
-from models.session.versions import label
+from models.publish.gate import VERDICTS, GateError
+from models.publish.publishing import utc_now
+from models.text.transaction import WriteRefused
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -45,7 +47,6 @@ class PublishActions:
         c = self.composer
         if c is None:
             return
-        path = c.session.folder / "orchestration-plan.md"
         started = c.session.plan.gate_evaluation if c.session.plan else None
         if started:
             verdict, ok = QInputDialog.getItem(
@@ -62,24 +63,21 @@ class PublishActions:
         proposed = c.session.current_phase or 1
         phase, ok = QInputDialog.getInt(self._widget(), "Start gate", "Phase being evaluated:", proposed, 0, 99)
         if ok:
-            self.set_gate(path, {"phase": phase, "started": utc_now()})
+            self.start_gate(phase)
 
     def baseline(self) -> bool:
         """Adopt a session run by hand: snapshot the GC so the next update can be a delta."""
         c = self.composer
         if c is None:
             return False
-        box = QMessageBox(self._widget())
-        box.setWindowTitle("Take a baseline")
-        box.setText("Take a baseline of this session? This writes:")
-        box.setDetailedText(baseline_preview(c.session))
-        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
-        if self.confirm(box) != QMessageBox.StandardButton.Ok:
-            return False
         try:
-            take_baseline(c.session)
+            preview = prepare_baseline(c.session)
         except (BaselineError, OSError) as exc:
             self._error(f"No baseline was taken: {exc}")
+            return False
+        if self._review(preview, "Take a baseline of this session? Nothing is sent.") is None:
+            return False
+        if self._commit(preview, "No baseline was taken") is None:
             return False
         c.session.reload()
         self.set_composer(Composer.open(c.session))
@@ -90,25 +88,38 @@ class PublishActions:
         c = self.composer
         assert c is not None
         try:
-            path = conclude_gate(c.session, verdict, utc_now())
-        except GateError as exc:
+            preview = prepare_gate_conclude(c.session, verdict, utc_now())
+        except (GateError, OSError) as exc:
             self._error(f"The gate could not be concluded: {exc}")
+            return False
+        if self._commit(preview, "The gate could not be concluded") is None:
             return False
         c.session.reload({"plan", "gates"})
         self.refresh()
-        self.gateConcluded.emit(str(path))
+        self.gateConcluded.emit(str(preview.writes[0].path))
         return True
 
-    def set_gate(self, target: Path, value: dict[str, object] | None) -> bool:
+    def start_gate(self, phase: int) -> bool:
+        """Freeze updates while ``phase`` is evaluated (``gate_evaluation`` in the plan)."""
+        c = self.composer
+        assert c is not None
         try:
-            set_gate_evaluation(target, value)
-        except GateError as exc:
+            preview = prepare_gate_start(c.session, phase, utc_now())
+        except (GateError, OSError) as exc:
             self._error(f"The gate could not be set: {exc}")
             return False
-        assert self.composer is not None
-        self.composer.session.reload({"plan"})
+        if self._commit(preview, "The gate could not be set") is None:
+            return False
+        c.session.reload({"plan"})
         self.refresh()
         return True
+
+    def publish_preview(self, add_meta: bool = False) -> Preview:
+        """What Publish would write now, from the composer as it stands (its ``pending`` as the
+        Inbox's last pass read it): the window's and the CLI's one ``prepare_publish``."""
+        c = self.composer
+        assert c is not None
+        return prepare_publish(c, add_meta=add_meta)
 
     def publish(self) -> None:
         """Show every file publishing writes, ask, then write them (or refuse, writing nothing)."""
@@ -117,18 +128,14 @@ class PublishActions:
             return
         self._commit_section_edit()
         self.catch_up()
-        plan = c.publish_plan()
-        text = plan.dry_run(c.session.folder)
-        if plan.blocked:
-            self._error("Publishing is not possible:\n" + "\n".join(plan.blocked))
+        preview = self.publish_preview()
+        if preview.blocked:
+            self._error("Publishing is not possible:\n" + "\n".join(preview.blocked))
             return
-        box = QMessageBox(self._widget())
-        box.setWindowTitle(f"Publish {label(plan.version)}")
-        box.setText(f"Publish {label(plan.version)} to {len(self.plan.recipients) if self.plan else 0} teammates?")
-        box.setDetailedText(text)
-        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+        meta = any("## Meta" in s for s in preview.skipped)
+        box = self._box(preview, f"{preview.title}?")
         check: QCheckBox | None = None
-        if any("## Meta" in s for s in plan.skipped):
+        if meta:
             # Made with the box as its parent: a parentless one is deleted with its Python
             # object, and the box, which does not take it over, kept a dangling pointer to it
             # (asking whether it was ticked crashed the app).
@@ -137,27 +144,43 @@ class PublishActions:
         if self.confirm(box) != QMessageBox.StandardButton.Ok:
             return
         if check is not None and check.isChecked():
-            plan = c.publish_plan(add_meta=True)
-        self.do_publish(plan)
+            preview = self.publish_preview(add_meta=True)
+        self.do_publish(preview)
 
     def confirm(self, box: QMessageBox) -> QMessageBox.StandardButton:
         """Asks the Lead (tests replace this)."""
         return QMessageBox.StandardButton(box.exec())
 
-    def do_publish(self, plan: PublishPlan) -> bool:
+    def _box(self, preview: Preview, question: str) -> QMessageBox:
+        box = QMessageBox(self._widget())
+        box.setWindowTitle(preview.title)
+        box.setText(question)
+        box.setDetailedText(preview.text())
+        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+        return box
+
+    def _review(self, preview: Preview, question: str) -> Preview | None:
+        """``preview`` when the Lead agrees to it, having been shown every file it writes."""
+        return preview if self.confirm(self._box(preview, question)) == QMessageBox.StandardButton.Ok else None
+
+    def _commit(self, preview: Preview, failed: str) -> Outcome | None:
+        try:
+            return commit(preview)
+        except WriteRefused as exc:
+            self._error(f"{failed}; nothing was written:\n" + "\n".join(exc.reasons))
+        except OSError as exc:
+            self._error(f"{failed}: {exc}")
+        return None
+
+    def do_publish(self, preview: Preview) -> bool:
         c = self.composer
         assert c is not None
-        try:
-            written = execute_publish(plan)
-        except PublishRefused as exc:
-            self._error("Nothing was published:\n" + "\n".join(exc.reasons))
-            return False
-        except OSError as exc:
-            self._error(f"Publishing stopped: {exc}")
+        outcome = self._commit(preview, "Nothing was published")
+        if outcome is None:
             return False
         c.session.reload()
         self.set_composer(Composer.open(c.session))
-        self.published.emit(written)
+        self.published.emit(list(outcome.written))
         return True
 
     def _widget(self) -> QWidget:

@@ -1,0 +1,94 @@
+"""What an action will do, exactly, and the one way to do it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from models.delta.decisions import Decision
+from models.text.transaction import FileWrite, WriteRefused, write_all
+
+
+@dataclass(frozen=True)
+class Preview:
+    """Everything one Lead action will write and why. ``blocked`` says why it cannot run
+    (committing it then writes nothing); ``skipped`` what it leaves out, and why; ``last``
+    names a file replaced after every other one (publishing's GC)."""
+
+    action: str
+    title: str
+    folder: Path
+    writes: tuple[FileWrite, ...] = ()
+    decisions: tuple[Decision, ...] = ()
+    blocked: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    last: str | None = None
+    messages: tuple[tuple[str, Path], ...] = ()  # each recipient's message: the file holding it
+    version: int | None = None  # the GC version it publishes
+
+    def relative(self, write: FileWrite) -> str:
+        """A write's path as the Lead knows it: inside the session folder."""
+        return self.relative_path(write.path)
+
+    def relative_path(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.folder).as_posix()
+        except ValueError:
+            return str(path)
+
+    def text(self) -> str:
+        """The review in words: every file with what it becomes, every decision with its reasons."""
+        lines = [f"{self.title} writes {len(self.writes)} file{'s' if len(self.writes) != 1 else ''}:"]
+        lines += [f"  {w.kind:<7} {self.relative(w)}  — {w.summary}" for w in self.writes]
+        for d in self.decisions:
+            why = "; ".join(f"{c.code}: {c.reason}" for c in d.conditions)
+            lines.append(f"  {d.role}: {d.mode}" + (f" ({why})" if why else ""))
+        lines += [f"  skipped: {s}" for s in self.skipped]
+        lines += [f"  blocked: {b}" for b in self.blocked]
+        return "\n".join(lines)
+
+    def data(self) -> dict[str, object]:
+        """The preview for ``--json``: what a script compares, byte for byte (as text)."""
+        return {
+            "action": self.action,
+            "title": self.title,
+            "version": self.version,
+            "writes": [
+                {
+                    "path": self.relative(w),
+                    "kind": w.kind,
+                    "summary": w.summary,
+                    "text": w.data.decode("utf-8", errors="replace"),
+                }
+                for w in self.writes
+            ],
+            "decisions": [
+                {
+                    "role": d.role,
+                    "mode": d.mode,
+                    "tokens": d.tokens,
+                    "conditions": [f"{c.code}: {c.reason}" for c in d.conditions],
+                }
+                for d in self.decisions
+            ],
+            "messages": {role: self.relative_path(path) for role, path in self.messages},
+            "skipped": list(self.skipped),
+            "blocked": list(self.blocked),
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A committed preview: the files written, in the order they were."""
+
+    preview: Preview
+    written: tuple[Path, ...]
+
+
+def commit(preview: Preview) -> Outcome:
+    """Write exactly what ``preview`` holds, or nothing: ``WriteRefused`` when it is blocked or
+    any file changed since it was prepared (and when a write fails, after taking back the
+    writes done so far)."""
+    if preview.blocked:
+        raise WriteRefused(preview.blocked)
+    return Outcome(preview, write_all(preview.writes, preview.last))

@@ -1,0 +1,29 @@
+"""What teammates' unanswered replies ask of the next update, read from every place they are:
+the session's inbox files, the linked Claude Code team's inbox and transcript, and the team's
+compactions (a teammate presumed to have lost its GC). One reading for the window, ``plan``
+and ``publish``: before it was one, only the window's read the team's replies, and a teammate
+asking for the full GC there got a delta from the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from models.claude.reviews import Gathered, gather_reviews
+from models.claude.status import TeamView
+from models.review.pending import pending_statuses
+from models.session.folder import Session
+
+Pending = dict[str, tuple[str, str]]  # role → (status the update must honour, where it was read)
+
+
+def pending_from(gathered: Gathered, lost: Mapping[str, tuple[str, str]]) -> Pending:
+    """Teammates presumed lost to a compaction, then each one's newest unhandled reply (which
+    says more, and wins)."""
+    return {**lost, **pending_statuses(gathered.reviews, gathered.handled)}
+
+
+def read_pending(session: Session, view: TeamView | None, ack_timeout_min: int = 10) -> tuple[Pending, Gathered]:
+    """``pending_from`` a fresh read of every inbox, recording nothing (a preview writes nothing)."""
+    gathered = gather_reviews(session, datetime.now(UTC), ack_timeout_min, record=False)
+    return pending_from(gathered, view.lost() if view is not None else {}), gathered

@@ -1,0 +1,148 @@
+"""Several file writes as one: prepared with the stamp of each file as it was read, checked
+again before the first write, and written all or nothing.
+
+Every Lead action ends here (``models.actions``): its preview is a tuple of ``FileWrite``, each
+holding the exact bytes that will be written, so that what the Lead reviewed is what lands.
+Writes go one by one through the atomic helper, creates first, replaced files next and appends
+to app-owned logs last, so that a failure half-way is rolled back before anything that records
+it (the ledger) was written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write
+from models.text.textfile import BOM, Stamp, read_bounded, read_text, stamp_of
+
+WriteKind = Literal["create", "replace", "append"]
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """One file an action will write, with what it expects to find there first.
+
+    ``before`` is the text the file held when the action was prepared (None for a new file or
+    an append), so that a review can show the change as a diff.
+    """
+
+    path: Path
+    kind: WriteKind
+    summary: str
+    data: bytes
+    expected: Stamp | Missing | None  # None: appended to (an app-owned log), not replaced
+    before: str | None = None
+
+
+class WriteRefused(Exception):
+    """Nothing was written (or what was, was taken back); ``reasons`` says why, one line each."""
+
+    def __init__(self, reasons: Sequence[str]) -> None:
+        self.reasons = list(reasons)
+        super().__init__("; ".join(self.reasons))
+
+
+def edit_write(path: Path, edit: Callable[[str], str], summary: str) -> FileWrite:
+    """The write of ``edit`` applied to ``path``'s text as it is now (an empty text for no file).
+
+    Raises what reading or the edit raises (``OSError``, ``UnreadableFile``, ``EditError``).
+    """
+    try:
+        loaded = read_text(path)
+    except FileNotFoundError:
+        return FileWrite(path, "create", summary, edit("").encode("utf-8"), MISSING)
+    new = edit(loaded.text).encode("utf-8")
+    bom = BOM if loaded.raw.startswith(BOM) else b""  # kept as the file had it
+    return FileWrite(path, "replace", summary, bom + new, loaded.stamp, loaded.text)
+
+
+def create_write(path: Path, data: bytes, summary: str) -> FileWrite:
+    """The write of a new file at ``path``; refused at commit if anything is there by then."""
+    return FileWrite(path, "create", summary, data, MISSING)
+
+
+def changed_since(writes: Iterable[FileWrite]) -> list[str]:
+    """Files that are no longer what the preview read (empty: safe to write)."""
+    changed = []
+    for w in writes:
+        if w.expected is None:
+            continue
+        try:
+            now = stamp_of(w.path)
+        except OSError as exc:  # turned into a folder, a FIFO, a link to nowhere since
+            changed.append(f"{w.path.name} cannot be read ({exc.strerror or exc})")
+            continue
+        if isinstance(w.expected, Missing):
+            if now is not None:
+                changed.append(f"{w.path.name} was created meanwhile")
+        elif not w.expected.same_content(now):
+            changed.append(f"{w.path.name} {'was deleted' if now is None else 'changed on disk'} since the preview")
+    return changed
+
+
+_ORDER = {"create": 0, "replace": 1, "append": 2}
+
+
+def write_all(writes: Sequence[FileWrite], last: str | None = None) -> tuple[Path, ...]:
+    """Write every file, or nothing: refused when anything changed since the preview, and rolled
+    back when a write fails half-way (a full disk, a permission, a file an agent changed between
+    two of our writes), so the Lead sees the session as before or as after. A file named
+    ``last`` is replaced after every other replace (publishing's GC: never newer than its
+    snapshot and messages)."""
+    reasons = changed_since(writes)
+    if reasons:
+        raise WriteRefused(reasons)
+    written: list[Path] = []
+    undo: list[tuple[FileWrite, bytes | None, int]] = []  # what each write replaced
+    for w in sorted(writes, key=lambda w: (_ORDER[w.kind], w.path.name == last)):
+        try:
+            w.path.parent.mkdir(parents=True, exist_ok=True)
+            before = read_bounded(w.path)[0] if w.kind == "replace" and w.path.is_file() else None
+            size = w.path.stat().st_size if w.kind == "append" and w.path.is_file() else 0
+            if w.kind == "append":
+                _append(w.path, w.data)
+            else:
+                atomic_write(w.path, w.data, w.expected)
+            undo.append((w, before, size))
+        except (FileChangedError, OSError) as exc:
+            undone = _roll_back(undo)
+            why = str(exc) if isinstance(exc, FileChangedError) else f"{w.path.name}: {exc.strerror or exc}"
+            raise WriteRefused([f"{why}; nothing was written ({undone})"]) from exc
+        written.append(w.path)
+    return tuple(written)
+
+
+def _roll_back(undo: list[tuple[FileWrite, bytes | None, int]]) -> str:
+    """Undo the writes done so far, newest first; says what was undone and what could not be."""
+    failed: list[str] = []
+    for w, before, size in reversed(undo):
+        try:
+            if w.kind == "create":
+                w.path.unlink(missing_ok=True)
+            elif w.kind == "append":
+                with open(w.path, "r+b") as fh:
+                    fh.truncate(size)
+            elif before is not None:
+                if read_bounded(w.path)[0] != w.data:
+                    failed.append(f"{w.path.name} (changed by someone else since; kept)")
+                    continue
+                atomic_write(w.path, before, None)
+        except OSError as exc:
+            failed.append(f"{w.path.name} ({exc.strerror or exc})")
+    if failed:
+        return f"{len(undo) - len(failed)} of {len(undo)} writes undone; left as written: {', '.join(failed)}"
+    return f"{len(undo)} writes undone" if undo else "nothing had been written"
+
+
+def _append(path: Path, data: bytes) -> None:
+    """Append to an app-owned log in one write with O_APPEND, then fsync."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,103 @@
+"""One preview, whoever asks: the window's Publish review and ``lead-console publish --dry-run``.
+
+Both go through ``models.actions`` now; these tests hold the inputs each gathers to one reading
+too. The case that drifted before: a NEED_CLARIFICATION reply in a linked Claude Code team's
+lead inbox (never in the session's own inbox). ADR-002 §6 says that teammate gets the full GC
+(FC-5); the window said so, while ``plan`` and ``publish --dry-run`` sent it a delta.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from claude_team_steps import make_team
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+import models.publish.publishing as publishing
+from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, settle_reviews, shown_controller
+
+NOW = "2026-11-24T06:30:00Z"
+EDIT = "\n- Parity: a line the Lead added to the GC on disk\n"
+SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
+ASKS_FULL = "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n"
+
+
+def _edited(source: Path, root: Path) -> Path:
+    folder = copy_session(source, root)
+    gc = folder / "global-context.md"
+    if gc.is_file():
+        gc.write_bytes(gc.read_bytes().rstrip(b"\n") + EDIT.encode("utf-8"))
+    return folder
+
+
+def _window_review(qtbot: QtBot, tmp_path: Path, folder: Path) -> str | None:
+    """The review the window shows when the Lead clicks Publish (answered Cancel), or None
+    when the button is disabled."""
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(folder)
+    settle_reviews(qtbot, controller)
+    pane = controller.window.composer
+    controller.window.central_tabs.setCurrentWidget(pane)
+    shown: list[str] = []
+
+    def cancel(box: QMessageBox) -> QMessageBox.StandardButton:
+        shown.append(box.detailedText())
+        return QMessageBox.StandardButton.Cancel
+
+    pane.confirm = cancel  # type: ignore[method-assign]
+    if not pane.publish_button.isEnabled():
+        return None
+    qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
+    assert len(shown) == 1
+    return shown[0]
+
+
+@pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)
+def test_the_window_reviews_what_publish_dry_run_prints(
+    qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, source: Path
+) -> None:
+    """Every file, every decision and its reasons, in the same words, on every real session."""
+    monkeypatch.setattr(publishing, "utc_now", lambda: NOW)
+    folder = _edited(source, tmp_path / "project")
+    code, out, _ = run_cli(capsys, "publish", str(folder), "--dry-run")
+    review = _window_review(qtbot, tmp_path, folder)
+    if review is None:  # nothing to publish (no GC): the CLI says so and writes nothing
+        assert code == 2
+        return
+    assert code == 0
+    assert review in out, (review, out)
+    assert review.startswith("Publish GC-v")
+    assert f"global-context.md  — the GC as {review.split()[1]}" in review
+
+
+def test_a_clarification_asked_in_the_linked_teams_inbox_gets_the_full_gc_everywhere(
+    qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(publishing, "utc_now", lambda: NOW)
+    folder = _edited(DEMO, tmp_path / "project")
+    team = make_team(tmp_path / "claude")
+    reply = {"from": "implementer-2", "text": ASKS_FULL, "timestamp": "2026-11-24T06:00:00.000Z", "read": False}
+    (team / "inboxes" / "team-lead.json").write_text(json.dumps([reply]), encoding="utf-8")
+    assert run_cli(capsys, "team", str(folder), "--team", str(team), "--json")[0] == 0  # links the session
+
+    code, out, _ = run_cli(capsys, "plan", str(folder), "--new", str(folder / "global-context.md"), "--json")
+    assert code == 0
+    planned = {d["role"]: d for d in json.loads(out)["teammates"]}
+    code, out, _ = run_cli(capsys, "publish", str(folder), "--dry-run", "--json")
+    assert code == 0
+    previewed = {d["role"]: d for d in json.loads(out)["preview"]["decisions"]}
+    for decisions in (planned, previewed):
+        asked = decisions["implementer-2"]
+        assert asked["mode"] == "full"
+        codes = [c["code"] if isinstance(c, dict) else c.split(":")[0] for c in asked["conditions"]]
+        assert "FC-5" in codes, asked
+        assert decisions["implementer-1"]["mode"] == "delta"  # one version behind, asked nothing
+
+    code, text_out, _ = run_cli(capsys, "publish", str(folder), "--dry-run")
+    review = _window_review(qtbot, tmp_path, folder)
+    assert review is not None and review in text_out
+    assert "implementer-2: full (FC-5:" in review
