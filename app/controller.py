@@ -19,16 +19,17 @@ from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from app.team_dialogs import pick_member, pick_team_folder
+from models.actions.carry import prepare_carry_out
 from models.actions.preview import commit
+from models.actions.publish import message_of
 from models.actions.replies import pending_from
 from models.actions.session_edits import prepare_state
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state
-from models.review.carry import CarryError, carry_out
+from models.review.carry import CarriedAlready
 from models.review.inbox import save_pasted
-from models.review.ledger import handled_keys
 from models.review.validation import Review
 from models.session.folder import Part
 from models.session.locate import find_sessions
@@ -313,23 +314,26 @@ class Controller(QObject):
         what it would repeat (a second re-send, second ledger lines)."""
         if self.live is None:
             return False
-        done = handled_keys(self.live.session.folder).get((result.message.source, result.message.sha))
-        if done is not None and not self.confirm_repeat(result, done):
-            return False
+        session = self.live.session
         try:
-            carried = carry_out(self.live.session, result)
-        except CarryError as exc:
-            self._error(str(exc))
+            try:
+                preview = prepare_carry_out(session, result)
+            except CarriedAlready as exc:
+                if not self.confirm_repeat(result, exc.done):
+                    return False
+                preview = prepare_carry_out(session, result, again=True)
+            commit(preview)
+        except (WriteRefused, OSError) as exc:
+            self._error(f"Could not carry out {result.action}: {exc}. Nothing was changed.")
             self.live.reload({"plan"})
             return False
-        if carried.resend is not None:
-            message, mode = carried.resend
-            QGuiApplication.clipboard().setText(message)
-            self.window.statusBar().showMessage(
-                f"{mode} for {result.message.sender} written to the outbox and copied", 5000
-            )
+        resend = message_of(preview, result.message.sender or "?")
+        if resend is not None:
+            QGuiApplication.clipboard().setText(resend)
+            self.window.statusBar().showMessage(f"{preview.writes[0].summary} written to the outbox and copied", 5000)
             if self.team.team_folder() is not None:
                 self.team.deliver_due()
+        self.live.reload({"plan"})
         self.window.show_session(self.live.session, {"plan"})
         self.window.composer.on_session_changed()
         self.refresh_reviews()

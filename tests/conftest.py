@@ -233,3 +233,27 @@ def model_indexes(model: QAbstractItemModel, every_column: bool = False) -> Iter
             for column in range(model.columnCount(parent) if every_column else 1):
                 yield model.index(row, column, parent)
             pending.append(model.index(row, 0, parent))
+
+
+def fail_carry_out_at(monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    """The disk refuses one of a carry-out's writes: the re-send's new file, the plan, or the
+    ledger's append (every write goes through ``models.text.transaction``)."""
+    import errno
+
+    import models.text.transaction as transaction
+
+    real = transaction.atomic_write
+
+    def refuse(path: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    def failing(path: Path, data: bytes, expected: object) -> object:
+        if (step == "resend" and path.parent.name == "outbox") or (
+            step == "plan" and path.name == "orchestration-plan.md"
+        ):
+            refuse(path)
+        return real(path, data, expected)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(transaction, "atomic_write", failing)
+    if step == "ledger":
+        monkeypatch.setattr(transaction, "_append", lambda path, data: refuse(path))

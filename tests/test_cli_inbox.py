@@ -8,7 +8,6 @@ unless told ``--again``, and nothing at all when a step fails.
 
 from __future__ import annotations
 
-import errno
 import json
 import shutil
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from conftest import DEMO, run_cli, settle_reviews, shown_controller, snapshot_tree
+from conftest import DEMO, fail_carry_out_at, run_cli, settle_reviews, shown_controller, snapshot_tree
 from models.text.frontmatter import split_front_matter
 
 
@@ -130,19 +129,13 @@ def test_a_carry_out_writes_what_the_windows_carry_out_writes(
     assert lines(by_cli) == lines(by_window)
 
 
-@pytest.mark.parametrize("step", ["write_resend", "apply_review", "append_ledger"])
+@pytest.mark.parametrize("step", ["resend", "plan", "ledger"])
 def test_a_carry_out_failing_at_any_step_changes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:
-    import models.review.carry as carry_module
-
     folder = _session(tmp_path)
     listed = _listed(capsys, folder)["implementer-1"]
-
-    def fail(*args: object, **kwargs: object) -> object:
-        raise OSError(errno.ENOSPC, "No space left on device", step)
-
-    monkeypatch.setattr(carry_module, step, fail)
+    fail_carry_out_at(monkeypatch, step)
     before = {p: b for p, (_, b) in snapshot_tree(folder).items() if "ledger" not in p}
     code, out, err = run_cli(capsys, "inbox", str(folder), "--carry-out", str(listed["id"]))
     assert code == 1 and out == ""
@@ -176,3 +169,41 @@ def test_add_saves_what_the_windows_paste_saves(
     (window_file,) = (by_window / "messages" / "inbox").iterdir()
     assert cli_file.read_bytes() == window_file.read_bytes()
     assert cli_file.read_bytes() == b"From: implementer-4\n[STATUS] Phase 6 | CONTEXT_RECEIVED | GC-v6\n"
+
+
+def test_a_ledger_that_cannot_be_read_stops_a_second_carry_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ledger is the record of what was carried out: when it grew past what the app reads,
+    "carried out already?" has no answer, and the guard refuses instead of taking the ledger for
+    empty (which wrote a second re-send of the full GC). The file is made large sparsely."""
+    folder = _session(tmp_path)
+    listed = _listed(capsys, folder)["implementer-1"]
+    assert run_cli(capsys, "inbox", str(folder), "--carry-out", str(listed["id"]))[0] == 0
+    ledger = folder / "messages" / "ledger.jsonl"
+    with open(ledger, "r+b") as fh:
+        fh.truncate(33 * 1024 * 1024)  # past the 32 MB every read of the app is bounded by
+    before = snapshot_tree(folder)
+    code, out, err = run_cli(capsys, "inbox", str(folder), "--carry-out", str(listed["id"]), "--again")
+    assert code == 1 and out == ""
+    *warnings, refusal = err.splitlines()
+    assert "messages/ledger.jsonl cannot be read" in refusal and "carried out already cannot be told" in refusal
+    assert warnings == [line for line in warnings if "replies are read, not recorded" in line]  # the listing's
+    assert snapshot_tree(folder) == before  # no second re-send, no plan edit, no ledger line
+
+
+def test_a_ledger_that_cannot_be_read_stops_delivery(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Delivery finds an interrupted attempt by its ``delivering`` line before writing again:
+    with a ledger it cannot read, it delivers nothing and says why in one line."""
+    from claude_team_steps import make_team
+
+    folder = _session(tmp_path)
+    team = make_team(tmp_path / "claude")
+    assert run_cli(capsys, "team", str(folder), "--team", str(team), "--json")[0] == 0
+    ledger = folder / "messages" / "ledger.jsonl"
+    ledger.write_text('{"direction": "sent", "to": "implementer-1", "file": "x.md"}\n', encoding="utf-8")
+    with open(ledger, "r+b") as fh:
+        fh.truncate(33 * 1024 * 1024)
+    code, _, err = run_cli(capsys, "team", str(folder), "--deliver")
+    assert code == 2 and "messages/ledger.jsonl cannot be read" in err and err.count("\n") == 1
+    assert list((team / "inboxes").iterdir()) == []

@@ -11,10 +11,12 @@ import pytest
 
 from app.cli.main import main
 from conftest import CLAUDE_TEAM
+from models.actions.carry import prepare_carry_out
+from models.actions.preview import commit
 from models.delta.decisions import plan_update
 from models.publish.composer import Composer
 from models.publish.publishing import execute_publish
-from models.review.actions import apply_review
+from models.review.actions import plan_edit
 from models.review.inbox import Message, read_claude_team, read_inbox
 from models.review.ledger import read_ledger, record_received
 from models.review.validation import due_pings, review
@@ -67,12 +69,13 @@ def test_acks_from_the_inbox_confirm_versions_and_shape_the_next_update(publishe
     assert reviews["implementer-2"].action == "full"  # 1 of 1 unclear: more than half
     assert reviews["implementer-4"].action == "confirm" and reviews["implementer-4"].confirm_version == 7
     for r in reviews.values():
-        apply_review(session, r)
+        commit(prepare_carry_out(session, r))
+        session.reload({"plan"})
     late = review(Message("late", "implementer-1", "[STATUS] Phase 6 | CONTEXT_RECEIVED | GC-v7", None), session)
     assert late.action == "none" and "already confirmed" in late.summary
     downgrade = reviews["implementer-1"]
     downgrade.confirm_version = 5
-    assert apply_review(session, downgrade) is False  # confirmed versions never go back
+    assert plan_edit(session, downgrade) is None  # confirmed versions never go back
     assert session.plan is not None
     assert session.plan.teammate_gc_versions["implementer-1"] == 7
     assert session.plan.teammate_gc_versions["implementer-4"] == 7
@@ -143,7 +146,7 @@ def test_cli_ack(published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_resend_composes_the_unclear_sections_or_the_full_gc(published: Path) -> None:
     from models.delta.message_parse import parse_message
-    from models.review.actions import compose_resend, record_resend
+    from models.review.actions import compose_resend
 
     session = open_session(published, TOK)
     text = "[ACK-UPDATE] GC-v7 received. Items: 0/1. Impact: unsure. Action: NEED_CLARIFICATION\nUnclear items: §Architecture Decisions.D-9"
@@ -157,9 +160,11 @@ def test_resend_composes_the_unclear_sections_or_the_full_gc(published: Path) ->
     assert [(i.op, i.ref) for i in parsed.delta.items] == [("REPLACED", "Architecture Decisions")]
     assert "| D-9 | zstd | smaller | P6 |" in (parsed.delta.items[0].content or "")
     assert parsed.delta.impact.actions == "re-read §Architecture Decisions"
-    path = record_resend(session, result, message, mode)
+    preview = prepare_carry_out(session, result)
+    path = dict(preview.messages)["implementer-1"]
+    commit(preview)
     assert path.read_text(encoding="utf-8") == message
-    last = read_ledger(published)[-1]
+    last = read_ledger(published)[-2]  # the handled line follows it
     assert (last["direction"], last["to"], last["mode"]) == ("sent", "implementer-1", "resend")
     result.action = "full"
     full, mode = compose_resend(session, result)  # type: ignore[misc]

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import CLAUDE_TEAM, activate, drop_two_replies, settle_reviews
+from conftest import CLAUDE_TEAM, activate, drop_two_replies, fail_carry_out_at, settle_reviews
 from models.text.frontmatter import split_front_matter
 from ui.node_model import PAYLOAD_ROLE
 
@@ -218,26 +218,19 @@ def test_at_1366_by_768_an_inbox_row_reads_whole_without_scrolling(
     assert summary.startswith("[⚠ high] DELTA report")  # the badge leads; From already names the sender
 
 
-@pytest.mark.parametrize("step", ["write_resend", "apply_review", "append_ledger"])
+@pytest.mark.parametrize("step", ["resend", "plan", "ledger"])
 def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
     qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:
     """Issue 16: the re-send, the plan and the ledger lines are written all or none; the error
     is said in one line and never escapes the slot."""
-    import errno
-
-    import models.review.carry as carry_module
-
     _ask_clarification(demo_copy, applied=0)
     controller.refresh_reviews()
     settle_reviews(qtbot, controller)
     (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
     tree = {p: p.read_bytes() for p in demo_copy.rglob("*") if p.is_file()}
 
-    def fail(*args: object, **kwargs: object) -> object:
-        raise OSError(errno.ENOSPC, "No space left on device", step)  # the disk refuses this step
-
-    monkeypatch.setattr(carry_module, step, fail)  # where the window's Carry out does its writes
+    fail_carry_out_at(monkeypatch, step)
     errors: list[str] = []
     monkeypatch.setattr(controller, "_error", errors.append)
     assert not controller.carry_out(review)

@@ -15,8 +15,10 @@ from app.cli.report import (
     review_text,
 )
 from app.resolve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, read_file, resolve_session
+from models.actions.carry import prepare_carry_out
+from models.actions.preview import commit
 from models.claude.reviews import gather_reviews
-from models.review.carry import CarryError, carry_out
+from models.review.carry import CarriedAlready
 from models.review.inbox import Message, save_pasted, sender_from
 from models.review.ledger import Handled
 from models.review.messages import parse_ack, parse_delta_report, parse_status
@@ -24,6 +26,7 @@ from models.review.rows import action_line, kind_label, message_id, summary_line
 from models.review.validation import DEFAULT_ACK_TIMEOUT_MIN, Review, review
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
+from models.text.transaction import WriteRefused
 
 
 def cmd_ack(args: argparse.Namespace) -> int:
@@ -99,7 +102,8 @@ def cmd_inbox(args: argparse.Namespace) -> int:
         saved = save_pasted(session.folder, text, args.sender or sender_from("", text, roles))
         print(f"saved as {saved}", file=sys.stderr)
     carrying = args.carry_out is not None
-    gathered = gather_reviews(session, datetime.now(UTC), args.ack_timeout, record=carrying)
+    record = carrying and not args.dry_run  # a dry run writes nothing, not even what was read
+    gathered = gather_reviews(session, datetime.now(UTC), args.ack_timeout, record=record)
     warn_all(gathered.problems)
     reviews = [r for r in gathered.reviews if r.message.kind != "protocol"]  # idle notices: not shown
     if not carrying:
@@ -112,20 +116,25 @@ def cmd_inbox(args: argparse.Namespace) -> int:
         print(f"lead-console: {said} the id {args.carry_out} (see 'lead-console inbox')", file=sys.stderr)
         return EXIT_USAGE
     (result,) = matches
-    done = gathered.handled.get((result.message.source, result.message.sha))
-    if done is not None and not args.again:
+    try:
+        preview = prepare_carry_out(session, result, again=args.again)
+    except CarriedAlready as exc:
         print(
-            f"lead-console: carried out already ({done}); --again does it again "
+            f"lead-console: carried out already ({exc.done}); --again does it again "
             "(a second re-send, second ledger lines)",
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if args.dry_run:
+        print(json.dumps(preview.data(), ensure_ascii=False, indent=2) if args.json else preview.text())
+        return EXIT_OK
     try:
-        carried = carry_out(session, result)
-    except CarryError as exc:
-        print(f"lead-console: {exc}", file=sys.stderr)
+        commit(preview)
+    except WriteRefused as exc:
+        print(f"lead-console: Could not carry out {result.action}: {exc}. Nothing was changed.", file=sys.stderr)
         return EXIT_FAILED
-    written = str(carried.written) if carried.written is not None else None
+    path = dict(preview.messages).get(result.message.sender or "?")
+    written = str(path) if path is not None else None
     if args.json:
         done_data = {"id": message_id(result), "action": result.action, "resend": written}
         print(json.dumps(done_data, ensure_ascii=False, indent=2))
@@ -148,6 +157,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     session_args(inbox)
     inbox.add_argument("--carry-out", metavar="ID", help="do the Lead's action for this message (its id, or a prefix)")
     inbox.add_argument("--again", action="store_true", help="with --carry-out: again, for one carried out already")
+    inbox.add_argument(
+        "--dry-run", action="store_true", help="with --carry-out: print what it would write; write nothing"
+    )
     inbox.add_argument("--add", metavar="FILE", help="save a message into the inbox first (a file, or - for stdin)")
     inbox.add_argument("--from", dest="sender", help="with --add: the sender's role id (else a 'From:' line)")
     inbox.add_argument(

@@ -63,11 +63,12 @@ def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]
     Each delivery is journaled in the ledger before its inbox is written (``delivering``) and
     recorded after (``delivered``), one at a time, so that a failure anywhere leaves nothing
     half-known: an attempt whose record is missing is found in the inbox by its time stamp on
-    the next delivery and recorded then, never written to the teammate a second time.
+    the next delivery and recorded then, never written to the teammate a second time. A ledger
+    that cannot be read raises ``LedgerUnreadable``: nothing is delivered.
     """
     outcomes: list[Outcome] = []
     members = {m.name for m in team.members}
-    ledger = read_ledger(folder)
+    ledger = read_ledger(folder, strict=True)  # an attempt it cannot see would be written twice
     for entry in sent:
         role, rel = str(entry.get("to")), str(entry.get("file"))
         member = link.members.get(role) or None

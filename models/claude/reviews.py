@@ -13,8 +13,9 @@ from datetime import datetime
 
 from models.claude.replies import team_replies
 from models.claude.status import load_link
+from models.publish.publishing import LEDGER
 from models.review.inbox import read_inbox
-from models.review.ledger import Handled, handled_keys, record_received
+from models.review.ledger import Handled, LedgerUnreadable, handled_keys, record_received
 from models.review.validation import Review, due_pings, review
 from models.session.folder import Session
 from models.text.problems import Problem
@@ -44,7 +45,10 @@ def gather_reviews(session: Session, now: datetime, ack_timeout_min: int, record
     if link is not None and link.team_folder.is_dir():
         messages += team_replies(link.team_folder)[0]
     if record:
-        record_received(session.folder, messages)
+        try:
+            record_received(session.folder, messages)
+        except LedgerUnreadable as exc:
+            problems.append(Problem("warning", LEDGER.name, f"{exc.strerror}; replies are read, not recorded"))
     messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
     reviews = [review(m, session) for m in messages]
     pings = due_pings(session, now, ack_timeout_min)

@@ -1,57 +1,60 @@
-"""Carrying out the Lead's action for a reviewed reply: confirm a version or set a status in
-the plan, compose and record a re-send, and mark the message handled.
+"""What carrying out the Lead's action for a reviewed reply writes: a version confirmed or a
+status set in the plan, a re-send composed for the outbox, the ledger's lines. Nothing here
+writes: ``models.actions.carry`` puts it into a preview.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
+import os
+from collections.abc import Callable
 
 from models.delta.decisions import render_full
 from models.delta.items import Delta, DeltaItem, Impact
 from models.delta.message import render_message
 from models.publish.publishing import utc_now
-from models.review.ledger import append_ledger
 from models.review.validation import Review
-from models.session.folder import PLAN_FILE, Session
-from models.text.atomic import atomic_write, create_new, read_for_update
+from models.session.folder import Session
 from models.text.surgical import set_front_entry
+from models.text.transaction import FileWrite, create_write
 
 
-def apply_review(session: Session, result: Review) -> bool:
-    """Carry out the plan-side of the Lead's action: confirmed versions and statuses."""
+def plan_edit(session: Session, result: Review) -> tuple[Callable[[str], str], str] | None:
+    """The plan-side of the Lead's action, as an edit of the plan's text and its summary:
+    confirmed versions and statuses. None when the action changes nothing in the plan."""
     role = result.message.sender
     if role is None:
-        return False
-    path = session.folder / PLAN_FILE
-    text, expected = read_for_update(path)
-    new = text
+        return None
+    plan = session.plan
     if result.action == "confirm" and result.confirm_version is not None:
-        confirmed = session.plan.teammate_gc_versions.get(role, -1) if session.plan else -1
-        if result.confirm_version <= confirmed:
-            return False  # confirmed versions never go back (an old message carried out late)
-        new = set_front_entry(new, "teammate_gc_versions", role, result.confirm_version)
-        current = session.plan.teammate_status.get(role) if session.plan else None
-        if current in ("CONTEXT_LOST", "NEED_CLARIFICATION"):
-            new = set_front_entry(new, "teammate_status", role, "CONTEXT_RECEIVED")
-    elif result.action in ("resend", "full"):
-        new = set_front_entry(new, "teammate_status", role, "NEED_CLARIFICATION")
+        version = result.confirm_version
+        confirmed = plan.teammate_gc_versions.get(role, -1) if plan else -1
+        if version <= confirmed:
+            return None  # confirmed versions never go back (an old message carried out late)
+        current = plan.teammate_status.get(role) if plan else None
+        received = current in ("CONTEXT_LOST", "NEED_CLARIFICATION")
+
+        def confirm(text: str) -> str:
+            text = set_front_entry(text, "teammate_gc_versions", role, version)
+            return set_front_entry(text, "teammate_status", role, "CONTEXT_RECEIVED") if received else text
+
+        return confirm, f"{role} confirmed GC-v{version}" + ("; CONTEXT_RECEIVED" if received else "")
+    status: str | None = None
+    if result.action in ("resend", "full"):
+        status = "NEED_CLARIFICATION"
     elif result.action in ("record", "lost", "attention") and result.status is not None and result.status.status:
-        new = set_front_entry(new, "teammate_status", role, result.status.status)
-    else:
-        return False
-    if new == text:
-        return False
-    atomic_write(path, new.encode("utf-8"), expected)
-    session.reload({"plan"})
-    return True
+        status = result.status.status
+    if status is None:
+        return None
+    said = status
+    return (lambda text: set_front_entry(text, "teammate_status", role, said)), f"teammate_status: {role} {said}"
 
 
-def handled_line(result: Review) -> str:
+def handled_line(result: Review, now: str | None = None) -> str:
     """The ledger line saying the Lead carried out the action for this message."""
     entry = {
-        "ts": utc_now(),
+        "ts": now or utc_now(),
         "direction": "handled",
         "source": result.message.source,
         "sha256": result.message.sha,
@@ -59,11 +62,6 @@ def handled_line(result: Review) -> str:
         "action": result.action,
     }
     return json.dumps(entry, ensure_ascii=False)
-
-
-def mark_handled(folder: Path, result: Review) -> None:
-    """Record in the ledger that the Lead carried out the action for this message."""
-    append_ledger(folder, [handled_line(result)])
 
 
 def compose_resend(session: Session, result: Review) -> tuple[str, str] | None:
@@ -95,33 +93,26 @@ def compose_resend(session: Session, result: Review) -> tuple[str, str] | None:
     return render_message(Delta(version, version, tuple(items), Impact((role,), reread))), "resend"
 
 
-def write_resend(session: Session, result: Review, message: str, mode: str) -> tuple[Path, str]:
-    """Write the re-send to the outbox (a new file, never over another); return it and its
-    ``sent`` ledger line, which the caller appends with the rest of the action's lines."""
+def resend_write(session: Session, result: Review, message: str, mode: str, now: str) -> tuple[FileWrite, str]:
+    """The re-send's new file in the outbox (a name no file has yet) and its ``sent`` ledger
+    line, which the caller appends with the rest of the action's lines."""
     role = result.message.sender or "unknown"
     version = session.gc.version if session.gc is not None else None
-    stamp = utc_now()
-    rel = Path("messages") / "outbox" / f"GC-v{version}-{role}-{mode}-{stamp.replace('-', '').replace(':', '')}.md"
-    path = session.folder / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path = create_new(path, message.encode("utf-8"))
-    rel = path.relative_to(session.folder)
+    outbox = session.folder / "messages" / "outbox"
+    name = f"GC-v{version}-{role}-{mode}-{now.replace('-', '').replace(':', '')}"
+    path, n = outbox / f"{name}.md", 2
+    while os.path.lexists(path):  # two actions in one second share a time stamp
+        path, n = outbox / f"{name}-{n}.md", n + 1
+    data = message.encode("utf-8")
     entry = {
-        "ts": stamp,
+        "ts": now,
         "direction": "sent",
         "to": role,
         "kind": "CONTEXT-UPDATE",
         "gc_version": version,
         "mode": mode,
         "reason": result.summary,
-        "file": rel.as_posix(),
-        "sha256": hashlib.sha256(message.encode("utf-8")).hexdigest(),
+        "file": path.relative_to(session.folder).as_posix(),
+        "sha256": hashlib.sha256(data).hexdigest(),
     }
-    return path, json.dumps(entry, ensure_ascii=False)
-
-
-def record_resend(session: Session, result: Review, message: str, mode: str) -> Path:
-    """Write the re-send to the outbox and the ledger, like any sent message."""
-    path, line = write_resend(session, result, message, mode)
-    append_ledger(session.folder, [line])
-    return path
+    return create_write(path, data, f"{mode} for {role}"), json.dumps(entry, ensure_ascii=False)

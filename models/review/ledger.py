@@ -19,13 +19,26 @@ from models.text.textfile import read_bounded, read_utf8
 _PARSED: dict[Path, tuple[tuple[int, int, int], list[dict[str, Any]]]] = {}
 
 
-def read_ledger(folder: Path) -> list[dict[str, Any]]:
+class LedgerUnreadable(OSError):
+    """The ledger is there but cannot be read (a folder, over the size limit, no permission):
+    a guard against doing something twice must refuse, not take it for empty."""
+
+
+def read_ledger(folder: Path, strict: bool = False) -> list[dict[str, Any]]:
     """Every ledger entry, oldest first; parsed again only when the file changed (its inode,
-    size or modification time), and always a fresh list the caller may keep."""
+    size or modification time), and always a fresh list the caller may keep.
+
+    A ledger that is there but cannot be read reads as empty for what only shows it, and with
+    ``strict`` raises ``LedgerUnreadable`` (for the guards against carrying out or delivering
+    twice, which fail closed)."""
     path = folder / LEDGER
     try:
         st = os.stat(path)
-    except OSError:
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        if strict:
+            raise LedgerUnreadable(exc.errno, f"{LEDGER.as_posix()} cannot be read ({exc.strerror or exc})") from exc
         return []
     key = (st.st_ino, st.st_size, st.st_mtime_ns)
     cached = _PARSED.get(path)
@@ -33,8 +46,12 @@ def read_ledger(folder: Path) -> list[dict[str, Any]]:
         return list(cached[1])
     try:
         raw, _ = read_bounded(path)
-    except OSError:
-        return []  # missing, or no regular file: nothing recorded that we can read
+    except FileNotFoundError:
+        return []
+    except OSError as exc:  # no regular file, too large, no permission: nothing we can read
+        if strict:
+            raise LedgerUnreadable(exc.errno, f"{LEDGER.as_posix()} cannot be read ({exc.strerror or exc})") from exc
+        return []
     out = []
     for line in raw.decode("utf-8", errors="replace").splitlines():
         try:
@@ -51,8 +68,11 @@ def read_ledger(folder: Path) -> list[dict[str, Any]]:
 
 
 def record_received(folder: Path, messages: list[Message]) -> list[Message]:
-    """Append the messages not yet in the ledger (by hash and source); return those new ones."""
-    seen = {(e.get("sha256"), e.get("source")) for e in read_ledger(folder) if e.get("direction") == "received"}
+    """Append the messages not yet in the ledger (by hash and source); return those new ones.
+    Raises ``LedgerUnreadable`` for a ledger it cannot read: every message would look new."""
+    seen = {
+        (e.get("sha256"), e.get("source")) for e in read_ledger(folder, strict=True) if e.get("direction") == "received"
+    }
     new = [m for m in messages if (m.sha, m.source) not in seen]
     if not new:
         return []
@@ -105,11 +125,13 @@ def append_ledger(folder: Path, lines: list[str]) -> None:
 Handled = dict[tuple[str, str], str]
 
 
-def handled_keys(folder: Path) -> Handled:
+def handled_keys(folder: Path, strict: bool = False) -> Handled:
     """(source, sha256) of every message the Lead has carried out → what was done, and when
-    (``resend at 2026-11-23T01:02:03Z``; the last time, when it was done more than once)."""
+    (``resend at 2026-11-23T01:02:03Z``; the last time, when it was done more than once).
+    ``strict``: raise ``LedgerUnreadable`` rather than answer "nothing" for a ledger that
+    cannot be read."""
     out: Handled = {}
-    for e in read_ledger(folder):
+    for e in read_ledger(folder, strict):
         if e.get("direction") == "handled":
             out[(str(e.get("source")), str(e.get("sha256")))] = f"{e.get('action', '?')} at {e.get('ts', '?')}"
     return out
