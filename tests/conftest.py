@@ -257,3 +257,17 @@ def fail_carry_out_at(monkeypatch: pytest.MonkeyPatch, step: str) -> None:
     monkeypatch.setattr(transaction, "atomic_write", failing)
     if step == "ledger":
         monkeypatch.setattr(transaction, "_append", lambda path, data: refuse(path))
+
+
+def adopt(folder: Path) -> None:
+    """Take a baseline of a session that has a versioned GC and no gc-history snapshot yet, as
+    the Lead adopts a session run by hand: from then on an edit of the GC on disk is an update
+    (without a snapshot, the GC on disk is the version the teammates hold)."""
+    from models.actions.preview import commit
+    from models.actions.session_edits import prepare_baseline
+    from models.session.folder import open_session
+    from models.text.tokens import get_tokenizer
+
+    session = open_session(folder, get_tokenizer("estimate"))
+    if session.gc is not None and session.gc.version is not None and not (folder / "gc-history").exists():
+        commit(prepare_baseline(session))

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 import models.publish.publishing as publishing
-from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, session_files, settle_reviews, shown_controller
+from conftest import DEMO, REAL_SESSIONS, adopt, copy_session, run_cli, session_files, settle_reviews, shown_controller
 
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 NOW = "2026-11-24T06:30:00Z"
@@ -25,6 +25,7 @@ EDIT = "\n- Parity: a line the Lead added to the GC on disk\n"
 def _copy(source: Path, tmp_path: Path, name: str) -> Path:
     """The session, its GC edited as a Lead edits it in an editor (a line at its end)."""
     folder = copy_session(source, tmp_path / name)
+    adopt(folder)
     gc = folder / "global-context.md"
     if gc.is_file():
         gc.write_bytes(gc.read_bytes().rstrip(b"\n") + EDIT.encode("utf-8"))

@@ -274,11 +274,13 @@ def test_session_keys_work_from_any_pane(qtbot: QtBot, controller: Controller) -
     assert not w.inbox_dock.visibleRegion().isEmpty()
 
 
-def test_with_nothing_to_publish_the_message_says_no_change(controller: Controller) -> None:
+def test_with_nothing_to_publish_the_message_tab_holds_no_message(controller: Controller) -> None:
+    """No "[CONTEXT-UPDATE] GC-v6 → GC-v6 (no change)" that nobody will be sent: the header
+    says that GC-v6 is published and what editing it composes."""
     pane = controller.window.composer
     assert pane.composer is not None and not pane.composer.has_update
-    assert "[CONTEXT-UPDATE] GC-v6 → GC-v6" in pane.message.toPlainText()
-    assert "- (no change)" in pane.message.toPlainText()
+    assert pane.message.toPlainText() == ""
+    assert pane.header.text() == "GC-v6 is published; edit the GC to compose GC-v7"
 
 
 def test_a_row_typed_on_the_editors_last_line_stays_in_its_section(

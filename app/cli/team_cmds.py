@@ -48,6 +48,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if not composer.has_update:
         missing = missing_gc(session)
         why = missing if missing is not None else "the GC is the last published one"
+        if missing is None and composer.disk_base:
+            why = f"GC-v{composer.base_version} on disk has no gc-history snapshot and is the version teammates hold"
         raise UsageError(f"nothing to publish: {why} (give --new GC.md)")
     preview = prepare_publish(composer, add_meta=args.add_meta)
     rows: list[dict[str, Any]] = [

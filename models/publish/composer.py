@@ -62,6 +62,9 @@ class Composer:
     pending: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Why the newest snapshot could not be read, when it could not (a folder, not UTF-8, ...).
     base_problem: str | None = None
+    # No gc-history snapshot: the GC on disk, as last read, is the version teammates hold, and
+    # the base the update is composed from (as ``plan_update`` computes its deltas from it).
+    disk_base: bool = False
 
     @classmethod
     def open(cls, session: Session) -> Composer:
@@ -78,6 +81,9 @@ class Composer:
             except OSError as exc:  # UnreadableFile too: a folder, a FIFO, bytes that are not UTF-8
                 problem = f"{HISTORY_DIR}/GC-v{base_version}.md cannot be read ({exc.strerror or exc})"
         working = session.gc.text if session.gc is not None else ""
+        disk_base = base_version is None and session.gc is not None and session.gc.version is not None
+        if disk_base:
+            base_version, base_text = session.gc_version, working
         return cls(
             session,
             base_version,
@@ -86,10 +92,18 @@ class Composer:
             gc_stamp=session.stamps.get(GC_FILE),
             taken_text=working,
             base_problem=problem,
+            disk_base=disk_base,
         )
+
+    def _follow_base(self) -> None:
+        """With no snapshot the base is the GC on disk: it follows every read of it, as the
+        plan's deltas do, so that the message shown is the one published."""
+        if self.disk_base and self.session.gc is not None:
+            self.base_version, self.base_text = self.session.gc_version, self.session.gc.text
 
     def follow_disk(self) -> bool:
         """Take the GC from disk unless the Lead is editing it here; True when taken."""
+        self._follow_base()
         if self.edited_in_app:
             return False
         self.working_text = self.session.gc.text if self.session.gc is not None else ""
@@ -106,6 +120,7 @@ class Composer:
         merged, open_conflicts = merge_drafts(self.taken_text, self.working_text, self.session.gc.text, choose)
         if open_conflicts:
             return open_conflicts
+        self._follow_base()
         self.working_text = merged
         self.gc_stamp = self.session.stamps.get(GC_FILE)
         self.taken_text = self.session.gc.text

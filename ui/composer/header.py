@@ -17,16 +17,18 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
     if missing is not None:
         head = f"Nothing to compose or publish: {missing}"
     elif c.base_version is None:
+        head = "The GC has no version and no gc-history snapshot: every teammate gets the full GC"
+    elif not c.has_update and c.disk_base:
         head = (
-            "No gc-history snapshot yet: teammates that confirmed this GC's version get a delta from it, "
-            "the others the full GC (Baseline… takes a snapshot)"
+            f"No gc-history snapshot: {label(c.base_version)} on disk is taken as the version teammates hold; "
+            f"edit the GC to compose {label(c.new_version)} (Baseline… takes the snapshot)"
         )
     elif not c.has_update:
         head = f"{label(c.base_version)} is published; edit the GC to compose {label(c.new_version)}"
     else:
         cost = tokenizer.count(message)
         head = (
-            f"{label(c.base_version)} published → composing {label(c.new_version)} · "
+            f"{label(c.base_version)} {'on disk' if c.disk_base else 'published'} → composing {label(c.new_version)} · "
             f"{counted(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
             f"team {plan.sent_tokens:,} tok, {plan.savings_percent:.0f}% saved ({tokenizer.name})"
         )

@@ -125,7 +125,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
 
         self.message = QPlainTextEdit()
         self.message.setReadOnly(True)
-        self.message.setPlaceholderText("No message: there is no GC to send (see above)")
+        self.message.setPlaceholderText("No message: there is nothing to send (the line above says why)")
         self._message_shown: str | None = None
         self.message.setFont(QFont("Monospace"))
         self.decisions_model = DecisionsModel(self)
@@ -257,15 +257,14 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         self.decisions_model.set_decisions(self.plan.decisions)
         self._fit_columns()
         delta = c.delta()
-        # With no snapshot there is no one delta for all (the Teammates tab and Copy message give
-        # each teammate's): the tab shows the full GC those without a base get.
+        # With an unversioned GC there is no delta for anyone: the tab shows the full GC.
         gc = c.session.gc
-        if c.base_version is not None:
-            message, body = render_message(delta), ""
-        elif c.has_update:
-            message, body = render_full("", c.new_version), c.new_text
-        else:  # no GC to send (the header says why): not a header over nothing
+        if not c.has_update:  # nothing to send (the header says why): no message of no change
             message, body = "", ""
+        elif c.base_version is not None:
+            message, body = render_message(delta), ""
+        else:
+            message, body = render_full("", c.new_version), c.new_text
         # The working GC is most often the session's own text, whose parse knows its lines.
         shown = shown_message(message, body, gc.line_count if gc is not None and gc.text is body else None)
         if shown != self._message_shown:  # an unchanged message keeps its scroll position
