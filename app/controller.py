@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
+from app.action_runner import ActionRunner
 from app.busy import loading_vocabulary, opening
 from app.live_session import LiveSession
 from app.looks import Looks
@@ -20,8 +21,7 @@ from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from app.team_dialogs import pick_member, pick_team_folder
 from models.actions.carry import prepare_carry_out
-from models.actions.preview import commit
-from models.actions.publish import message_of
+from models.actions.preview import Outcome, Preview
 from models.actions.replies import pending_from
 from models.actions.session_edits import prepare_state
 from models.claude.reviews import Gathered, gather_reviews
@@ -35,7 +35,6 @@ from models.session.folder import Part
 from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import Tokenizer, get_tokenizer
-from models.text.transaction import WriteRefused
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
 from ui.workers import LatestWork
@@ -45,6 +44,7 @@ class Controller(QObject):
     """Owns the window and the open ``LiveSession``; ``headless`` never shows dialogs."""
 
     reviewsShown = Signal()  # the Inbox and the table's ACK and Due columns show a fresh pass
+    actionDone = Signal(object)  # an action the runner ended, once the window shows it: its Outcome or Preview
 
     def __init__(self, settings: AppSettings, headless: bool = False) -> None:
         super().__init__()
@@ -57,6 +57,10 @@ class Controller(QObject):
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
         self.window.composer.published.connect(self._published)
+        self.runner = ActionRunner(self)  # every Lead action the window does is written here
+        self.window.composer.commitRequested.connect(self.runner.commit)
+        self.runner.committed.connect(self._committed)
+        self.runner.refused.connect(self._refused)
         self.window.review_pane.carryOut.connect(self.carry_out)
         self.window.review_pane.pasted.connect(self.paste)
         self.window.review_pane.teamRequested.connect(self._ask_team)
@@ -308,12 +312,14 @@ class Controller(QObject):
         self.reviewsShown.emit()
 
     def carry_out(self, result: Review) -> bool:
-        """Do what the review says on the plan side and mark the message handled in the ledger.
+        """Do what the review says on the plan side and mark the message handled in the ledger
+        (the runner writes it; ``actionDone`` follows). False when nothing is asked of it.
 
         A message carried out before is carried out again only when the Lead says so, told
         what it would repeat (a second re-send, second ledger lines)."""
         if self.live is None:
             return False
+        self.runner.settle()  # prepared from the files as the last action left them
         session = self.live.session
         try:
             try:
@@ -322,22 +328,46 @@ class Controller(QObject):
                 if not self.confirm_repeat(result, exc.done):
                     return False
                 preview = prepare_carry_out(session, result, again=True)
-            commit(preview)
-        except (WriteRefused, OSError) as exc:
+        except OSError as exc:
             self._error(f"Could not carry out {result.action}: {exc}. Nothing was changed.")
-            self.live.reload({"plan"})
             return False
-        resend = message_of(preview, result.message.sender or "?")
-        if resend is not None:
-            QGuiApplication.clipboard().setText(resend)
-            self.window.statusBar().showMessage(f"{preview.writes[0].summary} written to the outbox and copied", 5000)
-            if self.team.team_folder() is not None:
-                self.team.deliver_due()
-        self.live.reload({"plan"})
-        self.window.show_session(self.live.session, {"plan"})
-        self.window.composer.on_session_changed()
-        self.refresh_reviews()
+        if preview.blocked:
+            self._error(f"Could not carry out {result.action}: {'; '.join(preview.blocked)}. Nothing was changed.")
+            return False
+        self.runner.commit(preview)
         return True
+
+    def _committed(self, outcome: Outcome) -> None:
+        """An action was written: the views follow, and a message goes on to a linked team."""
+        preview = outcome.preview
+        if preview.action in ("publish", "baseline", "gate-start", "gate-conclude"):
+            self.window.composer.committed(outcome)
+        elif self.live is not None and preview.action == "carry-out":
+            sent = dict(preview.messages)
+            resend = next((w for w in preview.writes if w.path in sent.values()), None)
+            if resend is not None:
+                QGuiApplication.clipboard().setText(resend.data.decode("utf-8"))
+                self.window.statusBar().showMessage(f"{resend.summary} written to the outbox and copied", 5000)
+                if self.team.team_folder() is not None:
+                    self.team.deliver_due()
+            self.live.reload({"plan"})
+            self.window.show_session(self.live.session, {"plan"})
+            self.window.composer.on_session_changed()
+            self.refresh_reviews()
+        elif self.live is not None and preview.action == "state":
+            self.live.reload({"plan"})
+            self.window.statusBar().showMessage(preview.title, 5000)
+        self.actionDone.emit(outcome)
+
+    def _refused(self, preview: Preview, reason: str) -> None:
+        """An action was not written: said once, where it was asked for."""
+        if preview.action in ("publish", "baseline", "gate-start", "gate-conclude"):
+            self.window.composer.refused(preview, reason)
+        else:
+            self._error(f"{preview.title}: nothing was written: {reason}")
+            if self.live is not None:
+                self.live.reload({"plan"})
+        self.actionDone.emit(preview)
 
     def confirm_repeat(self, result: Review, done: str) -> bool:
         """Ask before repeating a carry-out (tests replace this)."""
@@ -357,16 +387,17 @@ class Controller(QObject):
         return answer == QMessageBox.StandardButton.Yes
 
     def set_state(self, role: str, state: str) -> bool:
-        """The Lead's word on a teammate's lifecycle: written to the plan; recipients follow."""
+        """The Lead's word on a teammate's lifecycle: written to the plan by the runner;
+        recipients follow. False when it cannot be asked (an unknown role or state)."""
         if self.live is None:
             return False
+        self.runner.settle()  # prepared from the plan as the last action left it
         try:
-            commit(prepare_state(self.live.session, role, parse_state(state)))
-        except (StateError, WriteRefused, OSError) as exc:
+            preview = prepare_state(self.live.session, role, parse_state(state))
+        except (StateError, OSError) as exc:
             self._error(str(exc))
             return False
-        self.live.reload({"plan"})
-        self.window.statusBar().showMessage(f"{role}: {state}", 5000)
+        self.runner.commit(preview)
         return True
 
     def paste(self, text: str, sender: str) -> Path | None:
@@ -386,11 +417,17 @@ class Controller(QObject):
         deadline, idle = time.monotonic() + timeout_s, 0
         while app is not None and idle < 3 and time.monotonic() < deadline:
             app.processEvents()
-            busy = self.reviewer.busy or self.team.pool.activeThreadCount() > 0 or self.window.memory_actions.looking
+            busy = (
+                self.reviewer.busy
+                or self.runner.busy
+                or self.team.pool.activeThreadCount() > 0
+                or self.window.memory_actions.looking
+            )
             idle = 0 if busy else idle + 1
             time.sleep(0.01)
 
     def close(self) -> None:
+        self.runner.stop()  # a write under way ends whole
         self.recent.close()
         self.team.stop()
         self.reviewer.stop()

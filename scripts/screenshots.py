@@ -69,6 +69,7 @@ def main() -> int:
 
         pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
         pane.publish()
+        ctl.settle()  # the runner writes it off the GUI thread
         pane.preview_tabs.setCurrentIndex(0)
         app.processEvents()
         w.grab().save(str(OUT / "composer-after-publish.png"))

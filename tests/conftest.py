@@ -137,15 +137,16 @@ def activate(qtbot: QtBot, window: QWidget) -> None:
 
 
 def settle_reviews(qtbot: QtBot, controller: Controller) -> None:
-    """Wait until the Inbox shows the last pass asked for and the teammate table the last read
-    of the team: both run in workers. The reviewer is idle only once every requested pass has
-    been shown. A team read hands its result over in a queued call, posted before its thread
-    goes idle: once the pool is idle, the calls are delivered here, and what they started (a
-    finished read may ask for another pass) is waited for in turn."""
+    """Wait until the actions asked of the runner are written and shown, the Inbox shows the
+    last pass asked for and the teammate table the last read of the team: all run in workers.
+    The reviewer is idle only once every requested pass has been shown. A team read hands its
+    result over in a queued call, posted before its thread goes idle: once the pool is idle,
+    the calls are delivered here, and what they started (a finished read may ask for another
+    pass) is waited for in turn."""
     from PySide6.QtWidgets import QApplication
 
     def idle() -> bool:
-        if controller.team.pool.activeThreadCount() > 0:
+        if controller.runner.busy or controller.team.pool.activeThreadCount() > 0:
             return False
         QApplication.processEvents()  # the results the finished reads posted
         return not controller.reviewer.busy and controller.team.pool.activeThreadCount() == 0
@@ -263,7 +264,7 @@ def adopt(folder: Path) -> None:
     """Take a baseline of a session that has a versioned GC and no gc-history snapshot yet, as
     the Lead adopts a session run by hand: from then on an edit of the GC on disk is an update
     (without a snapshot, the GC on disk is the version the teammates hold)."""
-    from models.actions.preview import commit
+    from models.actions.commit import commit
     from models.actions.session_edits import prepare_baseline
     from models.session.folder import open_session
     from models.text.tokens import get_tokenizer
@@ -271,3 +272,9 @@ def adopt(folder: Path) -> None:
     session = open_session(folder, get_tokenizer("estimate"))
     if session.gc is not None and session.gc.version is not None and not (folder / "gc-history").exists():
         commit(prepare_baseline(session))
+
+
+def actions_done(qtbot: QtBot, controller: Controller, timeout: int = 15_000) -> None:
+    """Wait until the window's runner has ended every action asked of it (written or refused)
+    and the window shows how: actions are written off the GUI thread."""
+    qtbot.waitUntil(lambda: not controller.runner.busy, timeout=timeout)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 import models.publish.publishing as publishing
-from conftest import DEMO, REAL_SESSIONS, adopt, copy_session, run_cli, settle_reviews, shown_controller
+from conftest import DEMO, REAL_SESSIONS, actions_done, adopt, copy_session, run_cli, settle_reviews, shown_controller
 
 NOW = "2026-11-24T06:30:00Z"
 EDIT = "\n- Parity: a line the Lead added to the GC on disk\n"
@@ -53,6 +53,7 @@ def _window_review(qtbot: QtBot, tmp_path: Path, folder: Path) -> str | None:
     if not pane.publish_button.isEnabled():
         return None
     qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
+    actions_done(qtbot, controller)
     assert len(shown) == 1
     return shown[0]
 

@@ -1,4 +1,4 @@
-"""The layers of README's Architecture section, enforced by import-linter's contracts."""
+"""The layers of docs/architecture.md, enforced by import-linter's contracts."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _lint(root: Path) -> subprocess.CompletedProcess[str]:
 def test_the_tree_keeps_every_contract() -> None:
     result = _lint(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "4 kept, 0 broken" in result.stdout
+    assert "5 kept, 0 broken" in result.stdout
 
 
 def _copy_tree(tmp_path: Path) -> Path:
@@ -55,7 +55,7 @@ def test_a_lower_model_package_importing_a_higher_one_breaks_the_layers(tmp_path
     result = _lint(root)
     assert result.returncode == 1
     assert "models/ packages, each using only those below it BROKEN" in result.stdout
-    assert "3 kept, 1 broken" in result.stdout
+    assert "4 kept, 1 broken" in result.stdout
 
 
 def test_the_command_list_matches_the_parser_and_help_imports_no_models() -> None:
@@ -102,3 +102,13 @@ def test_a_subcommand_imports_its_own_group_only() -> None:
         assert f"app.cli.{other}" not in loaded, loaded
     for package in ("models.delta.diff", "models.claude.delivery", "models.context"):
         assert package not in loaded, loaded
+
+
+def test_a_pane_writing_a_file_itself_breaks_the_runner_contract(tmp_path: Path) -> None:
+    root = _copy_tree(tmp_path)
+    with (root / "ui" / "panes" / "gates_pane.py").open("a", encoding="utf-8") as f:
+        f.write("\nfrom models.text.atomic import atomic_write  # noqa\n")
+    result = _lint(root)
+    assert result.returncode == 1
+    assert "ui imports no write helper: the app's runner commits what the Lead confirmed BROKEN" in result.stdout
+    assert "ui.panes.gates_pane -> models.text.atomic" in result.stdout

@@ -19,7 +19,16 @@ from pytestqt.qtbot import QtBot
 import models.publish.publishing as publishing
 import ui.composer.publish_actions as publish_actions
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, session_files, settle_reviews, shown_controller
+from conftest import (
+    DEMO,
+    REAL_SESSIONS,
+    actions_done,
+    copy_session,
+    run_cli,
+    session_files,
+    settle_reviews,
+    shown_controller,
+)
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
 
@@ -33,7 +42,7 @@ class _Both:
 
     def __init__(self, qtbot: QtBot, tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str]) -> None:
         self.by_cli, self.by_window = copy_session(source, tmp_path / "cli"), copy_session(source, tmp_path / "window")
-        self.capsys = capsys
+        self.capsys, self.qtbot = capsys, qtbot
         self.controller: Controller = shown_controller(qtbot, tmp_path)
         assert self.controller.open(self.by_window)
         settle_reviews(qtbot, self.controller)
@@ -51,6 +60,7 @@ class _Both:
         code, _out, err = run_cli(self.capsys, *(str(self.by_cli) if a == FOLDER else a for a in cli))
         self.errors.clear()
         window()
+        actions_done(self.qtbot, self.controller)
         if code == 0:
             assert not self.errors, self.errors
             assert session_files(self.by_window) == session_files(self.by_cli)

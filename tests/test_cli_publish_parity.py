@@ -15,7 +15,17 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 import models.publish.publishing as publishing
-from conftest import DEMO, REAL_SESSIONS, adopt, copy_session, run_cli, session_files, settle_reviews, shown_controller
+from conftest import (
+    DEMO,
+    REAL_SESSIONS,
+    actions_done,
+    adopt,
+    copy_session,
+    run_cli,
+    session_files,
+    settle_reviews,
+    shown_controller,
+)
 
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 NOW = "2026-11-24T06:30:00Z"
@@ -67,6 +77,7 @@ def test_the_cli_publishes_what_the_window_publishes(
     pane.published.connect(published.append)
     if pane.publish_button.isEnabled():
         pane.publish()
+        actions_done(qtbot, controller)
     else:
         errors.append(pane.banner.text())
     controller.window.context_pane.wait()

@@ -24,7 +24,7 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import activate
+from conftest import actions_done, activate
 from models.delta.apply import set_version
 from models.text.frontmatter import split_front_matter
 
@@ -111,6 +111,7 @@ def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller
     type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     assert pane.publish_button.isEnabled()
     assert pane.start_gate(6)
+    actions_done(qtbot, controller)
     assert not pane.publish_button.isEnabled()
     assert "publishing is frozen until the gate concludes" in pane.banner.text()
     assert pane.gate_button.text() == "Conclude gate"
@@ -118,6 +119,7 @@ def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller
     text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
     assert re.search(r"gate_evaluation: \{phase: 6, started: 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ\}", text)
     assert pane.conclude_gate("APPROVED")
+    actions_done(qtbot, controller)
     assert (
         pane.publish_button.isEnabled() and "gate_evaluation" not in (demo_copy / "orchestration-plan.md").read_text()
     )
@@ -207,6 +209,7 @@ def test_plan_front_matter_stays_parseable_after_publish(qtbot: QtBot, controlle
     type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     pane.publish()
+    actions_done(qtbot, controller)
     text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
     data = yaml.safe_load(text.split("---")[1])
     assert data["teammate_status"] == {"implementer-4": "CONTEXT_LOST"}

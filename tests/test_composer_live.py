@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import activate
+from conftest import actions_done, activate
 from models.publish.composer import Composer
 
 
@@ -33,6 +33,7 @@ def test_publishing_is_refused_when_the_gc_changed_on_disk(
 
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     pane.publish()
+    actions_done(qtbot, controller)
     assert pane.last_error is not None and "Nothing was published" in pane.last_error
     assert "global-context.md changed on disk since the preview" in pane.last_error
     assert gc.read_text(encoding="utf-8") == agent_text  # the agent's change is not overwritten

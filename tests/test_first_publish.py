@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import CH006
+from conftest import CH006, actions_done
 
 ADDED = "- Phase 4: PENDING\n"
 
@@ -39,6 +39,7 @@ def test_the_message_shown_is_the_message_written(qtbot: QtBot, controller: Cont
 
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
+    actions_done(qtbot, controller)
     (written,) = (copy / "messages" / "outbox").glob("GC-v3-architect-1-*.md")
     assert written.read_text(encoding="utf-8") == shown
     assert (copy / "gc-history" / "GC-v3.md").read_bytes() == (copy / "global-context.md").read_bytes()

@@ -86,7 +86,7 @@ def test_start_gate_proposes_the_plans_phase_and_conclude_asks_the_verdict(
     assert current is not None
     qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)
     assert asked == [("Start gate", current)]
-    assert pane.gate_button.text() == "Conclude gate"
+    qtbot.waitUntil(lambda: pane.gate_button.text() == "Conclude gate")
     with qtbot.waitSignal(pane.gateConcluded, timeout=5000) as concluded:
         qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)
     assert asked[1] == ("Conclude gate", ("APPROVED", "CONDITIONAL_PASS", "ITERATE", "REJECTED"))
@@ -118,7 +118,7 @@ def test_a_baseline_from_the_composer(qtbot: QtBot, controller: Controller, tmp_
 
     from PySide6.QtWidgets import QMessageBox
 
-    from conftest import CH006
+    from conftest import CH006, actions_done
 
     copy = tmp_path / "ch006"
     shutil.copytree(CH006, copy)
@@ -135,6 +135,7 @@ def test_a_baseline_from_the_composer(qtbot: QtBot, controller: Controller, tmp_
 
     pane.confirm = confirm  # type: ignore[method-assign]
     qtbot.mouseClick(pane.baseline_button, Qt.MouseButton.LeftButton)
+    actions_done(qtbot, controller)
     assert shown == [
         "Baseline GC-v2 writes 2 files:\n"
         "  create  gc-history/GC-v2.md  — the GC as it is, GC-v2\n"

@@ -79,7 +79,7 @@ def test_a_gate_conclusion_whose_plan_write_fails_leaves_no_record(
     """Issue 16: the record and the lifted freeze go together; the plan refusing takes the
     record back, so the session still says the gate is being evaluated, as it is."""
     import models.text.transaction as transaction
-    from models.actions.preview import commit
+    from models.actions.commit import commit
     from models.actions.session_edits import prepare_gate_conclude, prepare_gate_start
 
     session = open_session(demo_copy, get_tokenizer("estimate"))

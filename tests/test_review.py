@@ -12,7 +12,7 @@ import pytest
 from app.cli.main import main
 from conftest import CLAUDE_TEAM
 from models.actions.carry import prepare_carry_out
-from models.actions.preview import commit
+from models.actions.commit import commit
 from models.delta.decisions import plan_update
 from models.publish.composer import Composer
 from models.publish.publishing import execute_publish

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import CLAUDE_TEAM, activate, drop_two_replies, fail_carry_out_at, settle_reviews
+from conftest import CLAUDE_TEAM, actions_done, activate, drop_two_replies, fail_carry_out_at, settle_reviews
 from models.text.frontmatter import split_front_matter
 from ui.node_model import PAYLOAD_ROLE
 
@@ -233,8 +233,9 @@ def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
     fail_carry_out_at(monkeypatch, step)
     errors: list[str] = []
     monkeypatch.setattr(controller, "_error", errors.append)
-    assert not controller.carry_out(review)
-    assert errors and "No space left on device" in errors[0] and "Nothing was changed" in errors[0]
+    assert controller.carry_out(review)  # asked of the runner, which says it refused
+    actions_done(qtbot, controller)
+    assert errors and "No space left on device" in errors[0] and "nothing was written" in errors[0]
     # The steps before the failing one (the re-send, the plan) are undone: every file as it was.
     assert {p: p.read_bytes() for p in demo_copy.rglob("*") if p.is_file()} == tree
 

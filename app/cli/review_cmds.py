@@ -16,7 +16,7 @@ from app.cli.report import (
 )
 from app.resolve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, read_file, resolve_session
 from models.actions.carry import prepare_carry_out
-from models.actions.preview import commit
+from models.actions.commit import commit
 from models.claude.reviews import gather_reviews
 from models.review.carry import CarriedAlready
 from models.review.inbox import Message, save_pasted, sender_from

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
-from models.actions.preview import commit
+from models.actions.commit import commit
 from models.actions.publish import prepare_publish
 from models.actions.replies import read_pending
 from models.claude.delivery import deliver, ping_for_last, undelivered

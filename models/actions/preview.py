@@ -1,4 +1,5 @@
-"""What an action will do, exactly, and the one way to do it."""
+"""What an action will do, exactly: read by the window and the CLI alike, written by
+``models.actions.commit``."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models.delta.decisions import Decision
-from models.text.transaction import FileWrite, WriteRefused, write_all
+from models.text.transaction import FileWrite
 
 
 @dataclass(frozen=True)
@@ -83,12 +84,3 @@ class Outcome:
 
     preview: Preview
     written: tuple[Path, ...]
-
-
-def commit(preview: Preview) -> Outcome:
-    """Write exactly what ``preview`` holds, or nothing: ``WriteRefused`` when it is blocked or
-    any file changed since it was prepared (and when a write fails, after taking back the
-    writes done so far)."""
-    if preview.blocked:
-        raise WriteRefused(preview.blocked)
-    return Outcome(preview, write_all(preview.writes, preview.last))

@@ -55,6 +55,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
 
     published = Signal(list)
     gateConcluded = Signal(str)  # the gate record written
+    commitRequested = Signal(object)  # a Preview the Lead confirmed: the runner writes it
     changed = Signal()  # after every state change and refresh
 
     def __init__(self, parent: QWidget | None = None) -> None:

@@ -1,7 +1,9 @@
 """The composer's actions that write the session: gates, a baseline, and publishing.
 
-Each shows what it will write and asks first (``confirm``, which tests replace); on success
-the composer starts over on what is now on disk.
+Each prepares its action (``models.actions``), shows every file it will write and asks first
+(``confirm``, which tests replace), then hands the preview to the window's runner
+(``commitRequested``); once it is written (``committed``) the composer starts over on what is
+now on disk.
 """
 
 from __future__ import annotations
@@ -10,14 +12,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QCheckBox, QInputDialog, QMessageBox, QPushButton, QWidget
 
-from models.actions.preview import Outcome, Preview, commit
+from models.actions.preview import Outcome, Preview
 from models.actions.publish import prepare_publish
 from models.actions.session_edits import prepare_baseline, prepare_gate_conclude, prepare_gate_start
 from models.publish.baseline import BaselineError
 from models.publish.composer import Composer
 from models.publish.gate import VERDICTS, GateError
 from models.publish.publishing import utc_now
-from models.text.transaction import WriteRefused
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -33,6 +34,7 @@ class PublishActions:
     gate_button: QPushButton
     published: SignalInstance
     gateConcluded: SignalInstance
+    commitRequested: SignalInstance
 
     if TYPE_CHECKING:  # the pane's own methods, for the type checker only
 
@@ -77,10 +79,7 @@ class PublishActions:
             return False
         if self._review(preview, "Take a baseline of this session? Nothing is sent.") is None:
             return False
-        if self._commit(preview, "No baseline was taken") is None:
-            return False
-        c.session.reload()
-        self.set_composer(Composer.open(c.session))
+        self.commitRequested.emit(preview)
         return True
 
     def conclude_gate(self, verdict: str) -> bool:
@@ -92,11 +91,7 @@ class PublishActions:
         except (GateError, OSError) as exc:
             self._error(f"The gate could not be concluded: {exc}")
             return False
-        if self._commit(preview, "The gate could not be concluded") is None:
-            return False
-        c.session.reload({"plan", "gates"})
-        self.refresh()
-        self.gateConcluded.emit(str(preview.writes[0].path))
+        self.commitRequested.emit(preview)
         return True
 
     def start_gate(self, phase: int) -> bool:
@@ -108,10 +103,7 @@ class PublishActions:
         except (GateError, OSError) as exc:
             self._error(f"The gate could not be set: {exc}")
             return False
-        if self._commit(preview, "The gate could not be set") is None:
-            return False
-        c.session.reload({"plan"})
-        self.refresh()
+        self.commitRequested.emit(preview)
         return True
 
     def publish_preview(self, add_meta: bool = False) -> Preview:
@@ -163,25 +155,36 @@ class PublishActions:
         """``preview`` when the Lead agrees to it, having been shown every file it writes."""
         return preview if self.confirm(self._box(preview, question)) == QMessageBox.StandardButton.Ok else None
 
-    def _commit(self, preview: Preview, failed: str) -> Outcome | None:
-        try:
-            return commit(preview)
-        except WriteRefused as exc:
-            self._error(f"{failed}; nothing was written:\n" + "\n".join(exc.reasons))
-        except OSError as exc:
-            self._error(f"{failed}: {exc}")
-        return None
+    def do_publish(self, preview: Preview) -> None:
+        """Hand the reviewed preview to the window's runner (``commitRequested``)."""
+        self.commitRequested.emit(preview)
 
-    def do_publish(self, preview: Preview) -> bool:
+    def committed(self, outcome: Outcome) -> None:
+        """An action of this pane's was written: start over on what is now on disk."""
         c = self.composer
-        assert c is not None
-        outcome = self._commit(preview, "Nothing was published")
-        if outcome is None:
-            return False
-        c.session.reload()
-        self.set_composer(Composer.open(c.session))
-        self.published.emit(list(outcome.written))
-        return True
+        if c is None:
+            return
+        action = outcome.preview.action
+        if action in ("publish", "baseline"):
+            c.session.reload()
+            self.set_composer(Composer.open(c.session))
+            if action == "publish":
+                self.published.emit(list(outcome.written))
+        elif action in ("gate-start", "gate-conclude"):
+            c.session.reload({"plan", "gates"})
+            self.refresh()
+            if action == "gate-conclude":
+                self.gateConcluded.emit(str(outcome.preview.writes[0].path))
+
+    def refused(self, preview: Preview, reason: str) -> None:
+        """An action of this pane's was not written: why, in the pane's own words."""
+        failed = {
+            "publish": "Nothing was published",
+            "baseline": "No baseline was taken",
+            "gate-start": "The gate could not be set",
+            "gate-conclude": "The gate could not be concluded",
+        }.get(preview.action, f"{preview.title}: nothing was written")
+        self._error(f"{failed}:\n{reason}")
 
     def _widget(self) -> QWidget:
         assert isinstance(self, QWidget)

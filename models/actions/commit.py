@@ -1,0 +1,15 @@
+"""The one way an action is done: its preview written, exactly, all or nothing."""
+
+from __future__ import annotations
+
+from models.actions.preview import Outcome, Preview
+from models.text.transaction import WriteRefused, write_all
+
+
+def commit(preview: Preview) -> Outcome:
+    """Write exactly what ``preview`` holds, or nothing: ``WriteRefused`` when it is blocked or
+    any file changed since it was prepared (and when a write fails, after taking back the
+    writes done so far)."""
+    if preview.blocked:
+        raise WriteRefused(preview.blocked)
+    return Outcome(preview, write_all(preview.writes, preview.last))
