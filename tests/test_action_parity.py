@@ -103,3 +103,70 @@ def test_a_clarification_asked_in_the_linked_teams_inbox_gets_the_full_gc_everyw
     review = _window_review(qtbot, tmp_path, folder)
     assert review is not None and review in text_out
     assert "implementer-2: full (FC-5:" in review
+
+
+@pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)
+def test_publishing_writes_byte_for_byte_what_its_dry_run_showed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, source: Path
+) -> None:
+    monkeypatch.setattr(publishing, "utc_now", lambda: NOW)
+    folder = _edited(source, tmp_path / "project")
+    code, out, _ = run_cli(capsys, "publish", str(folder), "--dry-run", "--json")
+    if code == 2:  # dia-v5-optimization: no GC, nothing to publish
+        assert not (folder / "global-context.md").exists()
+        return
+    preview = json.loads(out)["preview"]
+    writes = preview["writes"]
+    ledger = folder / "messages" / "ledger.jsonl"
+    before = ledger.read_bytes() if ledger.exists() else b""
+    assert run_cli(capsys, "publish", str(folder))[0] == 0
+    for write in writes:
+        data = (folder / write["path"]).read_bytes()
+        expected = write["text"].encode("utf-8")
+        if write["kind"] == "append":
+            assert data == before + expected
+        else:
+            assert data.removeprefix(b"\xef\xbb\xbf") == expected, write["path"]
+    paths = {w["path"] for w in writes}
+    assert {"global-context.md", "orchestration-plan.md"} <= paths
+    recipients = [d for d in preview["decisions"] if d["mode"] in ("delta", "full")]
+    assert ("messages/ledger.jsonl" in paths) == bool(recipients)  # a team all shut down is sent nothing
+
+
+def test_a_file_changed_between_prepare_and_commit_refuses_the_whole_action(tmp_path: Path) -> None:
+    """An agent edits the plan after the Lead's review: nothing of the publish is written."""
+    from models.actions.commit import commit
+    from models.actions.publish import prepare_publish
+    from models.publish.composer import Composer
+    from models.session.folder import open_session
+    from models.text.tokens import get_tokenizer
+    from models.text.transaction import WriteRefused
+
+    folder = _edited(DEMO, tmp_path / "project")
+    composer = Composer.open(open_session(folder, get_tokenizer("estimate")))
+    preview = prepare_publish(composer, now=NOW)
+    assert len(preview.writes) > 5 and not preview.blocked
+    plan = folder / "orchestration-plan.md"
+    plan.write_text(plan.read_text(encoding="utf-8") + "\n- an agent's line\n", encoding="utf-8")
+    tree = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    with pytest.raises(WriteRefused, match=r"^orchestration-plan\.md changed on disk since the preview$"):
+        commit(preview)
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == tree
+
+
+def test_a_baseline_writes_what_its_dry_run_showed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ch006 as its files say: GC-v2, and architect-1 at GC-v2 in the plan's table."""
+    folder = copy_session(REAL_SESSIONS / "ch006-dia-v4", tmp_path / "project")
+    code, out, _ = run_cli(capsys, "baseline", str(folder), "--dry-run", "--json")
+    assert code == 0
+    shown = json.loads(out)
+    assert [(w["path"], w["kind"]) for w in shown["writes"]] == [
+        ("gc-history/GC-v2.md", "create"),
+        ("orchestration-plan.md", "replace"),
+    ]
+    assert not (folder / "gc-history").exists()  # a dry run writes nothing
+    code, out, _ = run_cli(capsys, "baseline", str(folder), "--json")
+    assert code == 0 and json.loads(out)["written"] == ["gc-history/GC-v2.md", "orchestration-plan.md"]
+    for write in shown["writes"]:
+        assert (folder / write["path"]).read_text(encoding="utf-8") == write["text"]
+    assert "architect-1: 2" in (folder / "orchestration-plan.md").read_text(encoding="utf-8")

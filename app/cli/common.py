@@ -56,7 +56,7 @@ def run_action(prepare: Callable[[], Preview], args: argparse.Namespace) -> int:
     commit it exactly as prepared. The request's own error (a verdict not known, a teammate not
     in the session, ...) is a usage error; a refused commit (a file changed since it was read)
     prints its reasons and exits 1, nothing written."""
-    from models.actions.preview import commit
+    from models.actions.commit import commit
     from models.publish.baseline import BaselineError
     from models.publish.gate import GateError
     from models.publish.teammate_state import StateError
@@ -75,6 +75,9 @@ def run_action(prepare: Callable[[], Preview], args: argparse.Namespace) -> int:
     except WriteRefused as exc:
         print(f"lead-console: {preview.title}: nothing was written: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    for path in outcome.written:
-        print(f"wrote {preview.relative_path(path)}", file=sys.stderr)
+    written = [preview.relative_path(path) for path in outcome.written]
+    if as_json:
+        print(json.dumps({**preview.data(), "written": written}, ensure_ascii=False, indent=2))
+    for path in written:
+        print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
