@@ -47,7 +47,7 @@ def test_states_of_the_real_sessions(name: str) -> None:
     for role, (state, line) in EXPECTED[name].items():
         assert mates[role].state == state, (role, mates[role].state_source)
         if line is None:
-            assert mates[role].state_facts == []
+            assert mates[role].state_facts == ()
         else:
             assert f"orchestration-plan.md {line}:" in mates[role].state_source
     plan = plan_update(open_session(REAL_SESSIONS / name, TOK))

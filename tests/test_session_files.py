@@ -149,11 +149,11 @@ def test_teammates_are_the_union_of_all_sources() -> None:
     ]
     four = mates["implementer-4"]
     assert (four.confirmed, four.sent, four.status) == (5, 6, "CONTEXT_LOST")
-    assert four.sources == ["plan", "plan table", "memory", "phase-6"]
-    assert mates["researcher-1"].sources == ["plan", "plan table", "memory", "phase-2"]
+    assert four.sources == ("plan", "plan table", "memory", "phase-6")
+    assert mates["researcher-1"].sources == ("plan", "plan table", "memory", "phase-2")
     ch = {t.role: t for t in open_session(CH006, TOK).teammates()}
     assert ch["architect-1"].confirmed == 2  # from the plan's "Current GC" table column
-    assert ch["researcher-1"].sources == ["phase-2"]
+    assert ch["researcher-1"].sources == ("phase-2",)
 
 
 def test_session_version_falls_back_to_the_plan(tmp_path: Path) -> None:
@@ -273,17 +273,18 @@ def test_a_follow_up_read_is_fingerprinted_after_it_is_shown_and_still_guards_wr
     assert gc_file.read_text(encoding="utf-8") == edited
 
 
-def test_teammates_follow_each_reload_and_hand_out_copies(demo_copy: Path) -> None:
+def test_teammates_follow_each_reload_and_cannot_be_changed_by_a_caller(demo_copy: Path) -> None:
     """``teammates()`` is read once per version of the plan, TEAM-MEMORY and phase folders: a
-    change written to the plan shows after its reload, and a caller that changes a teammate it
-    was given changes nobody else's."""
+    change written to the plan shows after its reload, and a caller (a worker, say) cannot
+    change a teammate that others share: the attempt raises."""
+    import dataclasses
+
     session = open_session(demo_copy, TOK)
     first = {m.role: m for m in session.teammates()}
     assert first["implementer-3"].confirmed == 5  # the plan says so (line 10)
-    first["implementer-3"].confirmed = 99
-    first["implementer-3"].sources.append("a caller's note")
-    again = {m.role: m for m in session.teammates()}
-    assert again["implementer-3"].confirmed == 5 and "a caller's note" not in again["implementer-3"].sources
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first["implementer-3"].confirmed = 99  # type: ignore[misc]
+    assert isinstance(first["implementer-3"].sources, tuple)
     plan = demo_copy / "orchestration-plan.md"
     plan.write_text(plan.read_text(encoding="utf-8").replace("  implementer-3: 5\n", "  implementer-3: 6\n", 1))
     assert "plan" in session.reload(["plan"])

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import bpe_openai
+import pytest
 
 from models.review.ledger import read_ledger
 from models.text.tokens import ExactTokenizer
@@ -77,3 +78,73 @@ def test_the_ledger_read_while_another_thread_appends_is_always_whole_lines(tmp_
     final = [e["n"] for e in read_ledger(tmp_path)]
     assert final == list(range(400))
     assert all(s == list(range(len(s))) for s in seen)
+
+
+def test_a_snapshot_cannot_be_changed(demo_copy: Path) -> None:
+    """What a worker is handed is frozen: fields, their mappings and the teammates raise."""
+    import dataclasses
+
+    from models.session.folder import open_session
+    from models.text.tokens import get_tokenizer
+
+    snapshot = open_session(demo_copy, get_tokenizer("estimate")).snapshot()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snapshot.gc = None  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        snapshot.stamps["global-context.md"] = None  # type: ignore[index]
+    with pytest.raises(TypeError):
+        snapshot.phase_roles["implementer-1"] = (1,)  # type: ignore[index]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snapshot.mates[0].confirmed = 99  # type: ignore[misc]
+    assert isinstance(snapshot.gates, tuple) and isinstance(snapshot.mates, tuple)
+
+
+def test_the_inbox_pass_reads_its_snapshot_while_the_session_reloads(demo_copy: Path) -> None:
+    """The Inbox pass runs in a worker while the GUI thread reloads the session as agents write
+    the plan. On a snapshot, every pass sees one version: implementer-2's NEED_CLARIFICATION
+    ACK of GC-v6 and implementer-4's DELTA report (drop_two_replies), and the plan as it was,
+    where implementer-2 confirmed GC-v6 (the demo plan's teammate_gc_versions)."""
+    from datetime import UTC, datetime
+
+    from conftest import drop_two_replies
+    from models.claude.reviews import gather_reviews
+    from models.session.folder import open_session
+    from models.text.tokens import get_tokenizer
+
+    drop_two_replies(demo_copy / "messages" / "inbox")
+    session = open_session(demo_copy, get_tokenizer("estimate"))
+    snapshot = session.snapshot()
+    plan = demo_copy / "orchestration-plan.md"
+    text = plan.read_text(encoding="utf-8")
+    assert "  implementer-2: 6\n" in text
+    stop = threading.Event()
+
+    def agents_and_reloads() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            plan.write_text(text.replace("  implementer-2: 6\n", f"  implementer-2: {n % 2 + 6}\n"), encoding="utf-8")
+            session.reload({"plan"})
+
+    writer = threading.Thread(target=agents_and_reloads)
+    writer.start()
+    try:
+
+        def one_pass(_: int) -> tuple[tuple[str | None, str, str], ...]:
+            gathered = gather_reviews(snapshot, datetime.now(UTC), 10, record=False)
+            return tuple((r.message.sender, r.message.kind, r.action) for r in gathered.reviews)
+
+        seen = set(_hammer_few(one_pass))
+    finally:
+        stop.set()
+        writer.join()
+    # 0 of 1 item applied: more than half unclear, the full GC (ADR-002 §8); a high risk that
+    # asks to consult needs the Lead's attention (seed 004).
+    assert seen == {(("implementer-2", "ack", "full"), ("implementer-4", "delta_report", "attention"))}
+    assert snapshot.plan is not None and snapshot.plan.teammate_gc_versions["implementer-2"] == 6
+
+
+def _hammer_few(work: Callable[[int], object]) -> list[object]:
+    """``work`` twenty times on each of two threads (a pass reads every inbox file)."""
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(work, range(40)))

@@ -12,12 +12,13 @@ from models.review.actions import compose_resend, handled_line, plan_edit, resen
 from models.review.carry import CarriedAlready
 from models.review.ledger import LedgerUnreadable, handled_keys
 from models.review.validation import Review
-from models.session.folder import PLAN_FILE, Session
+from models.session.folder import PLAN_FILE
+from models.session.snapshot import SessionView
 from models.text.surgical import EditError
 from models.text.transaction import FileWrite, edit_write
 
 
-def prepare_carry_out(session: Session, result: Review, *, again: bool = False, now: str | None = None) -> Preview:
+def prepare_carry_out(session: SessionView, result: Review, *, again: bool = False, now: str | None = None) -> Preview:
     """The preview of carrying out ``result``. Raises ``CarriedAlready`` for a message carried
     out before, unless ``again``; a ledger that cannot be read blocks it (whether it was carried
     out cannot be told), as does a plan that cannot be edited."""

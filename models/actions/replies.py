@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.review.pending import pending_statuses
-from models.session.folder import Session
+from models.session.snapshot import SessionView
 
 Pending = dict[str, tuple[str, str]]  # role → (status the update must honour, where it was read)
 
@@ -23,7 +23,7 @@ def pending_from(gathered: Gathered, lost: Mapping[str, tuple[str, str]]) -> Pen
     return {**lost, **pending_statuses(gathered.reviews, gathered.handled)}
 
 
-def read_pending(session: Session, view: TeamView | None, ack_timeout_min: int = 10) -> tuple[Pending, Gathered]:
+def read_pending(session: SessionView, view: TeamView | None, ack_timeout_min: int = 10) -> tuple[Pending, Gathered]:
     """``pending_from`` a fresh read of every inbox, recording nothing (a preview writes nothing)."""
     gathered = gather_reviews(session, datetime.now(UTC), ack_timeout_min, record=False)
     return pending_from(gathered, view.lost() if view is not None else {}), gathered

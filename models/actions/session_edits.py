@@ -12,16 +12,17 @@ from models.delta.decisions import snapshot_path
 from models.publish.baseline import BaselineError, to_record
 from models.publish.gate import VERDICTS, GateError, gate_record_path, record_text
 from models.publish.teammate_state import STATUS_WORD, StateError
-from models.session.folder import PLAN_FILE, Session
+from models.session.folder import PLAN_FILE
 from models.session.lifecycle import State
 from models.session.roles import role_key
+from models.session.snapshot import SessionView
 from models.session.versions import label
 from models.text.surgical import EditError, set_front_entry, set_front_key
 from models.text.textfile import read_bounded, stamp_of
 from models.text.transaction import FileWrite, create_write, edit_write
 
 
-def _plan_write(session: Session, edit: Callable[[str], str], summary: str, error: type[Exception]) -> FileWrite:
+def _plan_write(session: SessionView, edit: Callable[[str], str], summary: str, error: type[Exception]) -> FileWrite:
     """The plan's write of ``edit`` (a function of its text), or ``error`` saying why not."""
     try:
         return edit_write(session.folder / PLAN_FILE, edit, summary)
@@ -29,7 +30,7 @@ def _plan_write(session: Session, edit: Callable[[str], str], summary: str, erro
         raise error(f"{PLAN_FILE}: {exc}") from exc
 
 
-def prepare_baseline(session: Session) -> Preview:
+def prepare_baseline(session: SessionView) -> Preview:
     """Snapshot the GC as it is and record the confirmed versions the plan's body shows, so
     that the next update can be a delta (nothing is sent)."""
     gc = session.gc
@@ -62,7 +63,7 @@ def prepare_baseline(session: Session) -> Preview:
     return Preview("baseline", f"Baseline {label(gc.version)}", session.folder, tuple(writes), skipped=tuple(skipped))
 
 
-def prepare_gate_start(session: Session, phase: int | None, now: str) -> Preview:
+def prepare_gate_start(session: SessionView, phase: int | None, now: str) -> Preview:
     """Freeze updates while ``phase`` (default: the plan's current phase) is evaluated."""
     chosen = phase if phase is not None else session.current_phase
     if chosen is None:
@@ -84,7 +85,7 @@ def _started(evaluation: dict[str, object] | None) -> str | None:
     return str(started) if started else None
 
 
-def prepare_gate_conclude(session: Session, verdict: str, now: str, phase: int | None = None) -> Preview:
+def prepare_gate_conclude(session: SessionView, verdict: str, now: str, phase: int | None = None) -> Preview:
     """Write the gate's record (never over an existing one) and lift the freeze, together."""
     if verdict not in VERDICTS:
         raise GateError(f"unknown verdict {verdict!r}; use one of: {', '.join(VERDICTS)}")
@@ -107,7 +108,7 @@ def prepare_gate_conclude(session: Session, verdict: str, now: str, phase: int |
     return Preview("gate-conclude", f"Conclude the gate of phase {chosen}: {verdict}", session.folder, tuple(writes))
 
 
-def prepare_state(session: Session, role: str, state: State) -> Preview:
+def prepare_state(session: SessionView, role: str, state: State) -> Preview:
     """Record ``state`` for ``role`` (matched without case) in the plan's front matter."""
     mates = {role_key(m.role): m.role for m in session.teammates()}
     written = mates.get(role_key(role))

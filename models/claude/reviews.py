@@ -17,7 +17,7 @@ from models.publish.publishing import LEDGER
 from models.review.inbox import read_inbox
 from models.review.ledger import Handled, LedgerUnreadable, handled_keys, record_received
 from models.review.validation import Review, due_pings, review
-from models.session.folder import Session
+from models.session.snapshot import SessionView
 from models.text.problems import Problem
 
 
@@ -32,7 +32,7 @@ class Gathered:
     problems: list[Problem] = field(default_factory=list)  # inbox entries that could not be read
 
 
-def gather_reviews(session: Session, now: datetime, ack_timeout_min: int, record: bool = True) -> Gathered:
+def gather_reviews(session: SessionView, now: datetime, ack_timeout_min: int, record: bool = True) -> Gathered:
     """Read the session's inboxes and its team's replies, record new messages (unless not to
     ``record``: a command that only lists them writes nothing), review them all.
 

@@ -9,14 +9,14 @@ every teammate that holds this version. ``models.actions.session_edits`` writes 
 
 from __future__ import annotations
 
-from models.session.folder import Session
+from models.session.snapshot import SessionView
 
 
 class BaselineError(Exception):
     """The baseline could not be taken; nothing was written."""
 
 
-def to_record(session: Session) -> dict[str, int]:
+def to_record(session: SessionView) -> dict[str, int]:
     """Confirmed versions the plan's body shows that its front matter does not hold yet."""
     already = set(session.plan.teammate_gc_versions) if session.plan is not None else set()
     return {m.role: m.confirmed for m in session.teammates() if m.confirmed is not None and m.role not in already}

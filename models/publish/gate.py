@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from models.session.folder import Session
 from models.session.phases import GATE_FILE
+from models.session.snapshot import SessionView
 
 
 class GateError(Exception):
@@ -22,7 +22,7 @@ class GateError(Exception):
 VERDICTS = ("APPROVED", "CONDITIONAL_PASS", "ITERATE", "REJECTED")
 
 
-def gate_record_path(session: Session, phase: int) -> Path:
+def gate_record_path(session: SessionView, phase: int) -> Path:
     """``phase-N/gate-record.yaml``; a second record of a phase gets its own name, never the first's."""
     folder = session.folder / f"phase-{phase}"
     path = folder / GATE_FILE

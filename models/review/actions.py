@@ -15,12 +15,12 @@ from models.delta.items import Delta, DeltaItem, Impact
 from models.delta.message import render_message
 from models.publish.publishing import utc_now
 from models.review.validation import Review
-from models.session.folder import Session
+from models.session.snapshot import SessionView
 from models.text.surgical import set_front_entry
 from models.text.transaction import FileWrite, create_write
 
 
-def plan_edit(session: Session, result: Review) -> tuple[Callable[[str], str], str] | None:
+def plan_edit(session: SessionView, result: Review) -> tuple[Callable[[str], str], str] | None:
     """The plan-side of the Lead's action, as an edit of the plan's text and its summary:
     confirmed versions and statuses. None when the action changes nothing in the plan."""
     role = result.message.sender
@@ -64,7 +64,7 @@ def handled_line(result: Review, now: str | None = None) -> str:
     return json.dumps(entry, ensure_ascii=False)
 
 
-def compose_resend(session: Session, result: Review) -> tuple[str, str] | None:
+def compose_resend(session: SessionView, result: Review) -> tuple[str, str] | None:
     """(message, mode) re-sending what an ACK found unclear, or the full GC; None if nothing to send.
 
     The unclear references are re-sent whole: a REPLACED of each section they point into, with
@@ -93,7 +93,7 @@ def compose_resend(session: Session, result: Review) -> tuple[str, str] | None:
     return render_message(Delta(version, version, tuple(items), Impact((role,), reread))), "resend"
 
 
-def resend_write(session: Session, result: Review, message: str, mode: str, now: str) -> tuple[FileWrite, str]:
+def resend_write(session: SessionView, result: Review, message: str, mode: str, now: str) -> tuple[FileWrite, str]:
     """The re-send's new file in the outbox (a name no file has yet) and its ``sent`` ledger
     line, which the caller appends with the rest of the action's lines."""
     role = result.message.sender or "unknown"

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from models.review.inbox import Message
 from models.review.ledger import items_sent_in, last_sent, read_ledger
 from models.review.messages import Ack, DeltaReport, Status, parse_ack, parse_delta_report, parse_status
-from models.session.folder import Session
+from models.session.snapshot import SessionView
 
 DEFAULT_ACK_TIMEOUT_MIN = 10
 
@@ -42,7 +42,7 @@ def _who(role: str | None) -> str:
     return role or "unknown sender"
 
 
-def review(message: Message, session: Session) -> Review:
+def review(message: Message, session: SessionView) -> Review:
     """Check a message against what was sent and the GC; say what the Lead should do."""
     result = Review(message)
     kind = message.kind
@@ -97,7 +97,7 @@ def review(message: Message, session: Session) -> Review:
     return result
 
 
-def _review_ack(result: Review, session: Session, role: str | None) -> Review:
+def _review_ack(result: Review, session: SessionView, role: str | None) -> Review:
     ack = parse_ack(result.message.text)
     result.ack = ack
     result.problems += ack.unreadable
@@ -158,7 +158,7 @@ def _review_ack(result: Review, session: Session, role: str | None) -> Review:
     return result
 
 
-def due_pings(session: Session, now: datetime, timeout_min: int = DEFAULT_ACK_TIMEOUT_MIN) -> dict[str, str]:
+def due_pings(session: SessionView, now: datetime, timeout_min: int = DEFAULT_ACK_TIMEOUT_MIN) -> dict[str, str]:
     """Teammates sent an update with no ACK for that version within the timeout → since when."""
     ledger = read_ledger(session.folder)
     due: dict[str, str] = {}

@@ -7,23 +7,24 @@ good one and says why.
 
 from __future__ import annotations
 
-import re
 import time
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
-from models.session.gates import GateRecord, plan_gates
+from models.session.gates import GateRecord
 from models.session.gc import GlobalContext
 from models.session.gc_parse import parse_gc
 from models.session.memory_follow import follow_bytes
 from models.session.memory_parse import parse_memory
 from models.session.phases import GATE_FILE, phase_folders, read_gates, read_phase_roles
 from models.session.plan import Plan, parse_plan
+from models.session.snapshot import SessionSnapshot, all_gates_of, current_phase_of, gc_version_of
 from models.session.team_memory import TeamMemory
-from models.session.teammates import Teammate, copy_teammate, read_teammates
+from models.session.teammates import Teammate, read_teammates
 from models.text.problems import Problem, has_errors
 from models.text.textfile import (
     Stamp,
@@ -116,24 +117,33 @@ class Session:
     @property
     def gc_version(self) -> int | None:
         """The GC's own version, else the plan's ``gc_version`` (SESSION-FOLDER.md)."""
-        if self.gc is not None and self.gc.version is not None:
-            return self.gc.version
-        return self.plan.gc_version if self.plan is not None else None
+        return gc_version_of(self.gc, self.plan)
 
     @property
     def all_gates(self) -> list[GateRecord]:
         """Gate records from phase folders, and the plan's gate list for phases without one."""
-        have = {g.phase for g in self.gates}
-        listed = plan_gates(self.plan.text) if self.plan is not None else []
-        merged = self.gates + [g for g in listed if g.phase not in have]
-        return sorted(merged, key=lambda g: (g.phase is None, g.phase or 0, g.path))
+        return all_gates_of(self.gates, self.plan)
 
     @property
     def current_phase(self) -> int | None:
         """The plan's ``current_phase`` (``3``, ``"3 COMPLETE → Phase 4 next"``: the first number)."""
-        value = self.plan.front.data.get("current_phase") if self.plan is not None else None
-        found = re.search(r"\d+", str(value)) if value is not None else None
-        return int(found.group()) if found else None
+        return current_phase_of(self.plan)
+
+    def snapshot(self) -> SessionSnapshot:
+        """The session as read now, frozen, for a worker thread or an action: the parsed files
+        are shared (a reload replaces them, never changes them), the rest copied."""
+        return SessionSnapshot(
+            self.folder,
+            self.tokenizer,
+            self.gc,
+            self.plan,
+            self.memory,
+            tuple(self.gates),
+            MappingProxyType({role: tuple(numbers) for role, numbers in self.phase_roles.items()}),
+            MappingProxyType({part: tuple(found) for part, found in self.problems.items()}),
+            MappingProxyType(dict(self.stamps)),
+            tuple(self._read_teammates()),
+        )
 
     @property
     def all_problems(self) -> list[Problem]:
@@ -366,11 +376,9 @@ class Session:
     # -- derived views -----------------------------------------------------------------
 
     def teammates(self) -> list[Teammate]:
-        """The session's teammates (``read_teammates``).
-
-        Read once per version of those parts (a reload replaces the objects), and handed out as
-        copies: a composer's re-plan asked four times, 16 ms each with 500 teammates."""
-        return [copy_teammate(m) for m in self._read_teammates()]
+        """The session's teammates (``read_teammates``), read once per version of those parts (a
+        reload replaces the objects); frozen, so every caller shares them."""
+        return list(self._read_teammates())
 
     def roles(self) -> tuple[str, ...]:
         """Every teammate's role, in ``teammates()``'s order, without copying them."""
