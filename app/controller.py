@@ -21,6 +21,7 @@ from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from app.team_dialogs import pick_member, pick_team_folder
 from models.actions.carry import prepare_carry_out
+from models.actions.paste import PasteError, prepare_paste
 from models.actions.preview import Outcome, Preview
 from models.actions.replies import pending_from
 from models.actions.session_edits import prepare_state
@@ -29,7 +30,6 @@ from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state
 from models.review.carry import CarriedAlready
-from models.review.inbox import save_pasted
 from models.review.validation import Review
 from models.session.folder import Part
 from models.session.locate import find_sessions
@@ -123,6 +123,7 @@ class Controller(QObject):
             self.window.show_session(live.session)
             self.window.composer.set_composer(Composer.open(live.session))
         self.team_lost, self.team_lost_since = {}, {}
+        self.window.composer.team_view = None  # the last session's team: until this one's is read
         self._migrate_team_setting()
         self._follow_team()
         self.refresh_reviews()
@@ -253,6 +254,7 @@ class Controller(QObject):
             self._error(f"The Claude Code team could not be read: {view}")
             return
         self.window.teammate_model.set_team(view.rows, linked=view.team is not None)
+        self.window.composer.team_view = view
         lost = view.lost()
         inbox = self._lead_inbox_state(view)
         if lost != self.team_lost or inbox != self._lead_inbox_seen:
@@ -292,11 +294,11 @@ class Controller(QObject):
         worker; ``reviewsShown`` follows. A burst of requests runs once more, not once each."""
         if self.live is None:
             return
-        session = self.live.session
+        snapshot = self.live.session.snapshot()  # the worker reads this version, whatever reloads meanwhile
         if self.team.view is not None:
             self._lead_inbox_seen = self._lead_inbox_state(self.team.view)
         timeout = self.settings.ack_timeout_min
-        self.reviewer.request(lambda: gather_reviews(session, datetime.now(UTC), timeout))
+        self.reviewer.request(lambda: gather_reviews(snapshot, datetime.now(UTC), timeout))
 
     def _reviewed(self, result: object) -> None:
         if not isinstance(result, Gathered):
@@ -354,6 +356,9 @@ class Controller(QObject):
             self.window.show_session(self.live.session, {"plan"})
             self.window.composer.on_session_changed()
             self.refresh_reviews()
+        elif self.live is not None and preview.action == "paste":
+            self.live.reload({"inbox"})
+            self.refresh_reviews()
         elif self.live is not None and preview.action == "state":
             self.live.reload({"plan"})
             self.window.statusBar().showMessage(preview.title, 5000)
@@ -401,13 +406,18 @@ class Controller(QObject):
         return True
 
     def paste(self, text: str, sender: str) -> Path | None:
-        """A pasted message goes into messages/inbox/ like any other (and is never deleted)."""
+        """A pasted message goes into messages/inbox/ like any other (and is never deleted):
+        the runner writes it, and the Inbox reads it then. Returns the file it will be."""
         if self.live is None:
             return None
-        path = save_pasted(self.live.session.folder, text, sender)
-        self.live.reload({"inbox"})
-        self.refresh_reviews()
-        return path
+        self.runner.settle()  # two pastes in one second: the second's name sees the first
+        try:
+            preview = prepare_paste(self.live.session, text, sender or None)
+        except PasteError as exc:
+            self._error(str(exc))
+            return None
+        self.runner.commit(preview)
+        return preview.writes[0].path
 
     def settle(self, timeout_s: float = 5.0) -> None:
         """Process events until the Inbox pass, the team read and the memory journal's first

@@ -103,6 +103,9 @@ def test_a_clarification_asked_in_the_linked_teams_inbox_gets_the_full_gc_everyw
     review = _window_review(qtbot, tmp_path, folder)
     assert review is not None and review in text_out
     assert "implementer-2: full (FC-5:" in review
+    inboxes = team / "inboxes"
+    for member in ("implementer-1", "implementer-2", "implementer-3", "implementer-4"):  # make_team's members
+        assert f"deliver {member}'s message into {member}'s inbox ({inboxes / (member + '.json')})" in review
 
 
 @pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)

@@ -123,7 +123,9 @@ def test_a_carry_out_writes_what_the_windows_carry_out_writes(
 
     def lines(folder: Path) -> list[dict[str, object]]:
         text = (folder / "messages" / "ledger.jsonl").read_text(encoding="utf-8")
-        drop = {"ts", "at", "file", "path"}  # when, and the outbox file's timestamped name
+        # When, the outbox file's timestamped name, and the inbox file's time (each copy wrote
+        # its replies in its own second)
+        drop = {"ts", "at", "file", "path", "message_time"}
         return [{k: v for k, v in json.loads(line).items() if k not in drop} for line in text.splitlines()]
 
     assert lines(by_cli) == lines(by_window)
@@ -207,3 +209,17 @@ def test_a_ledger_that_cannot_be_read_stops_delivery(tmp_path: Path, capsys: pyt
     code, _, err = run_cli(capsys, "team", str(folder), "--deliver")
     assert code == 2 and "messages/ledger.jsonl cannot be read" in err and err.count("\n") == 1
     assert list((team / "inboxes").iterdir()) == []
+
+
+def test_a_sender_with_a_path_in_it_is_refused_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sender names the pasted file: "x/../../evil" would put it outside the session."""
+    folder = _session(tmp_path)
+    message = tmp_path / "reply.md"
+    message.write_text("[STATUS] Phase 6 | IN_PROGRESS\n", encoding="utf-8")
+    before = snapshot_tree(tmp_path)
+    code, out, err = run_cli(capsys, "inbox", str(folder), "--add", str(message), "--from", "x/../../evil")
+    assert code == 2 and out == ""
+    assert err == "lead-console: 'x/../../evil' is no teammate's role id (letters, digits, '.', '_' and '-')\n"
+    assert snapshot_tree(tmp_path) == before

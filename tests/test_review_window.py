@@ -129,8 +129,8 @@ def test_pasted_and_unreadable_messages_are_kept_and_shown_raw(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
     path = controller.paste("I think the GC is fine?? no tags here", "implementer-3")
+    settle_reviews(qtbot, controller)  # the runner writes it, then the Inbox reads it
     assert path is not None and path.read_text(encoding="utf-8").startswith("From: implementer-3\n")
-    settle_reviews(qtbot, controller)
     w = controller.window
     model = w.review_pane.model
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-3")

@@ -51,11 +51,12 @@ def dry_run_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="print every file it would write; write nothing")
 
 
-def run_action(prepare: Callable[[], Preview], args: argparse.Namespace) -> int:
+def run_action(prepare: Callable[[], Preview], args: argparse.Namespace, report: bool = True) -> int:
     """Prepare an action, print its preview with ``--dry-run`` (as JSON with ``--json``), else
     commit it exactly as prepared. The request's own error (a verdict not known, a teammate not
     in the session, ...) is a usage error; a refused commit (a file changed since it was read)
-    prints its reasons and exits 1, nothing written."""
+    prints its reasons and exits 1, nothing written. With ``report`` off, ``--json`` is left to
+    the command, which prints a document of its own after the action."""
     from models.actions.commit import commit
     from models.publish.baseline import BaselineError
     from models.publish.gate import GateError
@@ -66,7 +67,7 @@ def run_action(prepare: Callable[[], Preview], args: argparse.Namespace) -> int:
         preview = prepare()
     except (BaselineError, GateError, StateError) as exc:
         raise UsageError(str(exc)) from None
-    as_json = getattr(args, "json", False)
+    as_json = report and getattr(args, "json", False)
     if getattr(args, "dry_run", False):
         print(json.dumps(preview.data(), ensure_ascii=False, indent=2) if as_json else preview.text())
         return EXIT_OK

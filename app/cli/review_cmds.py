@@ -14,12 +14,13 @@ from app.cli.report import (
     review_data,
     review_text,
 )
-from app.resolve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, read_file, resolve_session
+from app.resolve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, read_file, resolve_session
 from models.actions.carry import prepare_carry_out
 from models.actions.commit import commit
+from models.actions.paste import PasteError, prepare_paste
 from models.claude.reviews import gather_reviews
 from models.review.carry import CarriedAlready
-from models.review.inbox import Message, save_pasted, sender_from
+from models.review.inbox import Message, sender_from
 from models.review.ledger import Handled
 from models.review.messages import parse_ack, parse_delta_report, parse_status
 from models.review.rows import action_line, kind_label, message_id, summary_line
@@ -99,8 +100,16 @@ def cmd_inbox(args: argparse.Namespace) -> int:
     if args.add is not None:  # the window's Paste message…: into messages/inbox/, then listed
         text = sys.stdin.read() if args.add == "-" else read_file(args.add).text
         roles = [t.role for t in session.teammates()]
-        saved = save_pasted(session.folder, text, args.sender or sender_from("", text, roles))
-        print(f"saved as {saved}", file=sys.stderr)
+        try:
+            preview = prepare_paste(session, text, args.sender or sender_from("", text, roles))
+            commit(preview)
+        except PasteError as exc:
+            raise UsageError(str(exc)) from None
+        except WriteRefused as exc:
+            print(f"lead-console: {preview.title}: nothing was written: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        print(f"saved as {preview.writes[0].path}", file=sys.stderr)
+        session.reload({"inbox"})
     carrying = args.carry_out is not None
     record = carrying and not args.dry_run  # a dry run writes nothing, not even what was read
     gathered = gather_reviews(session, datetime.now(UTC), args.ack_timeout, record=record)

@@ -38,7 +38,7 @@ def cmd_teammate(args: argparse.Namespace) -> int:
 
     session = load_session(args)
     if args.role is not None and args.state is not None:
-        done = run_action(lambda: prepare_state(session, args.role, parse_state(args.state)), args)
+        done = run_action(lambda: prepare_state(session, args.role, parse_state(args.state)), args, report=False)
         if done != EXIT_OK or args.dry_run:
             return done
         session.reload({"plan"})

@@ -51,7 +51,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
         if missing is None and composer.disk_base:
             why = f"GC-v{composer.base_version} on disk has no gc-history snapshot and is the version teammates hold"
         raise UsageError(f"nothing to publish: {why} (give --new GC.md)")
-    preview = prepare_publish(composer, add_meta=args.add_meta)
+    preview = prepare_publish(composer, add_meta=args.add_meta, team=view)
     rows: list[dict[str, Any]] = [
         {
             "role": d.role,

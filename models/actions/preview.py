@@ -11,6 +11,18 @@ from models.text.transaction import FileWrite
 
 
 @dataclass(frozen=True)
+class InboxEntry:
+    """A message an action hands on into a linked Claude Code team's inbox once it is written
+    (``member`` None: it is not delivered, and ``reason`` says why)."""
+
+    role: str
+    member: str | None
+    inbox: Path | None
+    message: Path
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class Preview:
     """Everything one Lead action will write and why. ``blocked`` says why it cannot run
     (committing it then writes nothing); ``skipped`` what it leaves out, and why; ``last``
@@ -26,6 +38,7 @@ class Preview:
     last: str | None = None
     messages: tuple[tuple[str, Path], ...] = ()  # each recipient's message: the file holding it
     version: int | None = None  # the GC version it publishes
+    deliveries: tuple[InboxEntry, ...] = ()  # into a linked Claude Code team, after the writes
 
     def relative(self, write: FileWrite) -> str:
         """A write's path as the Lead knows it: inside the session folder."""
@@ -44,6 +57,11 @@ class Preview:
         for d in self.decisions:
             why = "; ".join(f"{c.code}: {c.reason}" for c in d.conditions)
             lines.append(f"  {d.role}: {d.mode}" + (f" ({why})" if why else ""))
+        for e in self.deliveries:
+            if e.member is None or e.inbox is None:
+                lines.append(f"  not delivered: {e.role}'s message ({e.reason})")
+            else:
+                lines.append(f"  deliver {e.role}'s message into {e.member}'s inbox ({e.inbox})")
         lines += [f"  skipped: {s}" for s in self.skipped]
         lines += [f"  blocked: {b}" for b in self.blocked]
         return "\n".join(lines)
@@ -73,6 +91,16 @@ class Preview:
                 for d in self.decisions
             ],
             "messages": {role: self.relative_path(path) for role, path in self.messages},
+            "deliveries": [
+                {
+                    "role": e.role,
+                    "member": e.member,
+                    "inbox": str(e.inbox) if e.inbox is not None else None,
+                    "message": self.relative_path(e.message),
+                    "reason": e.reason,
+                }
+                for e in self.deliveries
+            ],
             "skipped": list(self.skipped),
             "blocked": list(self.blocked),
         }

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from models.actions.preview import Preview
+from pathlib import Path
+
+from models.actions.preview import InboxEntry, Preview
+from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.session.folder import GC_FILE
 from models.session.versions import label
 
 
-def prepare_publish(composer: Composer, *, add_meta: bool = False, now: str | None = None) -> Preview:
+def prepare_publish(
+    composer: Composer, *, add_meta: bool = False, now: str | None = None, team: TeamView | None = None
+) -> Preview:
     """The preview of publishing ``composer``'s update: its ``pending`` must hold what the
-    teammates' replies ask (``models.actions.replies``), as the window and the CLI both set it."""
+    teammates' replies ask (``models.actions.replies``), as the window and the CLI both set it.
+    With a linked Claude Code ``team``, it says into which member's inbox each message goes."""
     plan = composer.plan()
     writes = composer.publish_plan(now=now, add_meta=add_meta, plan=plan)
     recipients = len(plan.recipients)
@@ -25,7 +31,27 @@ def prepare_publish(composer: Composer, *, add_meta: bool = False, now: str | No
         last=GC_FILE,
         messages=tuple(writes.sent),
         version=writes.version,
+        deliveries=deliveries(writes.sent, team),
     )
+
+
+def deliveries(sent: list[tuple[str, Path]], team: TeamView | None) -> tuple[InboxEntry, ...]:
+    """Where each message goes once written, as ``models.claude.delivery`` will deliver it: to
+    the member the link names, when the team has that member."""
+    if team is None or team.link is None:
+        return ()
+    names = {m.name for m in team.team.members} if team.team is not None else set()
+    out = []
+    for role, path in sent:
+        member = team.link.members.get(role) or None
+        if team.team is None:
+            out.append(InboxEntry(role, None, None, path, f"{team.link.team_folder} cannot be read"))
+        elif member is None or member not in names:
+            why = f"{role} is linked to no member of team {team.team.name}"
+            out.append(InboxEntry(role, None, None, path, why))
+        else:
+            out.append(InboxEntry(role, member, team.team.inboxes / f"{member}.json", path))
+    return tuple(out)
 
 
 def message_of(preview: Preview, role: str) -> str | None:

@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from models.review.messages import Kind, classify
-from models.text.atomic import create_new
 from models.text.problems import Problem
 from models.text.textfile import read_text, read_utf8
 
@@ -121,15 +120,3 @@ def claude_source(team: str, sender: str | None, text: str, seen: dict[tuple[str
     key = (sender or "?", sha)
     seen[key] = seen.get(key, 0) + 1
     return f"claude:{team}/{sender or '?'}/{sha}#{seen[key]}"
-
-
-def save_pasted(folder: Path, text: str, sender: str | None) -> Path:
-    """A message the Lead pasted goes into the session's ``messages/inbox/`` like any other,
-    under a name of its own (never over another file), with a ``From:`` line when the sender
-    is known; it is never deleted (the window's Paste message…, and ``inbox --add``)."""
-    inbox = folder / "messages" / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    body = text if text.endswith("\n") else text + "\n"
-    head = f"From: {sender}\n".encode() if sender else b""
-    return create_new(inbox / f"{sender or 'unknown'}-pasted-{stamp}.md", head + body.encode("utf-8"))

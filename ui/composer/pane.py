@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from models.claude.status import TeamView
 from models.delta.decisions import UpdatePlan, render_full, snapshot_versions
 from models.delta.message import render_message
 from models.delta.savings import scenario_rows
@@ -63,6 +64,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         self.last_error: str | None = None
         self.composer: Composer | None = None
         self.plan: UpdatePlan | None = None
+        self.team_view: TeamView | None = None  # the linked Claude Code team as last read: where Publish delivers
         self._stale = False  # the composer changed while the tab was hidden (see refresh)
         self.section_ref: str | None = None
         self.undo_stack = QUndoStack(self)

@@ -23,6 +23,7 @@ from models.publish.publishing import utc_now
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
 
+    from models.claude.status import TeamView
     from models.delta.decisions import UpdatePlan
 
 
@@ -31,6 +32,7 @@ class PublishActions:
 
     composer: Composer | None
     plan: UpdatePlan | None
+    team_view: TeamView | None
     gate_button: QPushButton
     published: SignalInstance
     gateConcluded: SignalInstance
@@ -111,7 +113,7 @@ class PublishActions:
         Inbox's last pass read it): the window's and the CLI's one ``prepare_publish``."""
         c = self.composer
         assert c is not None
-        return prepare_publish(c, add_meta=add_meta)
+        return prepare_publish(c, add_meta=add_meta, team=self.team_view)
 
     def publish(self) -> None:
         """Show every file publishing writes, ask, then write them (or refuse, writing nothing)."""
