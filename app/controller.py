@@ -333,8 +333,8 @@ class Controller(QObject):
         except OSError as exc:
             self._error(f"Could not carry out {result.action}: {exc}. Nothing was changed.")
             return False
-        if preview.blocked:
-            self._error(f"Could not carry out {result.action}: {'; '.join(preview.blocked)}. Nothing was changed.")
+        if preview.refusals:
+            self._error(f"Could not carry out {result.action}: {'; '.join(preview.refusals)}. Nothing was changed.")
             return False
         self.runner.commit(preview)
         return True

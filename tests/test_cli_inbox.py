@@ -221,5 +221,7 @@ def test_a_sender_with_a_path_in_it_is_refused_and_nothing_is_written(
     before = snapshot_tree(tmp_path)
     code, out, err = run_cli(capsys, "inbox", str(folder), "--add", str(message), "--from", "x/../../evil")
     assert code == 2 and out == ""
-    assert err == "lead-console: 'x/../../evil' is no teammate's role id (letters, digits, '.', '_' and '-')\n"
+    assert (
+        err == "lead-console: 'x/../../evil' is no role id a file can be named by (letters, digits, '.', '_' and '-')\n"
+    )
     assert snapshot_tree(tmp_path) == before

@@ -66,7 +66,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     ]
     version = preview.version
     data: dict[str, Any] = {"version": version, "dry_run": args.dry_run, "recipients": rows}
-    data["blocked"], data["problems"] = list(preview.blocked), view.problems
+    data["blocked"], data["problems"] = list(preview.refusals), view.problems
     data["preview"] = preview.data()
     if args.deliver and view.team is None:
         raise UsageError("--deliver needs a linked team: give --team ~/.claude/teams/<team>/")

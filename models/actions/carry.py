@@ -13,6 +13,7 @@ from models.review.carry import CarriedAlready
 from models.review.ledger import LedgerUnreadable, handled_keys
 from models.review.validation import Review
 from models.session.folder import PLAN_FILE
+from models.session.roles import NOT_A_FILE_NAME, names_a_file
 from models.session.snapshot import SessionView
 from models.text.surgical import EditError
 from models.text.transaction import FileWrite, edit_write
@@ -37,6 +38,9 @@ def prepare_carry_out(session: SessionView, result: Review, *, again: bool = Fal
     blocked: list[str] = []
     messages: tuple[tuple[str, Path], ...] = ()
     composed = compose_resend(session, result)
+    if composed is not None and not names_a_file(role):
+        blocked.append(f"the sender {role!r} {NOT_A_FILE_NAME}: its re-send would name no file of the outbox")
+        composed = None
     if composed is not None:
         write, line = resend_write(session, result, *composed, now)
         writes.append(write)

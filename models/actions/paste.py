@@ -4,14 +4,12 @@ other (and never deleted), under a name of its own."""
 from __future__ import annotations
 
 import os
-import re
 from datetime import UTC, datetime
 
 from models.actions.preview import Preview
+from models.session.roles import NOT_A_FILE_NAME, names_a_file
 from models.session.snapshot import SessionView
 from models.text.transaction import create_write
-
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 class PasteError(ValueError):
@@ -23,8 +21,8 @@ def prepare_paste(session: SessionView, text: str, sender: str | None, now: date
 
     The sender names the file, so it must be a role id: a name with a path in it (``x/../..``)
     would put the file outside the session, and is refused."""
-    if sender is not None and (not _PLAIN_NAME.fullmatch(sender) or ".." in sender):
-        raise PasteError(f"{sender!r} is no teammate's role id (letters, digits, '.', '_' and '-')")
+    if sender is not None and not names_a_file(sender):
+        raise PasteError(f"{sender!r} {NOT_A_FILE_NAME}")
     inbox = session.folder / "messages" / "inbox"
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     name = f"{sender or 'unknown'}-pasted-{stamp}"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,20 @@ class Preview:
     version: int | None = None  # the GC version it publishes
     deliveries: tuple[InboxEntry, ...] = ()  # into a linked Claude Code team, after the writes
 
+    @property
+    def refusals(self) -> tuple[str, ...]:
+        """Why committing would write nothing: ``blocked``, and every write that would land
+        outside the session folder. Names agents write (a ``From:`` line, a role key in the
+        plan) become file names, and a folder of the session may be a link: neither may take
+        a write of ours anywhere else."""
+        root = os.path.realpath(self.folder)
+        outside = [
+            f"{self.relative(w)} is outside the session folder (a name or a link leads there); nothing is written"
+            for w in self.writes
+            if not _within(os.path.realpath(w.path), root)
+        ]
+        return (*self.blocked, *outside)
+
     def relative(self, write: FileWrite) -> str:
         """A write's path as the Lead knows it: inside the session folder."""
         return self.relative_path(write.path)
@@ -63,7 +78,7 @@ class Preview:
             else:
                 lines.append(f"  deliver {e.role}'s message into {e.member}'s inbox ({e.inbox})")
         lines += [f"  skipped: {s}" for s in self.skipped]
-        lines += [f"  blocked: {b}" for b in self.blocked]
+        lines += [f"  blocked: {b}" for b in self.refusals]
         return "\n".join(lines)
 
     def data(self) -> dict[str, object]:
@@ -102,7 +117,7 @@ class Preview:
                 for e in self.deliveries
             ],
             "skipped": list(self.skipped),
-            "blocked": list(self.blocked),
+            "blocked": list(self.refusals),
         }
 
 
@@ -112,3 +127,7 @@ class Outcome:
 
     preview: Preview
     written: tuple[Path, ...]
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

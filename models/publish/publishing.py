@@ -23,6 +23,7 @@ from models.delta.message import render_message
 from models.memory.curation import set_meta_gc_version, with_meta
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
 from models.session.memory_parse import parse_memory
+from models.session.roles import NOT_A_FILE_NAME, names_a_file
 from models.text.atomic import MISSING, Missing, read_for_update
 from models.text.surgical import EditError, set_front_entry, set_front_key
 from models.text.textfile import BOM, Stamp, read_text, stamp_of
@@ -109,6 +110,9 @@ def prepare_publish(
     plan_before = None if isinstance(plan_expected, Missing) else plan_text
     ledger: list[str] = []
     for decision in plan.recipients:
+        if not names_a_file(decision.role):
+            out.blocked.append(f"{decision.role!r} {NOT_A_FILE_NAME}: its message would name no file of the outbox")
+            continue
         if decision.mode == "delta" and decision.delta is not None:
             message = render_message(decision.delta)
         else:

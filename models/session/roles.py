@@ -10,6 +10,17 @@ from __future__ import annotations
 import re
 
 AGENT_TYPES = ("devils-advocate", "implementer", "integrator", "architect", "researcher", "tester", "lead")
+_FILE_NAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def names_a_file(role: str) -> bool:
+    """Whether ``role`` can be part of a file name of ours (an outbox message, a pasted
+    message): letters, digits, '.', '_' and '-', no '..'. Agents write role ids in ``From:``
+    lines and plan keys; one with a path in it must never choose where a file goes."""
+    return _FILE_NAME_ID.fullmatch(role) is not None and ".." not in role
+
+
+NOT_A_FILE_NAME = "is no role id a file can be named by (letters, digits, '.', '_' and '-')"
 
 
 def role_key(role: str) -> str:

@@ -123,8 +123,8 @@ class PublishActions:
         self._commit_section_edit()
         self.catch_up()
         preview = self.publish_preview()
-        if preview.blocked:
-            self._error("Publishing is not possible:\n" + "\n".join(preview.blocked))
+        if preview.refusals:
+            self._error("Publishing is not possible:\n" + "\n".join(preview.refusals))
             return
         meta = any("## Meta" in s for s in preview.skipped)
         box = self._box(preview, f"{preview.title}?")
