@@ -7,12 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from models.actions.preview import Preview
-from models.publish.publishing import LEDGER, utc_now
+from models.publish.publishing import utc_now
 from models.review.actions import compose_resend, handled_line, plan_edit, resend_write
 from models.review.carry import CarriedAlready
 from models.review.ledger import LedgerUnreadable, handled_keys
 from models.review.validation import Review
 from models.session.folder import PLAN_FILE
+from models.session.ledger_records import LEDGER
 from models.session.roles import NOT_A_FILE_NAME, names_a_file
 from models.session.snapshot import SessionView
 from models.text.surgical import EditError

@@ -15,10 +15,10 @@ version.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from models.claude.mailbox import MailboxError, append_entries, read_inbox_entri
 from models.claude.team import Link, Team
 from models.review.ledger import append_ledger, read_ledger
 from models.session.folder import PLAN_FILE
+from models.session.ledger_records import DeliveryLine
 from models.session.plan import parse_plan
 from models.session.roles import role_key
 from models.text.textfile import read_text
@@ -72,7 +73,10 @@ def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]
     for entry in sent:
         role, rel = str(entry.get("to")), str(entry.get("file"))
         member = link.members.get(role) or None
-        base = {"to": role, "member": member, "team": team.name, "file": rel, "gc_version": entry.get("gc_version")}
+        version = entry.get("gc_version")
+
+        step = partial(DeliveryLine, to=role, member=member, team=team.name, file=rel, gc_version=version)
+
         if member is None or member not in members:
             why = (
                 f"{role} is linked to no member of team {team.name}"
@@ -80,38 +84,40 @@ def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]
                 else (f"{member} is no member of team {team.name} (Claude Code would create an orphan inbox)")
             )
             outcomes.append(Outcome(role, member, rel, False, why))
-            append_ledger(folder, [json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why})])
+            append_ledger(folder, [step(ts=stamp_ms(), direction="undelivered", reason=why).line()])
             continue
         try:
             text = read_text(folder / rel).text
         except OSError as exc:
             why = f"{rel}: {exc.strerror or exc}"
             outcomes.append(Outcome(role, member, rel, False, why))
-            append_ledger(folder, [json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why})])
+            append_ledger(folder, [step(ts=stamp_ms(), direction="undelivered", reason=why).line()])
             continue
         sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
         inbox = team.inboxes / f"{member}.json"
         earlier = _arrived_unrecorded(ledger, inbox, link.sender, rel, member)
         if earlier is not None:  # written by an attempt that stopped before recording it
-            record = {"ts": stamp_ms(), "direction": "delivered", **base, "entry_ts": earlier, "sha256": sha}
-            append_ledger(folder, [json.dumps({**record, "recovered": True}, ensure_ascii=False)])
+            append_ledger(
+                folder,
+                [step(ts=stamp_ms(), direction="delivered", entry_ts=earlier, sha256=sha, recovered=True).line()],
+            )
             outcomes.append(Outcome(role, member, rel, True, None))
             continue
         entry_ts = stamp_ms()
-        append_ledger(folder, [json.dumps({"ts": entry_ts, "direction": "delivering", **base, "entry_ts": entry_ts})])
+        append_ledger(folder, [step(ts=entry_ts, direction="delivering", entry_ts=entry_ts).line()])
         item = {"from": link.sender, "text": text, "summary": summary_for(entry), "timestamp": entry_ts, "read": False}
         try:
             appended = append_entries(inbox, [item])
         except (MailboxError, OSError) as exc:
             why = str(exc) if isinstance(exc, MailboxError) else f"{inbox.name}: {exc.strerror or exc}; not written"
             outcomes.append(Outcome(role, member, rel, False, why))
-            append_ledger(folder, [json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": why})])
+            append_ledger(folder, [step(ts=stamp_ms(), direction="undelivered", reason=why).line()])
             continue
         held, waited = round(appended.held * 1000, 2), round(appended.waited * 1000)
-        record = {"ts": entry_ts, "direction": "delivered", **base, "entry_ts": entry_ts, "sha256": sha}
-        append_ledger(
-            folder, [json.dumps({**record, "lock_held_ms": held, "lock_waited_ms": waited}, ensure_ascii=False)]
+        done = step(
+            ts=entry_ts, direction="delivered", entry_ts=entry_ts, sha256=sha, lock_held_ms=held, lock_waited_ms=waited
         )
+        append_ledger(folder, [done.line()])
         outcomes.append(Outcome(role, member, rel, True, None, held, waited))
     return outcomes
 
@@ -173,14 +179,14 @@ def ping(folder: Path, team: Team, link: Link, role: str, version: int | None, s
         "timestamp": entry_ts,
         "read": False,
     }
-    base = {"to": role, "member": member, "team": team.name, "file": rel, "gc_version": version, "kind": "PING"}
     try:
         appended = append_entries(team.inboxes / f"{member}.json", [item])
     except MailboxError as exc:
-        append_ledger(folder, [json.dumps({"ts": stamp_ms(), "direction": "undelivered", **base, "reason": str(exc)})])
+        failed = DeliveryLine(stamp_ms(), "undelivered", role, member, team.name, rel, version, "PING", reason=str(exc))
+        append_ledger(folder, [failed.line()])
         return Outcome(role, member, rel, False, str(exc))
-    record = {"ts": entry_ts, "direction": "delivered", **base, "entry_ts": entry_ts}
-    append_ledger(folder, [json.dumps(record, ensure_ascii=False)])
+    done = DeliveryLine(entry_ts, "delivered", role, member, team.name, rel, version, "PING", entry_ts=entry_ts)
+    append_ledger(folder, [done.line()])
     return Outcome(role, member, rel, True, None, round(appended.held * 1000, 2), round(appended.waited * 1000))
 
 

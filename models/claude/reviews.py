@@ -13,10 +13,10 @@ from datetime import datetime
 
 from models.claude.replies import team_replies
 from models.claude.status import load_link
-from models.publish.publishing import LEDGER
 from models.review.inbox import read_inbox
 from models.review.ledger import Handled, LedgerUnreadable, handled_keys, record_received
 from models.review.validation import Review, due_pings, review
+from models.session.ledger_records import LEDGER
 from models.session.snapshot import SessionView
 from models.text.problems import Problem
 

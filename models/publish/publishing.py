@@ -12,7 +12,6 @@ Confirmed versions are not touched: they change when ACKs arrive, never on send.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ from models.delta.decisions import HISTORY_DIR, UpdatePlan, render_full, snapsho
 from models.delta.message import render_message
 from models.memory.curation import set_meta_gc_version, with_meta
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
+from models.session.ledger_records import LEDGER, SentLine
 from models.session.memory_parse import parse_memory
 from models.session.roles import NOT_A_FILE_NAME, names_a_file
 from models.text.atomic import MISSING, Missing, read_for_update
@@ -30,7 +30,6 @@ from models.text.textfile import BOM, Stamp, read_text, stamp_of
 from models.text.transaction import FileWrite, WriteRefused, write_all
 
 OUTBOX = Path("messages") / "outbox"
-LEDGER = Path("messages") / "ledger.jsonl"
 
 
 @dataclass
@@ -130,21 +129,19 @@ def prepare_publish(
             )
         except EditError as exc:
             out.blocked.append(f"{PLAN_FILE}: {exc}")
-        entry = {
-            "ts": now,
-            "direction": "sent",
-            "to": decision.role,
-            "kind": "CONTEXT-UPDATE",
-            "gc_version": version,
-            "base_version": decision.base_version if decision.mode == "delta" else None,
-            "mode": decision.mode,
-            "tokens": decision.tokens,
-            "conditions": [c.code for c in decision.conditions],
-            "forced_reason": (forced_reasons or {}).get(decision.role),
-            "file": rel.as_posix(),
-            "sha256": hashlib.sha256(data).hexdigest(),
-        }
-        ledger.append(json.dumps(entry, ensure_ascii=False))
+        sent = SentLine(
+            now,
+            decision.role,
+            version,
+            decision.mode,
+            rel.as_posix(),
+            hashlib.sha256(data).hexdigest(),
+            base_version=decision.base_version if decision.mode == "delta" else None,
+            tokens=decision.tokens,
+            conditions=tuple(c.code for c in decision.conditions),
+            forced_reason=(forced_reasons or {}).get(decision.role),
+        )
+        ledger.append(sent.line())
     try:
         plan_text = set_front_key(plan_text, "gc_version", f"GC-v{version}")
     except EditError as exc:

@@ -6,7 +6,6 @@ writes: ``models.actions.carry`` puts it into a preview.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable
 
@@ -15,6 +14,7 @@ from models.delta.items import Delta, DeltaItem, Impact
 from models.delta.message import render_message
 from models.publish.publishing import utc_now
 from models.review.validation import Review
+from models.session.ledger_records import HandledLine, SentLine
 from models.session.snapshot import SessionView
 from models.text.surgical import set_front_entry
 from models.text.transaction import FileWrite, create_write
@@ -53,15 +53,8 @@ def plan_edit(session: SessionView, result: Review) -> tuple[Callable[[str], str
 
 def handled_line(result: Review, now: str | None = None) -> str:
     """The ledger line saying the Lead carried out the action for this message."""
-    entry = {
-        "ts": now or utc_now(),
-        "direction": "handled",
-        "source": result.message.source,
-        "sha256": result.message.sha,
-        "from": result.message.sender,
-        "action": result.action,
-    }
-    return json.dumps(entry, ensure_ascii=False)
+    m = result.message
+    return HandledLine(now or utc_now(), m.source, m.sha, m.sender, result.action).line()
 
 
 def compose_resend(session: SessionView, result: Review) -> tuple[str, str] | None:
@@ -104,15 +97,6 @@ def resend_write(session: SessionView, result: Review, message: str, mode: str, 
     while os.path.lexists(path):  # two actions in one second share a time stamp
         path, n = outbox / f"{name}-{n}.md", n + 1
     data = message.encode("utf-8")
-    entry = {
-        "ts": now,
-        "direction": "sent",
-        "to": role,
-        "kind": "CONTEXT-UPDATE",
-        "gc_version": version,
-        "mode": mode,
-        "reason": result.summary,
-        "file": path.relative_to(session.folder).as_posix(),
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
-    return create_write(path, data, f"{mode} for {role}"), json.dumps(entry, ensure_ascii=False)
+    rel = path.relative_to(session.folder).as_posix()
+    sent = SentLine(now, role, version, mode, rel, hashlib.sha256(data).hexdigest(), reason=result.summary)
+    return create_write(path, data, f"{mode} for {role}"), sent.line()

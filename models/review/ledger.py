@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from models.delta.message_parse import parse_message
-from models.publish.publishing import LEDGER, utc_now
+from models.publish.publishing import utc_now
 from models.review.inbox import Message
+from models.session.ledger_records import LEDGER, ReceivedLine
 from models.text.textfile import read_bounded, read_utf8
 
 # The last parse of each ledger, by its identity on disk: a review of 300 messages asks for the
@@ -76,21 +77,8 @@ def record_received(folder: Path, messages: list[Message]) -> list[Message]:
     new = [m for m in messages if (m.sha, m.source) not in seen]
     if not new:
         return []
-    lines = [
-        json.dumps(
-            {
-                "ts": utc_now(),
-                "direction": "received",
-                "from": m.sender,
-                "source": m.source,
-                "kind": m.kind,
-                "message_time": m.timestamp,
-                "sha256": m.sha,
-            },
-            ensure_ascii=False,
-        )
-        for m in new
-    ]
+    now = utc_now()
+    lines = [ReceivedLine(now, m.sender, m.source, m.kind, m.timestamp, m.sha).line() for m in new]
     append_ledger(folder, lines)
     return new
 
