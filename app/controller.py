@@ -344,6 +344,8 @@ class Controller(QObject):
         preview = outcome.preview
         if preview.action in ("publish", "baseline", "gate-start", "gate-conclude"):
             self.window.composer.committed(outcome)
+            if self.live is not None and preview.action != "publish":  # publish: _published
+                self.window.show_session(self.live.session, {"gc", "plan", "gates"})
         elif self.live is not None and preview.action == "carry-out":
             sent = dict(preview.messages)
             resend = next((w for w in preview.writes if w.path in sent.values()), None)

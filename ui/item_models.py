@@ -196,9 +196,10 @@ class MemoryModel(NodeTreeModel):
 
 
 class GateModel(NodeTreeModel):
-    """Gate history: phase, verdict, date and the GC versions the gate moved between."""
+    """Gate history: phase, verdict, date, the GC versions the gate moved between, and the file
+    (or the plan's line) each was read from: a phase may have several records."""
 
-    headers = ("Phase", "Verdict", "Date", "GC")
+    headers = ("Phase", "Verdict", "Date", "GC", "Read from")
 
     def set_gates(self, gates: list[GateRecord]) -> None:
         self.sync(keyed([(g.path, g, ()) for g in gates]))
@@ -213,7 +214,7 @@ class GateModel(NodeTreeModel):
         if role == DISPLAY:
             moved = f"{label(gate.gc_in)} → {label(gate.gc_out)}" if gate.gc_in or gate.gc_out else ""
             phase = "?" if gate.phase is None else str(gate.phase)
-            return (phase, gate.verdict or "?", gate.date or "", moved)[column]
+            return (phase, gate.verdict or "?", gate.date or "", moved, gate.path)[column]
         if role == FOREGROUND and column == 1 and gate.verdict:
             verdict = gate.verdict.upper()
             if verdict in ("APPROVED", "PASS", "PASSED"):

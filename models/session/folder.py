@@ -20,7 +20,7 @@ from models.session.gc import GlobalContext
 from models.session.gc_parse import parse_gc
 from models.session.memory_follow import follow_bytes
 from models.session.memory_parse import parse_memory
-from models.session.phases import GATE_FILE, phase_folders, read_gates, read_phase_roles
+from models.session.phases import is_gate_record, phase_folders, read_gates, read_phase_roles
 from models.session.plan import Plan, parse_plan
 from models.session.snapshot import SessionSnapshot, all_gates_of, current_phase_of, gc_version_of
 from models.session.team_memory import TeamMemory
@@ -355,7 +355,7 @@ class Session:
 
     def _reload_gates(self) -> bool:
         gates, problems, stamps = read_gates(self._phase_folders())
-        old = {k: v for k, v in self.stamps.items() if k.endswith(GATE_FILE)}
+        old = {k: v for k, v in self.stamps.items() if k.startswith("phase-") and is_gate_record(k.rsplit("/", 1)[-1])}
         changed = old != stamps or problems != self.problems.get("gates", [])
         for key in old:
             del self.stamps[key]

@@ -106,12 +106,9 @@ def plan_facts(
                 continue
             if mdblocks.TABLE_DELIMITER.match(line):
                 continue
-            name = cells[0].strip("*` ") if cells else ""
-            if "status" in table_headers and role_type(name) is not None:
-                status = dict(zip(table_headers, cells, strict=False)).get("status", "")
-                state = state_of(status)
-                if state is not None:
-                    facts.append(StateFact(name, state, status, where, (1, number)))
+            fact = _row_fact(table_headers, cells, heading_state, where, number)
+            if fact is not None:
+                facts.append(fact)
             continue
         table_headers = None
         if _NONE_ALL.match(stripped):  # "(none — all shutdown after Gate 3)" under Active Teammates
@@ -126,7 +123,7 @@ def plan_facts(
         state = state_of(said) or heading_state
         if state is None:
             continue
-        if role_type(who) is not None:
+        if is_role_id(who):
             facts.append(StateFact(who, state, said or stripped, where, (1, number)))
             continue
         group = re.match(r"^all\s+(?P<kind>[\w-]+?)s?$", who, re.I)  # "All implementers"
@@ -134,6 +131,36 @@ def plan_facts(
         if kind in AGENT_TYPES:
             facts += [StateFact(r, state, said, where, (1, number)) for r in known_roles if role_type(r) == kind]
     return tuple(facts)
+
+
+_NAME_HEADERS = ("teammate", "name", "role id", "role-id", "agent", "member", "role", "id")
+
+
+def _row_fact(
+    headers: list[str], cells: list[str], heading_state: State | None, where: str, number: int
+) -> StateFact | None:
+    """A teammate table's row, in any column order: the teammate from the column its header
+    names (else the first), its state from a Status (or State) column, or, in a table without
+    one, from the heading it stands under (``## Terminated Teammates``: name, reason, date)."""
+    by_header = dict(zip(headers, cells, strict=False))
+    column = next((h for name in _NAME_HEADERS for h in headers if h == name), headers[0] if headers else None)
+    who = by_header.get(column or "", "").strip("*` ")
+    if not is_role_id(who):
+        return None  # "(all slots empty)", a phase number, a file: no teammate
+    status_column = next((h for h in headers if "status" in h or h == "state"), None)
+    if status_column is not None:
+        said = by_header.get(status_column, "")
+        state = state_of(said)
+    else:
+        said = " | ".join(c for c in cells if c)
+        state = heading_state
+    return StateFact(who, state, said, where, (1, number)) if state is not None else None
+
+
+def is_role_id(text: str) -> bool:
+    """A teammate's role id as plans write it: of a known agent type, and never holding a
+    space (``- implementer-batch2 owns: a.md`` is prose about one, not a teammate)."""
+    return bool(text) and not any(c.isspace() for c in text) and role_type(text) is not None
 
 
 # Protocol statuses that share teammate_status with the lifecycle but say nothing of it.
@@ -159,7 +186,7 @@ def listed_versions(
             continue
         who = bullet.group("who").strip("`* ")
         version = _GC_VERSION.search(bullet.group("text"))
-        if version and role_type(who) is not None:
+        if version and is_role_id(who):
             found[who] = (int(version.group(1)), f"{file} line {first + local + 1}")
     return tuple(found.items())  # memoised: immutable, so no caller can change the cache
 

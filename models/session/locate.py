@@ -7,7 +7,7 @@ from pathlib import Path
 
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE, Part
 from models.session.gates import phase_number
-from models.session.phases import GATE_FILE
+from models.session.phases import GATE_FILE, is_gate_record
 
 SESSION_MARKERS = (GC_FILE, PLAN_FILE, MEMORY_FILE)
 _FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "memory"}
@@ -27,7 +27,7 @@ def part_of(session_folder: Path, path: Path) -> Part | None:
     if parts[:2] == ("messages", "inbox") and len(parts) == 3:
         return "inbox"
     if parts[0].startswith("phase-"):
-        if len(parts) == 2 and parts[1] == GATE_FILE:
+        if len(parts) == 2 and is_gate_record(parts[1]):
             return "gates"
         if len(parts) == 2:
             return "folders"

@@ -12,6 +12,20 @@ from models.text.problems import Problem
 from models.text.textfile import Stamp, TextFile, read_text
 
 GATE_FILE = "gate-record.yaml"
+
+
+def is_gate_record(name: str) -> bool:
+    """``gate-record.yaml`` and the records beside it: ``gate-record-2.yaml`` (a second gate of
+    the phase, as the app writes it), ``gate-record-revision.yaml`` (re-approved after a
+    revision), as agents write them."""
+    return name == GATE_FILE or (name.startswith("gate-record-") and name.endswith(".yaml"))
+
+
+def _gate_order(path: Path) -> tuple[bool, list[object]]:
+    """A phase's first record first, then the others by name (``-2`` before ``-10``)."""
+    return (path.name != GATE_FILE, natural_key(path.name))
+
+
 # Folders of a phase that are not teammates.
 _NOT_ROLES = {"L3-full", "gc-history", "messages"}
 
@@ -26,29 +40,36 @@ def phase_folders(session_folder: Path) -> list[Path]:
 
 
 def read_gates(phases: list[Path]) -> tuple[list[GateRecord], list[Problem], dict[str, Stamp | None]]:
-    """Each phase's gate record, in phase order, what is wrong with them, and the stamp of each
-    file read (by its path in the session)."""
+    """Each phase's gate records, in phase order (a phase's first record before those beside
+    it), what is wrong with them, and the stamp of each file read (by its path in the session)."""
     gates: list[GateRecord] = []
     problems: list[Problem] = []
     stamps: dict[str, Stamp | None] = {}
     for folder in phases:
-        path = folder / GATE_FILE
-        if not os.path.lexists(path):
-            continue
-        rel = f"{folder.name}/{GATE_FILE}"
-        try:
-            loaded: TextFile = read_text(path, rel)
-        except FileNotFoundError:
-            continue  # gone since, or a link to nothing: no record, as for the session's files
-        except OSError as exc:  # a folder or a FIFO where the record should be, say
-            problems.append(Problem("error", rel, f"cannot be read: {exc.strerror}"))
-            continue
-        stamps[rel] = loaded.stamp
-        gate = parse_gate(loaded.text, rel, phase_number(folder))
-        problems += loaded.problems + gate.problems
-        gates.append(gate)
-    gates.sort(key=lambda g: (g.phase is None, g.phase or 0, g.path))
+        for path in _gate_files(folder):
+            rel = f"{folder.name}/{path.name}"
+            try:
+                loaded: TextFile = read_text(path, rel)
+            except FileNotFoundError:
+                continue  # gone since, or a link to nothing: no record, as for the session's files
+            except OSError as exc:  # a folder or a FIFO where the record should be, say
+                problems.append(Problem("error", rel, f"cannot be read: {exc.strerror}"))
+                continue
+            stamps[rel] = loaded.stamp
+            gate = parse_gate(loaded.text, rel, phase_number(folder))
+            problems += loaded.problems + gate.problems
+            gates.append(gate)
+    gates.sort(key=lambda g: (g.phase is None, g.phase or 0, _gate_order(Path(g.path))))
     return gates, problems, stamps
+
+
+def _gate_files(folder: Path) -> list[Path]:
+    """The phase's gate records, the first one first; none when the folder cannot be listed."""
+    try:
+        names = [name for name in os.listdir(folder) if is_gate_record(name)]
+    except OSError:
+        return []
+    return sorted((folder / name for name in names), key=_gate_order)
 
 
 def read_phase_roles(phases: list[Path]) -> dict[str, list[int]]:

@@ -123,12 +123,14 @@ def _teammate_rows(text: str, body_start: int, file: str, problems: list[Problem
         if not scan.in_code[local] and mdblocks.is_table_row(lines[i]) and mdblocks.TABLE_DELIMITER.match(lines[i + 1]):
             headers = [h.strip("* ").lower() for h in mdblocks.split_table_row(lines[i])]
             j = i + 2
-            teammate_table = bool(headers) and headers[0] in _NAME_HEADERS
+            # The teammate column wherever it stands (tables come in any column order).
+            at = next((k for k, h in enumerate(headers) if h in _NAME_HEADERS), None)
             while j < len(lines) and mdblocks.is_table_row(lines[j]):
                 cells = mdblocks.split_table_row(lines[j])
-                name = cells[0].strip("* `")
-                if teammate_table and _ROLE_ID.match(name):
-                    rows.append(TableRow(name, dict(zip(headers[1:], cells[1:], strict=False)), j))
+                name = cells[at].strip("* `") if at is not None and at < len(cells) else ""
+                if at is not None and _ROLE_ID.match(name):
+                    rest = [(h, c) for k, (h, c) in enumerate(zip(headers, cells, strict=False)) if k != at]
+                    rows.append(TableRow(name, dict(rest), j))
                 j += 1
             i = j
             continue

@@ -68,7 +68,7 @@ def all_gates_of(gates: tuple[GateRecord, ...] | list[GateRecord], plan: Plan | 
     have = {g.phase for g in gates}
     listed = plan_gates(plan.text) if plan is not None else []
     merged = [*gates, *(g for g in listed if g.phase not in have)]
-    return sorted(merged, key=lambda g: (g.phase is None, g.phase or 0, g.path))
+    return sorted(merged, key=lambda g: (g.phase is None, g.phase or 0))  # stable: a phase's records keep their order
 
 
 @dataclass(frozen=True)
