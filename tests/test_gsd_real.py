@@ -65,12 +65,14 @@ CRITERIA = {
     TODO: {},
 }  # fmt: skip
 # STATE.md: the Current Position body, the [Roadmap] decisions, and each phase's tagged decisions
-# ([01-02], [Phase 01]: [01-02], [Phase phase-2], [Phase 04-transitions], [Phase 16-03] ...).
+# ([01-02], [Phase 01]: [01-02], [Phase phase-2], [Phase 04-transitions], [Phase 16-03] ...), in
+# its Decisions section: HYDRA's lines 175-176, tagged [Phase 1] under "### Blockers/Concerns",
+# are concerns, not decisions.
 POSITION = {HYDRA: (12, 17), VIDEO: (26, 27), TODO: None}
 ROADMAP_DECISIONS = {HYDRA: [65, 66], VIDEO: [], TODO: []}
 DECISIONS: dict[str, dict[int, list[int]]] = {
     HYDRA: {
-        1: [*range(67, 84), 175, 176], 2: list(range(84, 99)), 3: list(range(99, 117)),
+        1: list(range(67, 84)), 2: list(range(84, 99)), 3: list(range(99, 117)),
         4: list(range(117, 134)), 5: list(range(134, 153)), 6: list(range(153, 164)),
     },
     VIDEO: {
@@ -159,6 +161,8 @@ def expected_goal(project: str, phase: int, criteria: bool) -> str | None:
     span = BLOCKS[project][phase]
     if span is None:
         return None
+    if phase not in GOALS[project] and not (criteria and phase in CRITERIA[project]):
+        return None  # a title line alone (todo_gsd's phases 3-5) is no goal: the whole file
     roadmap = _lines(project, "ROADMAP.md")
     out = [roadmap[span[0] - 1]]
     if phase in GOALS[project]:

@@ -73,8 +73,8 @@ FULL_MODE: dict[str, tuple[str, ...]] = {
 # What each extraction looks for, named in the fallback's warning.
 _LOOKED_FOR = {
     _SECTION: "a 'Phase {phase}' heading or checklist line",
-    "phase goal": "a 'Phase {phase}' heading or checklist line",
-    "phase goal only": "a 'Phase {phase}' heading or checklist line",
+    "phase goal": "a 'Phase {phase}' block with a 'Goal:' line or success criteria",
+    "phase goal only": "a 'Phase {phase}' block with a 'Goal:' line",
     _DECISIONS: "a 'Current Position' section or decisions tagged [Roadmap] or with phase {phase}",
     "task-mapped": "the lines defining {reqs}",
     "v1 scope": "a 'v1' requirements heading or rows marked v1",

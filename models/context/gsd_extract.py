@@ -139,7 +139,9 @@ def _criteria(block: list[str]) -> list[str]:
 
 
 def extract_phase_goal(roadmap: str, phase: str | int, criteria: bool = True) -> str:
-    """The phase's title line and goal, and (for ``gsd-verifier``) its success criteria."""
+    """The phase's title line and goal, and (for ``gsd-verifier``) its success criteria; ""
+    when the phase has neither (a checklist line such as ``- [x] Phase 1: Engine (5/5 plans)``
+    alone), so that the agent gets the whole file, with a warning, as the seed falls back."""
     block = phase_block(roadmap, phase)
     if not block:
         return ""
@@ -150,6 +152,8 @@ def extract_phase_goal(roadmap: str, phase: str | int, criteria: bool = True) ->
     found = _criteria(block) if criteria else []
     if found:
         out += ["", *found]
+    if goal is None and not found:
+        return ""
     return _joined(out)
 
 
@@ -163,16 +167,30 @@ def _tag_phase(tag: str) -> tuple[int, ...] | None:
     return phase_key(number.group(0))
 
 
+_ROADMAP_TAG = re.compile(r"\broadmap\b", re.IGNORECASE)  # [Roadmap], [v1.1 Roadmap], [Roadmap v1.3]
+
+
 def relevant_decisions(state: str, phase: str | int) -> list[str]:
-    """Decision lines tagged ``[Roadmap]`` or with this phase, in the file's order."""
+    """Decision lines tagged as the roadmap's (``[Roadmap]``, ``[v1.1 Roadmap]``) or with this
+    phase, in the file's order. Where STATE.md has a decisions section, only its lines count:
+    an item tagged with the phase under "Blockers/Concerns" is no decision."""
     key = phase_key(phase)
+    lines = state.splitlines()
+    fenced = _fences(lines)
+    headings = [(i, m.group(2)) for i, line in enumerate(lines) if not fenced[i] and (m := _HEADING.match(line))]
+    sectioned = any("decision" in title.lower() for _, title in headings)
+    in_decisions = not sectioned
     out = []
-    for line in state.splitlines():
+    for i, line in enumerate(lines):
+        heading = _HEADING.match(line) if not fenced[i] else None
+        if heading is not None:
+            in_decisions = not sectioned or "decision" in heading.group(2).lower()
+            continue
         tag = _TAG.match(line)
-        if tag is None:
+        if tag is None or not in_decisions:
             continue
         name = tag.group(1).strip()
-        if name.lower().startswith("roadmap") or (key is not None and _tag_phase(name) == key):
+        if _ROADMAP_TAG.search(name) or (key is not None and _tag_phase(name) == key):
             out.append(line)
     return out
 
