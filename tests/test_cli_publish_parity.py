@@ -1,8 +1,9 @@
 """``lead-console publish`` against the composer's Publish, on every real session and the demo.
 
-The same session, copied twice, with the same edit of its GC on disk: one copy published from
-the window (Publish, confirmed, with and without "Add ## Meta"), the other from the CLI. Both
-must leave the same files, byte for byte, or refuse with the same reasons and write nothing.
+The same session, copied twice, adopted and with the same edit of its GC on disk: one copy
+published from the window (Publish clicked, its review confirmed, with and without "Add ## Meta"),
+the other from the CLI. The review is what ``--dry-run`` prints, and both leave the same files,
+byte for byte, or refuse with the same reasons and write nothing.
 The clock both read is fixed, since every publish writes its time.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -56,6 +58,7 @@ def test_the_cli_publishes_what_the_window_publishes(
     by_cli, by_window = _copy(source, tmp_path, "cli"), _copy(source, tmp_path, "window")
     before = session_files(by_window)
 
+    dry_code, dry_out, _ = run_cli(capsys, "publish", str(by_cli), "--dry-run")  # writes nothing
     args = ["publish", str(by_cli), *(["--add-meta"] if add_meta else [])]
     code, out, err = run_cli(capsys, *args)
 
@@ -66,7 +69,10 @@ def test_the_cli_publishes_what_the_window_publishes(
     errors: list[str] = []
     pane._error = errors.append  # type: ignore[method-assign]
 
+    reviewed: list[str] = []
+
     def confirm(box: QMessageBox) -> QMessageBox.StandardButton:
+        reviewed.append(box.detailedText())
         check = box.checkBox()
         if check is not None:
             check.setChecked(add_meta)
@@ -76,7 +82,7 @@ def test_the_cli_publishes_what_the_window_publishes(
     published: list[object] = []
     pane.published.connect(published.append)
     if pane.publish_button.isEnabled():
-        pane.publish()
+        qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
         actions_done(qtbot, controller)
     else:
         errors.append(pane.banner.text())
@@ -84,6 +90,8 @@ def test_the_cli_publishes_what_the_window_publishes(
 
     if code == 0:
         assert published and not errors, errors
+        # What the Lead reviewed is what --dry-run prints: every file, decision and reason.
+        assert dry_code == 0 and len(reviewed) == 1 and reviewed[0] in dry_out, (reviewed, dry_out)
         assert session_files(by_window) == session_files(by_cli)
         assert session_files(by_window) != before
         memory = before.get("TEAM-MEMORY.md")
