@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import DEMO, ROOT
 
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
@@ -38,24 +40,42 @@ def _copy_tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_model_importing_qt_breaks_the_purity_contract(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("module", "line", "contract", "said"),
+    [
+        pytest.param(
+            "models/text/problems.py",
+            "from PySide6 import QtCore",
+            "models/ is pure Python: no Qt, no ui, no app",
+            "models.text.problems -> PySide6",
+            id="qt-in-models",
+        ),
+        pytest.param(
+            "models/session/gates.py",
+            "import models.review.ledger",
+            "models/ packages, each using only those below it",
+            "4 kept, 1 broken",
+            id="a-lower-package-up",
+        ),
+        pytest.param(
+            "ui/panes/gates_pane.py",
+            "from models.text.atomic import atomic_write",
+            "ui imports no write helper: the app's runner commits what the Lead confirmed",
+            "ui.panes.gates_pane -> models.text.atomic",
+            id="a-pane-writing",
+        ),
+    ],
+)
+def test_an_import_across_a_layer_breaks_its_contract(
+    tmp_path: Path, module: str, line: str, contract: str, said: str
+) -> None:
     root = _copy_tree(tmp_path)
-    with (root / "models" / "text" / "problems.py").open("a", encoding="utf-8") as f:
-        f.write("\nfrom PySide6 import QtCore  # noqa\n")
+    with (root / module).open("a", encoding="utf-8") as f:
+        f.write(f"\n{line}  # noqa\n")
     result = _lint(root)
     assert result.returncode == 1
-    assert "models/ is pure Python: no Qt, no ui, no app BROKEN" in result.stdout
-    assert "models.text.problems -> PySide6" in result.stdout
-
-
-def test_a_lower_model_package_importing_a_higher_one_breaks_the_layers(tmp_path: Path) -> None:
-    root = _copy_tree(tmp_path)
-    with (root / "models" / "session" / "gates.py").open("a", encoding="utf-8") as f:
-        f.write("\nimport models.review.ledger  # noqa\n")
-    result = _lint(root)
-    assert result.returncode == 1
-    assert "models/ packages, each using only those below it BROKEN" in result.stdout
-    assert "4 kept, 1 broken" in result.stdout
+    assert f"{contract} BROKEN" in result.stdout
+    assert said in result.stdout
 
 
 def test_the_command_list_matches_the_parser_and_help_imports_no_models() -> None:
@@ -102,13 +122,3 @@ def test_a_subcommand_imports_its_own_group_only() -> None:
         assert f"app.cli.{other}" not in loaded, loaded
     for package in ("models.delta.diff", "models.claude.delivery", "models.context"):
         assert package not in loaded, loaded
-
-
-def test_a_pane_writing_a_file_itself_breaks_the_runner_contract(tmp_path: Path) -> None:
-    root = _copy_tree(tmp_path)
-    with (root / "ui" / "panes" / "gates_pane.py").open("a", encoding="utf-8") as f:
-        f.write("\nfrom models.text.atomic import atomic_write  # noqa\n")
-    result = _lint(root)
-    assert result.returncode == 1
-    assert "ui imports no write helper: the app's runner commits what the Lead confirmed BROKEN" in result.stdout
-    assert "ui.panes.gates_pane -> models.text.atomic" in result.stdout

@@ -4,7 +4,6 @@ full GC while Publish sent the next version's deltas to the teammates that confi
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from composer_steps import composer_modes, select_section, type_into_section
@@ -13,16 +12,13 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import CH006, actions_done
+from conftest import CH006, actions_done, copy_session
 
 ADDED = "- Phase 4: PENDING\n"
 
 
 def test_the_message_shown_is_the_message_written(qtbot: QtBot, controller: Controller, tmp_path: Path) -> None:
-    copy = tmp_path / "ch006"
-    shutil.copytree(CH006, copy)
-    for path in [copy, *copy.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    copy = copy_session(CH006, tmp_path)
     assert controller.open(copy)
     pane = controller.window.composer
     controller.window.central_tabs.setCurrentWidget(pane)
