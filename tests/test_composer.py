@@ -19,7 +19,7 @@ from composer_steps import (
 )
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QPushButton
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -224,6 +224,34 @@ def test_plan_front_matter_stays_parseable_after_publish(qtbot: QtBot, controlle
             .split("---", 2)[2]
         )
     )  # the Markdown body is untouched
+
+
+def test_copy_message_by_its_button_and_its_key_copies_the_selected_teammates(
+    qtbot: QtBot, controller: Controller
+) -> None:
+    """The Teammates tab's row chosen, Copy message clicked, then Ctrl+Shift+C typed: both put
+    that teammate's [CONTEXT-UPDATE] on the clipboard (the button passed Qt's ``checked`` as the
+    role, and copied nothing)."""
+    pane = composer_pane(controller)
+    activate(qtbot, controller.window)
+    controller.window.central_tabs.setCurrentWidget(pane)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: copied\n")
+    pane.preview_tabs.setCurrentIndex(1)  # the Teammates tab
+    model = pane.decisions_model
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-1")
+    pane.decisions_view.setCurrentIndex(model.index(row, 0))
+    QGuiApplication.clipboard().setText("before")
+    button = next(b for b in pane.findChildren(QPushButton) if b.text() == "Copy message")
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    copied = QGuiApplication.clipboard().text()
+    assert copied.startswith("[CONTEXT-UPDATE] GC-v6 → GC-v7\n") and "- ADDED §Open Questions: Q-3: copied" in copied
+    QGuiApplication.clipboard().setText("before")
+    pane.decisions_view.setFocus()
+    qtbot.keyClick(
+        pane.decisions_view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    assert QGuiApplication.clipboard().text() == copied
 
 
 def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, controller: Controller) -> None:

@@ -178,7 +178,7 @@ def widget_action(
     if keys is not None:
         action.setShortcut(QKeySequence(keys))
         action.setShortcutContext(context)
-    action.triggered.connect(run)
+    action.triggered.connect(lambda _checked=False: run())  # ``checked`` is no argument of ours
     widget.addAction(action)
     return action
 
@@ -206,7 +206,9 @@ def button(
     can use the same keys without Qt calling the sequence ambiguous.
     """
     widget = QPushButton(text)
-    widget.clicked.connect(slot)
+    # ``clicked`` passes ``checked``: a slot with an optional argument took False for it
+    # (Copy message copied the message of a teammate named False: nothing).
+    widget.clicked.connect(lambda _checked=False: slot())
     if shortcut:  # named as the tooltip says it (Help ▸ Keyboard Shortcuts lists it)
         widget_action(owner, tip or text, shortcut, slot, context)
         native = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
