@@ -11,23 +11,35 @@ from app.resolve import EXIT_OK, EXIT_USAGE, UsageError
 
 NO_DISPLAY = (
     "lead-console: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). "
-    "Run it on a desktop, under `xvfb-run -a lead-console`, or render the window to a PNG "
-    "with `lead-console --screenshot OUT.png [FOLDER]`."
+    "Run it on a desktop, under `xvfb-run -a {command}`, or render the window to a PNG "
+    "with `{command} --screenshot OUT.png [FOLDER]`."
 )
+
+
+def invoked_as(argv0: str | None = None, python: str | None = None) -> str:
+    """The command to type again, as it was typed: ``.venv/bin/lead-console`` (the README's,
+    which is not on PATH), or ``python -m app``."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    if Path(argv0).name == "lead-console":
+        return argv0
+    return f"{python or sys.executable} -m app"
+
+
 NO_QT_LIBS = (
     "lead-console: Qt cannot load its system libraries ({error}). "
     "Run the README's start command (scripts/bootstrap.sh app) once as root to install them."
 )
 
 
-def display_problem(env: dict[str, str] | None = None) -> str | None:
-    """The one line to print when a window cannot be shown, or None when it can."""
+def display_problem(env: dict[str, str] | None = None, command: str | None = None) -> str | None:
+    """The one line to print when a window cannot be shown, or None when it can; it names the
+    command as the Lead ran it (``invoked_as``)."""
     env = dict(os.environ) if env is None else env
     if env.get("QT_QPA_PLATFORM") or not sys.platform.startswith("linux"):
         return None
     if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
         return None
-    return NO_DISPLAY
+    return NO_DISPLAY.format(command=command or invoked_as())
 
 
 def run_window(args: argparse.Namespace) -> int:

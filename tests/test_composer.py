@@ -254,6 +254,20 @@ def test_copy_message_by_its_button_and_its_key_copies_the_selected_teammates(
     assert QGuiApplication.clipboard().text() == copied
 
 
+def test_tab_in_the_section_editor_moves_on_and_leaves_the_gc_as_it_was(qtbot: QtBot, controller: Controller) -> None:
+    pane = composer_pane(controller)
+    activate(qtbot, controller.window)
+    controller.window.central_tabs.setCurrentWidget(pane)
+    select_section(controller, "Open Questions")
+    working = pane.composer.working_text  # type: ignore[union-attr]
+    pane.editor.setFocus()
+    qtbot.waitUntil(pane.editor.hasFocus)
+    qtbot.keyClick(pane.editor, Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: not pane.editor.hasFocus())
+    assert "\t" not in pane.editor.toPlainText()
+    assert pane.composer.working_text == working  # type: ignore[union-attr]
+
+
 def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, controller: Controller) -> None:
     pane = composer_pane(controller)
     select_section(controller, "Open Questions")

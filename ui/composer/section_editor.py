@@ -27,6 +27,9 @@ class SectionEditor(QWidget):
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFont("Monospace"))
         self.editor.setPlaceholderText("The selected section of the working GC")
+        # Tab moves on, as everywhere in the window: a tab character in the GC is no indent
+        # Markdown reads, and the key kept the focus in the editor for good.
+        self.editor.setTabChangesFocus(True)
         self.set_wrapped(False)  # tables and code read unwrapped; View ▸ Wrap Long Lines for prose
         # One undo for the composer (its stack holds typing as steps): Ctrl+Z here is that one.
         self.editor.setUndoRedoEnabled(False)
