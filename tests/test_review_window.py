@@ -280,3 +280,20 @@ def test_the_title_counts_what_needs_the_lead_and_the_taskbar_is_asked_while_the
     controller.carry_out(review)  # the first time: nothing to ask
     settle_reviews(qtbot, controller)
     assert w.windowTitle() == "Lead Console — payments-ledger-v2"
+
+
+def test_a_blocked_status_shows_its_reason_in_the_inbox(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
+    """``[STATUS] Phase 6 | BLOCKED | reason`` (SESSION-FOLDER.md's status line with what the
+    teammate says after it): the reason is the row's news, not an unknown part."""
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-2-status.md").write_text(
+        "[STATUS] Phase 6 | BLOCKED | waiting on the bucket policy\n", encoding="utf-8"
+    )
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+    model = controller.window.review_pane.model
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-2")
+    summary = model.index(row, model.SUMMARY).data()
+    assert summary == "implementer-2 is blocked: waiting on the bucket policy"
+    assert model.index(row, model.ACTION).data() == "attention"

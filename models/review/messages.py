@@ -59,6 +59,7 @@ class Status:
     status: str | None = None
     version: int | None = None
     unreadable: list[str] = field(default_factory=list)
+    detail: str | None = None  # what follows the status word: ``BLOCKED | waiting on the bucket policy``
 
 
 @dataclass(frozen=True)
@@ -183,10 +184,12 @@ def parse_status(text: str) -> Status:
             status.phase = int(phase.group(1))
         elif version and not word.startswith("CONTEXT"):
             status.version = int(version.group(1))
-        elif word.split("_(")[0] in STATUSES or any(word.startswith(s) for s in STATUSES):
+        elif status.status is None and (word.split("_(")[0] in STATUSES or any(word.startswith(s) for s in STATUSES)):
             status.status = next(s for s in STATUSES if word.startswith(s))
             if version:
                 status.version = int(version.group(1))
+        elif status.status is not None:  # after the status word: its reason, in the teammate's words
+            status.detail = part if status.detail is None else f"{status.detail} | {part}"
         else:
             status.unreadable.append(f"unknown status part {part!r}")
     if status.status is None:

@@ -72,7 +72,8 @@ def review(message: Message, session: SessionView) -> Review:
                 result.action, result.confirm_version = "confirm", status.version
                 result.summary = f"{_who(role)}: received GC-v{status.version} — confirm it"
         elif status.status == "BLOCKED":
-            result.action, result.summary = "attention", f"{_who(role)} is blocked"
+            why = f": {status.detail}" if status.detail else ""
+            result.action, result.summary = "attention", f"{_who(role)} is blocked{why}"
         elif status.status:
             result.action, result.summary = "record", f"{_who(role)}: {status.status}"
         else:
