@@ -347,8 +347,7 @@ class Controller(QObject):
             if self.live is not None and preview.action != "publish":  # publish: _published
                 self.window.show_session(self.live.session, {"gc", "plan", "gates"})
         elif self.live is not None and preview.action == "carry-out":
-            sent = dict(preview.messages)
-            resend = next((w for w in preview.writes if w.path in sent.values()), None)
+            resend = preview.message_write(preview.messages[0][0]) if preview.messages else None
             if resend is not None:
                 QGuiApplication.clipboard().setText(resend.data.decode("utf-8"))
                 self.window.statusBar().showMessage(f"{resend.summary} written to the outbox and copied", 5000)

@@ -55,6 +55,11 @@ class Preview:
         ]
         return (*self.blocked, *outside)
 
+    def message_write(self, role: str) -> FileWrite | None:
+        """The write that holds ``role``'s message, its exact bytes (None: nothing is sent it)."""
+        path = dict(self.messages).get(role)
+        return next((w for w in self.writes if w.path == path), None) if path is not None else None
+
     def relative(self, write: FileWrite) -> str:
         """A write's path as the Lead knows it: inside the session folder."""
         return self.relative_path(write.path)

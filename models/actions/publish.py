@@ -52,10 +52,3 @@ def deliveries(sent: list[tuple[str, Path]], team: TeamView | None) -> tuple[Inb
         else:
             out.append(InboxEntry(role, member, team.team.inboxes / f"{member}.json", path))
     return tuple(out)
-
-
-def message_of(preview: Preview, role: str) -> str | None:
-    """The exact message ``preview`` writes for ``role`` (None: it sends that teammate nothing)."""
-    path = dict(preview.messages).get(role)
-    found = next((w for w in preview.writes if w.path == path), None) if path is not None else None
-    return found.data.decode("utf-8") if found is not None else None
