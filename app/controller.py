@@ -19,12 +19,13 @@ from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
-from app.team_dialogs import pick_member, pick_team_folder
+from app.team_dialogs import ask_carry_out_again, pick_member, pick_team_folder
 from models.actions.carry import prepare_carry_out
 from models.actions.paste import PasteError, prepare_paste
 from models.actions.preview import Outcome, Preview
 from models.actions.replies import pending_from
 from models.actions.session_edits import prepare_state
+from models.claude.delivery import describe_outcomes
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.publish.composer import Composer
@@ -256,38 +257,18 @@ class Controller(QObject):
         self.window.teammate_model.set_team(view.rows, linked=view.team is not None)
         self.window.composer.team_view = view
         lost = view.lost()
-        inbox = self._lead_inbox_state(view)
+        inbox = view.lead_inbox_stamp()
         if lost != self.team_lost or inbox != self._lead_inbox_seen:
             # Replies written before the team folder was watched are read here, not missed.
             self.team_lost = lost
             self.team_lost_since = {role: row.lost_since for role, row in view.rows.items() if row.lost_since}
             self.refresh_reviews()
 
-    @staticmethod
-    def _lead_inbox_state(view: TeamView) -> tuple[int, int] | None:
-        if view.team is None:
-            return None
-        try:
-            st = (view.team.inboxes / f"{view.team.lead}.json").stat()
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_size)
-
     def _delivered(self, outcomes: object) -> None:
         if not isinstance(outcomes, list):
             self._error(f"Delivery stopped: {outcomes}")
             return
-        failed = [o for o in outcomes if not o.delivered]
-        done = len(outcomes) - len(failed)
-        text = f"Delivered {done} of {len(outcomes)} into the team's inboxes" if outcomes else "Nothing to deliver"
-        slow = [o for o in outcomes if o.delivered and o.lock_waited_ms >= 1000]
-        if slow:  # another writer held an inbox lock: delivery waited for it
-            text += "; waited for a busy inbox lock: " + ", ".join(
-                f"{o.member} {o.lock_waited_ms / 1000:.1f} s" for o in slow
-            )
-        if failed:
-            text += "; not delivered: " + "; ".join(f"{o.role}: {o.reason}" for o in failed) + " (Deliver retries)"
-        self.window.statusBar().showMessage(text, 10_000)
+        self.window.statusBar().showMessage(describe_outcomes(outcomes), 10_000)
 
     def refresh_reviews(self) -> None:
         """Read every inbox, record new messages in the ledger and review them all, in the
@@ -296,7 +277,7 @@ class Controller(QObject):
             return
         snapshot = self.live.session.snapshot()  # the worker reads this version, whatever reloads meanwhile
         if self.team.view is not None:
-            self._lead_inbox_seen = self._lead_inbox_state(self.team.view)
+            self._lead_inbox_seen = self.team.view.lead_inbox_stamp()
         timeout = self.settings.ack_timeout_min
         self.reviewer.request(lambda: gather_reviews(snapshot, datetime.now(UTC), timeout))
 
@@ -377,20 +358,7 @@ class Controller(QObject):
 
     def confirm_repeat(self, result: Review, done: str) -> bool:
         """Ask before repeating a carry-out (tests replace this)."""
-        repeat = {
-            "resend": "write and copy the re-send again",
-            "full": "write and copy the full GC again",
-            "confirm": "confirm the version again",
-        }.get(result.action, f"do '{result.action}' again")
-        answer = QMessageBox.question(
-            self.window,
-            "Carried out already",
-            f"This message from {result.message.sender or '?'} was carried out already ({done}).\n"
-            f"Carrying it out again would {repeat}, and add ledger lines. Carry it out again?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_carry_out_again(self.window, result, done)
 
     def set_state(self, role: str, state: str) -> bool:
         """The Lead's word on a teammate's lifecycle: written to the plan by the runner;

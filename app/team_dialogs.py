@@ -1,13 +1,14 @@
-"""The Lead's choices about the Claude Code team, asked in dialogs: which team a session is
-delivered to, and which member a role's updates go to."""
+"""The Lead's choices asked in dialogs: which Claude Code team a session is delivered to,
+which member a role's updates go to, and whether a message is carried out again."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from models.claude.team import list_teams, read_team
+from models.review.validation import Review
 
 NO_MEMBER = "(no member: deliver nothing)"
 
@@ -37,3 +38,22 @@ def pick_member(parent: QWidget, role: str, members: list[str]) -> tuple[bool, s
         parent, "Claude Code member", f"Deliver {role}'s updates to:", [*members, NO_MEMBER], 0, False
     )
     return bool(ok), None if name == NO_MEMBER else name
+
+
+def ask_carry_out_again(parent: QWidget, result: Review, done: str) -> bool:
+    """Whether the Lead carries out a message again, told what it would repeat: a second
+    re-send and second ledger lines."""
+    repeat = {
+        "resend": "write and copy the re-send again",
+        "full": "write and copy the full GC again",
+        "confirm": "confirm the version again",
+    }.get(result.action, f"do '{result.action}' again")
+    answer = QMessageBox.question(
+        parent,
+        "Carried out already",
+        f"This message from {result.message.sender or '?'} was carried out already ({done}).\n"
+        f"Carrying it out again would {repeat}, and add ledger lines. Carry it out again?",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes

@@ -51,6 +51,22 @@ class Outcome:
     lock_waited_ms: float = 0.0
 
 
+def describe_outcomes(outcomes: list[Outcome]) -> str:
+    """One line for the status bar: how many reached the team's inboxes, the waits for a busy
+    inbox lock of a second or more, and each one not delivered with why."""
+    failed = [o for o in outcomes if not o.delivered]
+    done = len(outcomes) - len(failed)
+    text = f"Delivered {done} of {len(outcomes)} into the team's inboxes" if outcomes else "Nothing to deliver"
+    slow = [o for o in outcomes if o.delivered and o.lock_waited_ms >= 1000]
+    if slow:  # another writer held an inbox lock: delivery waited for it
+        text += "; waited for a busy inbox lock: " + ", ".join(
+            f"{o.member} {o.lock_waited_ms / 1000:.1f} s" for o in slow
+        )
+    if failed:
+        text += "; not delivered: " + "; ".join(f"{o.role}: {o.reason}" for o in failed) + " (Deliver retries)"
+    return text
+
+
 def summary_for(entry: dict[str, Any]) -> str:
     """A 5-10 word preview Claude Code shows beside the message."""
     version, mode = entry.get("gc_version"), entry.get("mode") or "update"

@@ -26,6 +26,17 @@ class TeamView:
     rows: dict[str, TeamRow] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
+    def lead_inbox_stamp(self) -> tuple[int, int] | None:
+        """The lead's inbox file as it is now (modification time, size), to tell whether replies
+        came since the last look; None without a team or an inbox."""
+        if self.team is None:
+            return None
+        try:
+            st = (self.team.inboxes / f"{self.team.lead}.json").stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
     def lost(self) -> dict[str, tuple[str, str]]:
         """Role → ("CONTEXT_LOST", why) for teammates presumed lost: FC-2 on the next update."""
         return {
