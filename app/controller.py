@@ -14,6 +14,7 @@ from app.action_runner import ActionRunner
 from app.busy import loading_vocabulary, opening
 from app.live_session import LiveSession
 from app.looks import Looks
+from app.memory_actions import MemoryActions
 from app.recent import RecentSessions
 from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
@@ -53,7 +54,8 @@ class Controller(QObject):
         self.headless = headless
         self.live: LiveSession | None = None
         self.looks = Looks(settings, self)  # the View menu's appearance and text size, saved
-        self.window = MainWindow(settings.q)
+        self.memory_actions = MemoryActions(self)  # TEAM-MEMORY's writer: the app's, shown by the memory pane
+        self.window = MainWindow(settings.q, self.memory_actions)
         self.window.openRequested.connect(lambda path: self.open(Path(path)))
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
@@ -136,7 +138,7 @@ class Controller(QObject):
         """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first.
         With a linked team, the messages go on into the members' inboxes."""
         if self.live is not None and self.live.session.memory is not None:
-            self.window.memory_actions.snapshot = self.live.session.memory
+            self.memory_actions.snapshot = self.live.session.memory
         if self.live is not None:  # items the Lead removed are no outside loss
             self.window.sections_pane.shown = self.live.session.gc
         self._changed({"gc", "plan", "memory"})
@@ -400,7 +402,7 @@ class Controller(QObject):
                 self.reviewer.busy
                 or self.runner.busy
                 or self.team.pool.activeThreadCount() > 0
-                or self.window.memory_actions.looking
+                or self.memory_actions.looking
             )
             idle = 0 if busy else idle + 1
             time.sleep(0.01)
@@ -410,7 +412,7 @@ class Controller(QObject):
         self.recent.close()
         self.team.stop()
         self.reviewer.stop()
-        self.window.memory_actions.stop()
+        self.memory_actions.stop()
         if self.live is not None:
             self.live.close()
             self.live.deleteLater()

@@ -16,10 +16,10 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
+from app.memory_actions import MemoryActions
 from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, settle_reviews, shown_controller, snapshot_tree
 from models.memory.journal import MemoryJournal
 from models.session.memory_parse import parse_memory
-from ui.memory_actions import MemoryActions
 
 MEMORY = "TEAM-MEMORY.md"
 
@@ -200,8 +200,8 @@ def test_memory_add_writes_what_the_panes_add_writes(
     with no section yet; a session with no TEAM-MEMORY.md gets one from the skeleton first. The
     same file after each, byte for byte; the clock both read is fixed (Lead entries carry it)."""
     import app.cli.memory_cmds as cli_module
+    import app.memory_actions as actions_module
     import models.memory.edits as edits_module
-    import ui.memory_actions as actions_module
 
     for module in (edits_module, actions_module, cli_module):
         monkeypatch.setattr(module, "utc_now_minutes", lambda: "2026-11-24T07:00Z")

@@ -11,8 +11,8 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
+from app.memory_actions import SETTLE_MS, MemoryActions
 from models.session.memory_parse import parse_memory
-from ui.memory_actions import SETTLE_MS, MemoryActions
 from ui.node_model import PAYLOAD_ROLE
 
 
@@ -171,7 +171,7 @@ def test_a_refused_or_failed_write_leaves_no_undo_step_and_says_why(
 ) -> None:
     """Issue 16: a full disk while writing TEAM-MEMORY is said in one line, the file is as it
     was, and no undo step is left for a write that did not happen."""
-    import ui.memory_actions as actions_module
+    import app.memory_actions as actions_module
 
     actions, before, steps, errors = _watching_failures(controller, demo_copy)
     monkeypatch.setattr(actions_module, "edit_memory", _full_disk)
@@ -254,7 +254,7 @@ def test_a_write_before_the_first_look_is_judged_once_the_look_is_back(
     held up by the look."""
     import threading
 
-    import ui.memory_actions as memory_actions
+    import app.memory_actions as memory_actions
     from models.memory.journal import MemoryJournal
     from models.memory.loss import Loss
 

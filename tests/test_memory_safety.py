@@ -13,12 +13,12 @@ from pytestqt.qtbot import QtBot
 
 from app.cli.main import main
 from app.controller import Controller
+from app.memory_actions import SETTLE_MS
 from models.memory import settle
 from models.memory.edits import MemoryEditError, add_entry
 from models.memory.journal import APP, MemoryJournal
 from models.memory.loss import journal_loss, restore
 from models.session.memory_parse import parse_memory
-from ui.memory_actions import SETTLE_MS
 
 SMALL = "# TEAM-MEMORY\n\n## Lead\n- [Decision] one\n- [Decision] two\n- [Decision] three\n\n## implementer-1\n- [Finding] x\n"
 

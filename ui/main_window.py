@@ -27,6 +27,7 @@ from models.text.problems import Problem
 from ui.composer.pane import ComposerPane
 from ui.folder_drop import FolderDrop
 from ui.font_follow import follow_dock_titles
+from ui.memory_writer import MemoryWriter
 from ui.node_model import PAYLOAD_ROLE
 from ui.panes.context_pane import ContextPane
 from ui.panes.gates_pane import GatesPane
@@ -54,10 +55,11 @@ class MainWindow(WindowMenus):
     viewUpdated = Signal(set)  # parts shown anew, after the models synced
     sectionSelected = Signal(str)  # the § reference (without §), "" for none
 
-    def __init__(self, settings: QSettings) -> None:
+    def __init__(self, settings: QSettings, memory_actions: MemoryWriter) -> None:
         super().__init__()
         self.settings = settings
         self.session: Session | None = None
+        self._memory_writer = memory_actions  # TEAM-MEMORY's writer, the app's: the memory pane's
         self._memory_mark: object = None  # TEAM-MEMORY's roles as the teammate table last saw them
         self._marked: TeamMemory | None = None  # the version that mark was read from
         self._marked_replaced = False  # whether that version has a [REPLACED] section
@@ -107,7 +109,7 @@ class MainWindow(WindowMenus):
         view = self.teammates_pane.teammate_view
         widget_action(view, "Copy this teammate's update message", "Ctrl+Shift+M", self._copy_teammate_message)
         self.teammates_pane.decisionRequested.connect(self._show_decision)
-        self.memory_pane = MemoryPane(self.settings)
+        self.memory_pane = MemoryPane(self.settings, self._memory_writer)
         self.gates_pane = GatesPane()
         self.review_pane = ReviewPane()
         self.teammates_pane.teammate_view.selectionModel().currentChanged.connect(self._filter_inbox)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from models.session.folder import Session
     from ui.composer.pane import ComposerPane
-    from ui.memory_actions import MemoryActions
+    from ui.memory_writer import MemoryWriter
     from ui.panes.inbox_pane import ReviewPane
     from ui.panes.memory_pane import MemoryPane
     from ui.panes.sections_pane import SectionsPane
@@ -36,7 +36,7 @@ class WindowMenus(QMainWindow):
     splitters: Splitters
     settings: QSettings
     session: Session | None
-    memory_actions: MemoryActions
+    memory_actions: MemoryWriter
     review_pane: ReviewPane
     central_tabs: QTabWidget
     inbox_dock: QDockWidget

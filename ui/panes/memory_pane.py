@@ -1,6 +1,6 @@
 """The TEAM-MEMORY pane: sections by role with their entries, filters, and the Lead's actions.
 
-The pane shows what the session read and asks ``MemoryActions`` to change the file; every
+The pane shows what the session read and asks its writer (``app.memory_actions``) to change the file; every
 change is previewed as a diff first, and a write that took entries away is shown with a
 Restore button.
 """
@@ -31,7 +31,7 @@ from models.session.team_memory import LINE_LIMIT, MemoryQuery, MemorySection
 from models.text.problems import Problem
 from ui.after_paint import AfterPaint
 from ui.item_models import MemoryModel
-from ui.memory_actions import MemoryActions
+from ui.memory_writer import MemoryWriter
 from ui.node_model import PAYLOAD_ROLE
 from ui.strips import ProblemBanner, TonedLabel, error_tone, over_limit_tone
 from ui.widgets import button, button_bar, number_columns, plain_label, row, stack, to_clipboard, widget_action
@@ -42,7 +42,7 @@ ALL_TAGS = "All tags"
 class MemoryPane(QWidget):
     """TEAM-MEMORY by role and tag, with search, curation actions and the loss warning."""
 
-    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: QSettings, memory_actions: MemoryWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
         self.session: Session | None = None
@@ -81,8 +81,8 @@ class MemoryPane(QWidget):
         self.search_box.returnPressed.connect(self._to_first_found)
         widget_action(self.search_box, "Clear the search", QKeySequence(Qt.Key.Key_Escape), self._leave_search)
         self.archived_box.toggled.connect(self._apply_filter)
-        self.memory_actions = MemoryActions(self)
-        self.memory_actions.confirm = self._confirm_change  # type: ignore[method-assign]
+        self.memory_actions = memory_actions
+        self.memory_actions.confirm = self._confirm_change
         self.memory_actions.failed.connect(self._show_refusal)
         self.memory_actions.lossFound.connect(self._show_loss)
         self.access_label = plain_label()
@@ -90,7 +90,7 @@ class MemoryPane(QWidget):
         self.loss_label = TonedLabel(error_tone)
         self.loss_label.setWordWrap(True)
         self.restore_button = QPushButton("Restore lost entries")
-        self.restore_button.clicked.connect(self.memory_actions.restore_lost)
+        self.restore_button.clicked.connect(lambda: self.memory_actions.restore_lost())
         self.loss_box = row(self.loss_label, self.restore_button)
         self.loss_box.hide()
         window = Qt.ShortcutContext.WindowShortcut
@@ -100,7 +100,7 @@ class MemoryPane(QWidget):
             button("Archive", self.archive_selected, "Ctrl+Shift+X", self, "Archive the selected entries", window),
             button("Archive phase…", self.archive_phase, None, self, context=window),
             button("Replace…", self.replace_teammate, None, self, context=window),
-            button("Prune", self.memory_actions.prune, None, self, context=window),
+            button("Prune", lambda: self.memory_actions.prune(), None, self, context=window),
         )
         actions = button_bar(
             button("Add…", self.add_entry, "Ctrl+Shift+A", self, "Add a TEAM-MEMORY entry", window),

@@ -98,6 +98,8 @@ class MemoryActions(QObject):
         self._look_delay.timeout.connect(self._start_look)
         self._look: Callable[[], object] | None = None
         self.last_preview = ""
+        # Asks the Lead (title, diff) → yes: the pane puts its dialog here. Unasked, nothing is written.
+        self.confirm: Callable[[str, str], bool] = lambda title, diff: False
 
     def set_file(self, path: Path, text: str | None, memory: TeamMemory | None = None) -> None:
         """Follow another TEAM-MEMORY; ``memory`` is ``text`` parsed, kept for the loss check.
@@ -174,10 +176,6 @@ class MemoryActions(QObject):
         self._looker.stop()
 
     # -- the change pipeline: preview, confirm, write ----------------------------------------------
-
-    def confirm(self, title: str, diff: str) -> bool:
-        """Asks the Lead: the pane puts its dialog here. Unasked, nothing is written."""
-        return False
 
     def _run(self, title: str, edits: list[SectionEdit]) -> bool:
         if self.path is None:
