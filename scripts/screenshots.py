@@ -56,8 +56,8 @@ def main() -> int:
         w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions"))
         row = "| D-9 | Snapshots compressed with zstd | Halves snapshot storage | P6 |\n"
         pane.editor.setPlainText(pane.editor.toPlainText().replace("| P6 |\n", "| P6 |\n" + row))
-        pane._commit_section_edit()
-        pane.force_full_for("implementer-2", "rejoined after a long break")
+        pane.commit_section_edit()
+        pane.item_actions.force_full_for("implementer-2", "rejoined after a long break")
         pane.preview_tabs.setCurrentIndex(1)
         app.processEvents()
         w.grab().save(str(OUT / "composer-before-publish.png"))
@@ -68,7 +68,7 @@ def main() -> int:
         app.processEvents()
 
         pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
-        pane.publish()
+        pane.session_actions.publish()
         ctl.settle()  # the runner writes it off the GUI thread
         pane.preview_tabs.setCurrentIndex(0)
         app.processEvents()

@@ -92,7 +92,7 @@ def test_the_window_shows_delivery_and_context_and_records_each_reply_once(
 
         pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
         with qtbot.waitSignal(ctl.team.delivered, timeout=15_000) as blocker:
-            pane.publish()
+            pane.session_actions.publish()
         outcomes = blocker.args[0]
         assert sorted(o.role for o in outcomes if o.delivered) == list(MEMBERS)
         assert [p.wait(timeout=60) for p in doubles] == [0, 0, 0, 0]

@@ -49,7 +49,7 @@ class _Both:
         self.errors: list[str] = []
         self.controller._error = self.errors.append  # type: ignore[method-assign]
         pane = self.controller.window.composer
-        pane._error = self.errors.append  # type: ignore[method-assign]
+        pane.error = self.errors.append  # type: ignore[method-assign]
         pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
 
     def step(self, cli: list[str], window: Callable[[], object]) -> bool:
@@ -90,12 +90,12 @@ def test_gates_are_started_and_concluded_as_the_window_does(
     monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("APPROVED", True))
     pane = both.controller.window.composer
     both.controller.window.central_tabs.setCurrentWidget(pane)  # its button is kept current when shown
-    started = both.step(["gate", "start", FOLDER, "--phase", str(phase)], pane.toggle_gate)
+    started = both.step(["gate", "start", FOLDER, "--phase", str(phase)], pane.session_actions.toggle_gate)
     assert started  # a plan to hold it in, or a new one (dia-v5-optimization has none)
     if started:
         assert "gate_evaluation" in (both.by_window / "orchestration-plan.md").read_text(encoding="utf-8")
         assert not pane.publish_button.isEnabled()
-    both.step(["gate", "conclude", FOLDER, "--verdict", "APPROVED"], pane.toggle_gate)
+    both.step(["gate", "conclude", FOLDER, "--verdict", "APPROVED"], pane.session_actions.toggle_gate)
     if started:  # the record of the phase the gate evaluated, and the freeze lifted
         record = next(iter(sorted((both.by_window / f"phase-{phase}").glob("gate-record*.yaml"))[-1:]), None)
         assert record is not None and "result: APPROVED" in record.read_text(encoding="utf-8")
@@ -108,7 +108,7 @@ def test_a_baseline_is_taken_as_the_window_takes_it(
     qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str], source: Path
 ) -> None:
     both = _Both(qtbot, tmp_path, source, capsys)
-    taken = both.step(["baseline", FOLDER], both.controller.window.composer.baseline)
+    taken = both.step(["baseline", FOLDER], both.controller.window.composer.session_actions.baseline)
     history = both.by_window / "gc-history"
     assert taken is (history.is_dir() and any(history.glob("GC-v*.md")))
 

@@ -67,7 +67,7 @@ def test_the_cli_publishes_what_the_window_publishes(
     settle_reviews(qtbot, controller)
     pane = controller.window.composer
     errors: list[str] = []
-    pane._error = errors.append  # type: ignore[method-assign]
+    pane.error = errors.append  # type: ignore[method-assign]
 
     reviewed: list[str] = []
 

@@ -56,7 +56,7 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
     }
     assert (demo_copy / "global-context.md").read_bytes() == before_gc  # nothing on disk before Publish
 
-    pane.force_full_for("implementer-2", "rejoined after a long break")
+    pane.item_actions.force_full_for("implementer-2", "rejoined after a long break")
     assert composer_modes(pane)["implementer-2"] == "full"
     pane.undo_stack.undo()
     assert composer_modes(pane)["implementer-2"] == "delta"
@@ -69,7 +69,7 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
     plan_before = split_front_matter((demo_copy / "orchestration-plan.md").read_text(encoding="utf-8"), "p")[0].data
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     with qtbot.waitSignal(pane.published, timeout=5000) as published:
-        pane.publish()
+        pane.session_actions.publish()
     written = {p.relative_to(demo_copy).as_posix() for p in published.args[0]}
 
     assert (demo_copy / "global-context.md").read_text(encoding="utf-8") == expected_gc
@@ -110,7 +110,7 @@ def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller
     select_section(controller, "Open Questions")
     type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     assert pane.publish_button.isEnabled()
-    assert pane.start_gate(6)
+    assert pane.session_actions.start_gate(6)
     actions_done(qtbot, controller)
     assert not pane.publish_button.isEnabled()
     assert "publishing is frozen until the gate concludes" in pane.banner.text()
@@ -118,7 +118,7 @@ def test_gate_evaluation_freezes_publishing(qtbot: QtBot, controller: Controller
     assert set(composer_modes(pane).values()) == {"frozen", "inactive"}  # researcher-1 is finished
     text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
     assert re.search(r"gate_evaluation: \{phase: 6, started: 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ\}", text)
-    assert pane.conclude_gate("APPROVED")
+    assert pane.session_actions.conclude_gate("APPROVED")
     actions_done(qtbot, controller)
     assert (
         pane.publish_button.isEnabled() and "gate_evaluation" not in (demo_copy / "orchestration-plan.md").read_text()
@@ -133,11 +133,11 @@ def test_item_edits_flags_and_undo(qtbot: QtBot, controller: Controller) -> None
     type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     assert len(composer_items(pane)) == 2
     pane.items_view.setCurrentIndex(pane.items_model.index(0, 0))
-    pane.replace_section()
+    pane.item_actions.replace_section()
     assert composer_items(pane)[0] == ("REPLACED", "Architecture Decisions", None)
     assert pane.composer.exact  # type: ignore[union-attr]
     pane.items_view.setCurrentIndex(pane.items_model.index(1, 0))
-    pane.remove_item()
+    pane.item_actions.remove_item()
     assert composer_items(pane) == [("REPLACED", "Architecture Decisions", None)]
     assert not pane.composer.exact  # type: ignore[union-attr]  # Q-3 is in the GC but not in the delta
     assert "do not reproduce the working GC" in pane.banner.text()
@@ -208,7 +208,7 @@ def test_plan_front_matter_stays_parseable_after_publish(qtbot: QtBot, controlle
     select_section(controller, "Open Questions")
     type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: new\n")
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
-    pane.publish()
+    pane.session_actions.publish()
     actions_done(qtbot, controller)
     text = (demo_copy / "orchestration-plan.md").read_text(encoding="utf-8")
     data = yaml.safe_load(text.split("---")[1])
@@ -301,8 +301,8 @@ def test_session_keys_work_from_any_pane(qtbot: QtBot, controller: Controller) -
     w = controller.window
     activate(qtbot, w)  # keys go to the active window
     done: list[str] = []
-    w.composer.publish = lambda: done.append("publish")  # type: ignore[method-assign]
-    w.composer.toggle_gate = lambda: done.append("gate")  # type: ignore[method-assign]
+    w.composer.session_actions.publish = lambda: done.append("publish")  # type: ignore[method-assign]
+    w.composer.session_actions.toggle_gate = lambda: done.append("gate")  # type: ignore[method-assign]
     w.review_pane._paste = lambda: done.append("paste")  # type: ignore[method-assign]
     w.review_pane._carry = lambda: done.append("carry")  # type: ignore[method-assign]
     w.central_tabs.setCurrentIndex(0)  # the Section tab: the composer is hidden

@@ -32,7 +32,7 @@ def test_publishing_is_refused_when_the_gc_changed_on_disk(
     assert pane.composer.working_text == working  # type: ignore[union-attr]  # the Lead's edit is kept
 
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
-    pane.publish()
+    pane.session_actions.publish()
     actions_done(qtbot, controller)
     assert pane.last_error is not None and "Nothing was published" in pane.last_error
     assert "global-context.md changed on disk since the preview" in pane.last_error

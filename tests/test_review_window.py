@@ -26,7 +26,7 @@ def _publish(qtbot: QtBot, ctl: Controller) -> None:
         )
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     with qtbot.waitSignal(pane.published, timeout=5000):
-        pane.publish()
+        pane.session_actions.publish()
 
 
 def _ask_clarification(folder: Path, applied: int) -> None:

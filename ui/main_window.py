@@ -357,7 +357,7 @@ class MainWindow(WindowMenus):
     def _show_decision(self, role: str) -> None:
         """The composer in front, on what ``role`` is sent next and why."""
         self.central_tabs.setCurrentWidget(self.composer)
-        if not self.composer.show_decision(role):
+        if not self.composer.item_actions.show_decision(role):
             self.statusBar().showMessage(f"Nothing is composed for {role}: see the composer's header", 5000)
 
     def _copy_teammate_message(self) -> str | None:

@@ -115,8 +115,12 @@ class WindowMenus(QMainWindow):
         view_menu.addAction(compose)
         session_menu = self.menuBar().addMenu("&Session")
         for text, keys, run in (
-            ("Start or Conclude &Gate…", "Ctrl+G", lambda: self._in_composer(self.composer.toggle_gate)),
-            ("&Publish Update…", "Ctrl+Shift+P", lambda: self._in_composer(self.composer.publish)),
+            (
+                "Start or Conclude &Gate…",
+                "Ctrl+G",
+                lambda: self._in_composer(self.composer.session_actions.toggle_gate),
+            ),
+            ("&Publish Update…", "Ctrl+Shift+P", lambda: self._in_composer(self.composer.session_actions.publish)),
             ("Paste &Message…", "Ctrl+Shift+V", lambda: self._in_inbox(self.review_pane._paste)),
             ("&Carry Out Selected Message", "Ctrl+Return", lambda: self._in_inbox(self.review_pane._carry)),
             ("&Deliver Undelivered Updates", "Ctrl+Shift+D", self.deliverRequested.emit),

@@ -6,119 +6,113 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QComboBox, QDialog, QInputDialog, QLineEdit, QTableView, QTabWidget, QWidget
+from PySide6.QtWidgets import QDialog, QInputDialog, QTableView
 
 from models.delta.items import DeltaItem, Impact
-from models.publish.composer import Composer
 from ui.composer.item_dialog import ItemDialog
-from ui.composer.models import DecisionsModel
-from ui.composer.undo import ComposerState
 from ui.node_model import PAYLOAD_ROLE
+
+if TYPE_CHECKING:
+    from ui.composer.pane import ComposerPane
 
 
 class ItemActions:
-    """Mixed into ``ComposerPane``: what it needs from the pane is declared here."""
+    """The composer pane's edits of its items, impact and forced fulls, each pushed as one step
+    onto the pane's undo stack."""
 
-    composer: Composer | None
-    items_view: QTableView
-    decisions_view: QTableView
-    decisions_model: DecisionsModel
-    preview_tabs: QTabWidget
-    affected: QLineEdit
-    actions_box: QComboBox
-
-    if TYPE_CHECKING:  # the pane's own methods, for the type checker only
-
-        def _widget(self) -> QWidget: ...
-        def state(self) -> ComposerState: ...
-        def _push(self, text: str, after: ComposerState, merge_key: str | None = None) -> None: ...
+    def __init__(self, pane: ComposerPane) -> None:
+        self.pane = pane
 
     def _selected(self, view: QTableView) -> object | None:
         index = view.currentIndex()
         return index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
 
     def _refs(self) -> list[str]:
-        c = self.composer
+        c = self.pane.composer
         gc = c.session.gc if c is not None else None
         return [s.ref[1:] for s in gc.walk()] if gc is not None else []
 
     def _set_items(self, text: str, items: tuple[DeltaItem, ...]) -> None:
-        self._push(text, replace(self.state(), hand_items=items))
+        self.pane.push_change(text, replace(self.pane.state(), hand_items=items))
 
     def add_item(self) -> None:
-        dialog = ItemDialog(self._widget(), None, self._refs())
-        if dialog.exec() == QDialog.DialogCode.Accepted and self.composer is not None:
-            self._set_items("Add item", (*self.composer.items(), dialog.item()))
+        dialog = ItemDialog(self.pane, None, self._refs())
+        if dialog.exec() == QDialog.DialogCode.Accepted and self.pane.composer is not None:
+            self._set_items("Add item", (*self.pane.composer.items(), dialog.item()))
 
     def edit_item(self) -> None:
-        payload = self._selected(self.items_view)
-        if payload is None or self.composer is None:
+        payload = self._selected(self.pane.items_view)
+        if payload is None or self.pane.composer is None:
             return
-        row = self.items_view.currentIndex().row()
+        row = self.pane.items_view.currentIndex().row()
         item = payload[0]  # type: ignore[index]
-        dialog = ItemDialog(self._widget(), item, self._refs())
+        dialog = ItemDialog(self.pane, item, self._refs())
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            items = list(self.composer.items())
+            items = list(self.pane.composer.items())
             items[row] = dialog.item()
             self._set_items("Edit item", tuple(items))
 
     def remove_item(self) -> None:
-        if self.composer is None or not self.items_view.currentIndex().isValid():
+        if self.pane.composer is None or not self.pane.items_view.currentIndex().isValid():
             return
-        row = self.items_view.currentIndex().row()
-        items = list(self.composer.items())
+        row = self.pane.items_view.currentIndex().row()
+        items = list(self.pane.composer.items())
         del items[row]
         self._set_items("Remove item", tuple(items))
 
     def replace_section(self) -> None:
-        payload = self._selected(self.items_view)
-        if payload is None or self.composer is None:
+        payload = self._selected(self.pane.items_view)
+        if payload is None or self.pane.composer is None:
             return
         ref = payload[0].ref  # type: ignore[index]
-        self._set_items(f"Send §{ref} whole", self.composer.as_replaced(ref))
+        self._set_items(f"Send §{ref} whole", self.pane.composer.as_replaced(ref))
 
     def reset_items(self) -> None:
-        self._push("Reset items", replace(self.state(), hand_items=None, impact=None))
+        self.pane.push_change("Reset items", replace(self.pane.state(), hand_items=None, impact=None))
 
-    def _impact_edited(self) -> None:
-        c = self.composer
+    def impact_edited(self) -> None:
+        c = self.pane.composer
         if c is None:
             return
-        names = tuple(n.strip() for n in self.affected.text().split(",") if n.strip())
-        impact = Impact(names, self.actions_box.currentText().strip() or "NONE")
+        names = tuple(n.strip() for n in self.pane.affected.text().split(",") if n.strip())
+        impact = Impact(names, self.pane.actions_box.currentText().strip() or "NONE")
         if impact != (c.impact or c.default_impact()):
-            self._push("Edit impact", replace(self.state(), impact=impact))
+            self.pane.push_change("Edit impact", replace(self.pane.state(), impact=impact))
 
     def force_full(self) -> None:
-        decision = self._selected(self.decisions_view)
-        if decision is None or self.composer is None:
+        decision = self._selected(self.pane.decisions_view)
+        if decision is None or self.pane.composer is None:
             return
         role = decision.role  # type: ignore[attr-defined]
-        reason, ok = QInputDialog.getText(self._widget(), "Force full GC", f"Why does {role} get the full GC?")
+        reason, ok = QInputDialog.getText(self.pane, "Force full GC", f"Why does {role} get the full GC?")
         if ok and reason.strip():
             self.force_full_for(role, reason.strip())
 
     def force_full_for(self, role: str, reason: str) -> None:
-        forced = dict(self.state().forced_full)
+        forced = dict(self.pane.state().forced_full)
         forced[role] = reason
-        self._push(f"Full GC for {role}", replace(self.state(), forced_full=tuple(sorted(forced.items()))))
+        self.pane.push_change(
+            f"Full GC for {role}", replace(self.pane.state(), forced_full=tuple(sorted(forced.items())))
+        )
 
     def clear_force(self) -> None:
-        decision = self._selected(self.decisions_view)
+        decision = self._selected(self.pane.decisions_view)
         if decision is None:
             return
-        forced = {k: v for k, v in self.state().forced_full if k != decision.role}  # type: ignore[attr-defined]
-        self._push("Clear forced full", replace(self.state(), forced_full=tuple(sorted(forced.items()))))
+        forced = {k: v for k, v in self.pane.state().forced_full if k != decision.role}  # type: ignore[attr-defined]
+        self.pane.push_change(
+            "Clear forced full", replace(self.pane.state(), forced_full=tuple(sorted(forced.items())))
+        )
 
     def show_decision(self, role: str) -> bool:
         """The Teammates tab in front, ``role``'s row current: what it is sent and why (delta
         or full, the FC that decides); whether the role has a row (no GC: none has)."""
-        index = self.decisions_model.find(lambda d: d is not None and d.role == role)
-        page = self.decisions_view.parentWidget()  # the Teammates tab's page
+        index = self.pane.decisions_model.find(lambda d: d is not None and d.role == role)
+        page = self.pane.decisions_view.parentWidget()  # the Teammates tab's page
         if page is not None:
-            self.preview_tabs.setCurrentWidget(page)
+            self.pane.preview_tabs.setCurrentWidget(page)
         if not index.isValid():
             return False
-        self.decisions_view.setCurrentIndex(index)
-        self.decisions_view.scrollTo(index)
+        self.pane.decisions_view.setCurrentIndex(index)
+        self.pane.decisions_view.scrollTo(index)
         return True

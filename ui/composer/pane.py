@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QSplitter,
     QTabWidget,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from models.actions.preview import Outcome, Preview
 from models.claude.status import TeamView
 from models.delta.decisions import UpdatePlan, render_full, snapshot_versions
 from models.delta.message import render_message
@@ -37,9 +39,10 @@ from ui.composer.header import describe, shown_message
 from ui.composer.item_actions import ItemActions
 from ui.composer.merge_dialog import MergeDialog
 from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
-from ui.composer.publish_actions import PublishActions
+from ui.composer.publish_actions import SessionActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
+from ui.node_model import PAYLOAD_ROLE
 from ui.strips import ProblemBanner
 from ui.widgets import button, button_bar, column, plain_label, set_shown, table_view, to_clipboard
 
@@ -51,7 +54,7 @@ ACTIONS = ("NONE", "PAUSE")
 PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders"})
 
 
-class ComposerPane(ItemActions, PublishActions, QWidget):
+class ComposerPane(QWidget):
     """Compose, preview and publish the next GC version."""
 
     published = Signal(list)
@@ -61,6 +64,10 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # What the pane does with its composer: edits of the items (one undo step each), and
+        # the actions that write the session (prepared here, written by the window's runner).
+        self.item_actions = ItemActions(self)
+        self.session_actions = SessionActions(self)
         self.last_error: str | None = None
         self.composer: Composer | None = None
         self.plan: UpdatePlan | None = None
@@ -72,7 +79,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         self._edit_timer = QTimer(self)
         self._edit_timer.setSingleShot(True)
         self._edit_timer.setInterval(EDIT_DELAY_MS)
-        self._edit_timer.timeout.connect(self._commit_section_edit)
+        self._edit_timer.timeout.connect(self.commit_section_edit)
         self._build()
 
     # -- layout -------------------------------------------------------------------------------------
@@ -97,13 +104,19 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
 
         self.items_model = DeltaItemsModel(self)
         self.items_view = table_view(self.items_model)
-        self.items_view.doubleClicked.connect(lambda _: self.edit_item())
+        self.items_view.doubleClicked.connect(lambda _: self.item_actions.edit_item())
         item_buttons = button_bar(
-            button("Add…", self.add_item, "Ctrl+I", self, "Add an item by hand"),
-            button("Edit…", self.edit_item, "Ctrl+Shift+E", self, "Edit the selected item"),
-            button("Remove", self.remove_item, "Delete", self, "Remove the selected item"),
-            button("As REPLACED", self.replace_section, "Ctrl+R", self, "Send the selected item's section whole"),
-            button("Reset", self.reset_items, "Ctrl+Shift+R", self, "Back to the computed items"),
+            button("Add…", self.item_actions.add_item, "Ctrl+I", self, "Add an item by hand"),
+            button("Edit…", self.item_actions.edit_item, "Ctrl+Shift+E", self, "Edit the selected item"),
+            button("Remove", self.item_actions.remove_item, "Delete", self, "Remove the selected item"),
+            button(
+                "As REPLACED",
+                self.item_actions.replace_section,
+                "Ctrl+R",
+                self,
+                "Send the selected item's section whole",
+            ),
+            button("Reset", self.item_actions.reset_items, "Ctrl+Shift+R", self, "Back to the computed items"),
         )
         self.affected = QLineEdit()
         self.affected.setPlaceholderText("affected teammates, comma-separated")
@@ -111,15 +124,15 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
             "Text of the message's Impact Assessment only. Who receives the update follows each "
             "teammate's state (Teammates table: right-click, Set state)."
         )
-        self.affected.editingFinished.connect(self._impact_edited)
+        self.affected.editingFinished.connect(self.item_actions.impact_edited)
         self.actions_box = QComboBox()
         self.actions_box.setEditable(True)
         self.actions_box.addItems(ACTIONS)
         self.actions_box.setToolTip("Required actions: NONE, PAUSE or re-read §Section")
-        self.actions_box.activated.connect(lambda _: self._impact_edited())
+        self.actions_box.activated.connect(lambda _: self.item_actions.impact_edited())
         actions_edit = self.actions_box.lineEdit()
         assert actions_edit is not None
-        actions_edit.editingFinished.connect(self._impact_edited)
+        actions_edit.editingFinished.connect(self.item_actions.impact_edited)
         impact = QFormLayout()
         impact.addRow("Affected (text only)", self.affected)
         impact.addRow("Required actions", self.actions_box)
@@ -134,8 +147,8 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         self.decisions_model = DecisionsModel(self)
         self.decisions_view = table_view(self.decisions_model)
         decision_buttons = button_bar(
-            button("Force full…", self.force_full, "Ctrl+Shift+F", self, "Send this teammate the full GC"),
-            button("Clear force", self.clear_force, None, self, "Back to the decision tree"),
+            button("Force full…", self.item_actions.force_full, "Ctrl+Shift+F", self, "Send this teammate the full GC"),
+            button("Clear force", self.item_actions.clear_force, None, self, "Back to the decision tree"),
             button("Copy message", self.copy_message, "Ctrl+Shift+C", self, "Copy this teammate's message"),
         )
         tabs = QTabWidget()
@@ -165,13 +178,21 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         redo.setShortcut(QKeySequence.StandardKey.Redo)
         self.undo_action, self.redo_action = undo, redo
         self.gate_button = button(
-            "Start gate…", self.toggle_gate, None, self, "Freeze updates while a gate is evaluated (Ctrl+G)"
+            "Start gate…",
+            self.session_actions.toggle_gate,
+            None,
+            self,
+            "Freeze updates while a gate is evaluated (Ctrl+G)",
         )
         self.publish_button = button(
-            "Publish…", self.publish, None, self, "Write the update to the session (Ctrl+Shift+P)"
+            "Publish…", self.session_actions.publish, None, self, "Write the update to the session (Ctrl+Shift+P)"
         )
         self.baseline_button = button(
-            "Baseline…", self.baseline, None, self, "Snapshot the GC and record confirmed versions; nothing is sent"
+            "Baseline…",
+            self.session_actions.baseline,
+            None,
+            self,
+            "Snapshot the GC and record confirmed versions; nothing is sent",
         )
         self.merge_button = button(
             "Merge with disk…", self.merge_with_disk, None, self, "Take what agents wrote meanwhile into your draft"
@@ -207,7 +228,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
             c.follow_disk()  # no edit of the Lead's left: take what agents wrote meanwhile
         self.refresh()
 
-    def _push(self, text: str, after: ComposerState, merge_key: str | None = None) -> None:
+    def push_change(self, text: str, after: ComposerState, merge_key: str | None = None) -> None:
         before = self.state()
         if after != before:
             self.undo_stack.push(ComposerChange(self, text, before, after, merge_key))
@@ -300,7 +321,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         c = self.composer
         if c is None:
             return False
-        self._commit_section_edit()
+        self.commit_section_edit()
         conflicts = c.merge_with_disk()
         if conflicts:
             choices = self.choose_conflicts(conflicts)
@@ -346,7 +367,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
 
     def show_section(self, ref: str | None) -> None:
         """Edit section ``ref`` of the working GC (follows the GC tree's selection)."""
-        self._commit_section_edit()
+        self.commit_section_edit()
         self.section_ref = ref
         self._show_section_text()
 
@@ -364,7 +385,7 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         if self.section_ref:
             self._edit_timer.start()
 
-    def _commit_section_edit(self) -> None:
+    def commit_section_edit(self) -> None:
         self._edit_timer.stop()
         c = self.composer
         if c is None or not self.section_ref or self.editor.isReadOnly():
@@ -377,22 +398,35 @@ class ComposerPane(ItemActions, PublishActions, QWidget):
         except KeyError:
             return
         except SectionEditError as exc:
-            self._error(f"The edit was not taken: {exc}")
+            self.error(f"The edit was not taken: {exc}")
             return
         state = replace(self.state(), working_text=working)
-        self._push(f"Edit §{self.section_ref}", state, merge_key=self.section_ref)
+        self.push_change(f"Edit §{self.section_ref}", state, merge_key=self.section_ref)
 
     def copy_message(self, role: str | None = None) -> str | None:
         """Copy a teammate's message (the selected one by default) to the clipboard."""
         if role is None:
-            decision = self._selected(self.decisions_view)
-            role = decision.role if decision is not None else None  # type: ignore[attr-defined]
+            index = self.decisions_view.currentIndex()
+            decision = index.siblingAtColumn(0).data(PAYLOAD_ROLE) if index.isValid() else None
+            role = decision.role if decision is not None else None
         if role is None or self.composer is None:
             return None
         self.catch_up()
         text = self.composer.message_for(role, self.plan)
         return to_clipboard(text) if text is not None else None
 
-    def _error(self, message: str) -> None:
+    def error(self, message: str) -> None:
         self.last_error = message
         self.banner.show_problems([Problem("error", "composer", message)])
+
+    def confirm(self, box: QMessageBox) -> QMessageBox.StandardButton:
+        """Asks the Lead before an action writes (tests replace this)."""
+        return QMessageBox.StandardButton(box.exec())
+
+    def committed(self, outcome: Outcome) -> None:
+        """An action of this pane's was written (the window's runner says so)."""
+        self.session_actions.committed(outcome)
+
+    def refused(self, preview: Preview, reason: str) -> None:
+        """An action of this pane's was not written, and why."""
+        self.session_actions.refused(preview, reason)

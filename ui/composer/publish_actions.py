@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QCheckBox, QInputDialog, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QCheckBox, QInputDialog, QMessageBox
 
 from models.actions.preview import Outcome, Preview
 from models.actions.publish import prepare_publish
@@ -21,40 +21,25 @@ from models.publish.gate import VERDICTS, GateError
 from models.publish.publishing import utc_now
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
-
-    from models.claude.status import TeamView
-    from models.delta.decisions import UpdatePlan
+    from ui.composer.pane import ComposerPane
 
 
-class PublishActions:
-    """Mixed into ``ComposerPane``: what it needs from the pane is declared here."""
+class SessionActions:
+    """The composer pane's actions that write the session, prepared from its composer and
+    handed to the window's runner through the pane's ``commitRequested``."""
 
-    composer: Composer | None
-    plan: UpdatePlan | None
-    team_view: TeamView | None
-    gate_button: QPushButton
-    published: SignalInstance
-    gateConcluded: SignalInstance
-    commitRequested: SignalInstance
-
-    if TYPE_CHECKING:  # the pane's own methods, for the type checker only
-
-        def refresh(self) -> None: ...
-        def set_composer(self, composer: Composer) -> None: ...
-        def _commit_section_edit(self) -> None: ...
-        def catch_up(self) -> None: ...
-        def _error(self, message: str) -> None: ...
+    def __init__(self, pane: ComposerPane) -> None:
+        self.pane = pane
 
     def toggle_gate(self) -> None:
         """Start a gate evaluation (freezes updates) or conclude it, in the plan's front matter."""
-        c = self.composer
+        c = self.pane.composer
         if c is None:
             return
         started = c.session.plan.gate_evaluation if c.session.plan else None
         if started:
             verdict, ok = QInputDialog.getItem(
-                self._widget(),
+                self.pane,
                 "Conclude gate",
                 f"Verdict for phase {started.get('phase', '?')}:",
                 list(VERDICTS),
@@ -65,66 +50,66 @@ class PublishActions:
                 self.conclude_gate(verdict)
             return
         proposed = c.session.current_phase or 1
-        phase, ok = QInputDialog.getInt(self._widget(), "Start gate", "Phase being evaluated:", proposed, 0, 99)
+        phase, ok = QInputDialog.getInt(self.pane, "Start gate", "Phase being evaluated:", proposed, 0, 99)
         if ok:
             self.start_gate(phase)
 
     def baseline(self) -> bool:
         """Adopt a session run by hand: snapshot the GC so the next update can be a delta."""
-        c = self.composer
+        c = self.pane.composer
         if c is None:
             return False
         try:
             preview = prepare_baseline(c.session)
         except (BaselineError, OSError) as exc:
-            self._error(f"No baseline was taken: {exc}")
+            self.pane.error(f"No baseline was taken: {exc}")
             return False
         if self._review(preview, "Take a baseline of this session? Nothing is sent.") is None:
             return False
-        self.commitRequested.emit(preview)
+        self.pane.commitRequested.emit(preview)
         return True
 
     def conclude_gate(self, verdict: str) -> bool:
         """Write the gate record (its own file, never over another) and lift the freeze."""
-        c = self.composer
+        c = self.pane.composer
         assert c is not None
         try:
             preview = prepare_gate_conclude(c.session, verdict, utc_now())
         except (GateError, OSError) as exc:
-            self._error(f"The gate could not be concluded: {exc}")
+            self.pane.error(f"The gate could not be concluded: {exc}")
             return False
-        self.commitRequested.emit(preview)
+        self.pane.commitRequested.emit(preview)
         return True
 
     def start_gate(self, phase: int) -> bool:
         """Freeze updates while ``phase`` is evaluated (``gate_evaluation`` in the plan)."""
-        c = self.composer
+        c = self.pane.composer
         assert c is not None
         try:
             preview = prepare_gate_start(c.session, phase, utc_now())
         except (GateError, OSError) as exc:
-            self._error(f"The gate could not be set: {exc}")
+            self.pane.error(f"The gate could not be set: {exc}")
             return False
-        self.commitRequested.emit(preview)
+        self.pane.commitRequested.emit(preview)
         return True
 
     def publish_preview(self, add_meta: bool = False) -> Preview:
         """What Publish would write now, from the composer as it stands (its ``pending`` as the
         Inbox's last pass read it): the window's and the CLI's one ``prepare_publish``."""
-        c = self.composer
+        c = self.pane.composer
         assert c is not None
-        return prepare_publish(c, add_meta=add_meta, team=self.team_view)
+        return prepare_publish(c, add_meta=add_meta, team=self.pane.team_view)
 
     def publish(self) -> None:
         """Show every file publishing writes, ask, then write them (or refuse, writing nothing)."""
-        c = self.composer
+        c = self.pane.composer
         if c is None:
             return
-        self._commit_section_edit()
-        self.catch_up()
+        self.pane.commit_section_edit()
+        self.pane.catch_up()
         preview = self.publish_preview()
         if preview.refusals:
-            self._error("Publishing is not possible:\n" + "\n".join(preview.refusals))
+            self.pane.error("Publishing is not possible:\n" + "\n".join(preview.refusals))
             return
         meta = any("## Meta" in s for s in preview.skipped)
         box = self._box(preview, f"{preview.title}?")
@@ -135,18 +120,14 @@ class PublishActions:
             # (asking whether it was ticked crashed the app).
             check = QCheckBox("Add ## Meta to TEAM-MEMORY.md (ADR-001 §4) and keep its GC Version", box)
             box.setCheckBox(check)
-        if self.confirm(box) != QMessageBox.StandardButton.Ok:
+        if self.pane.confirm(box) != QMessageBox.StandardButton.Ok:
             return
         if check is not None and check.isChecked():
             preview = self.publish_preview(add_meta=True)
         self.do_publish(preview)
 
-    def confirm(self, box: QMessageBox) -> QMessageBox.StandardButton:
-        """Asks the Lead (tests replace this)."""
-        return QMessageBox.StandardButton(box.exec())
-
     def _box(self, preview: Preview, question: str) -> QMessageBox:
-        box = QMessageBox(self._widget())
+        box = QMessageBox(self.pane)
         box.setWindowTitle(preview.title)
         box.setText(question)
         box.setDetailedText(preview.text())
@@ -155,28 +136,28 @@ class PublishActions:
 
     def _review(self, preview: Preview, question: str) -> Preview | None:
         """``preview`` when the Lead agrees to it, having been shown every file it writes."""
-        return preview if self.confirm(self._box(preview, question)) == QMessageBox.StandardButton.Ok else None
+        return preview if self.pane.confirm(self._box(preview, question)) == QMessageBox.StandardButton.Ok else None
 
     def do_publish(self, preview: Preview) -> None:
         """Hand the reviewed preview to the window's runner (``commitRequested``)."""
-        self.commitRequested.emit(preview)
+        self.pane.commitRequested.emit(preview)
 
     def committed(self, outcome: Outcome) -> None:
         """An action of this pane's was written: start over on what is now on disk."""
-        c = self.composer
+        c = self.pane.composer
         if c is None:
             return
         action = outcome.preview.action
         if action in ("publish", "baseline"):
             c.session.reload()
-            self.set_composer(Composer.open(c.session))
+            self.pane.set_composer(Composer.open(c.session))
             if action == "publish":
-                self.published.emit(list(outcome.written))
+                self.pane.published.emit(list(outcome.written))
         elif action in ("gate-start", "gate-conclude"):
             c.session.reload({"plan", "gates"})
-            self.refresh()
+            self.pane.refresh()
             if action == "gate-conclude":
-                self.gateConcluded.emit(str(outcome.preview.writes[0].path))
+                self.pane.gateConcluded.emit(str(outcome.preview.writes[0].path))
 
     def refused(self, preview: Preview, reason: str) -> None:
         """An action of this pane's was not written: why, in the pane's own words."""
@@ -186,8 +167,4 @@ class PublishActions:
             "gate-start": "The gate could not be set",
             "gate-conclude": "The gate could not be concluded",
         }.get(preview.action, f"{preview.title}: nothing was written")
-        self._error(f"{failed}:\n{reason}")
-
-    def _widget(self) -> QWidget:
-        assert isinstance(self, QWidget)
-        return self
+        self.pane.error(f"{failed}:\n{reason}")
