@@ -18,7 +18,7 @@ from app.resolve import EXIT_OK, EXIT_USAGE, UsageError
 # without importing what the commands need, and a subcommand imports its own group only (a
 # test checks this table against the parser the groups build).
 GROUPS = {
-    "session_cmds": ("inspect", "section", "teammate", "baseline", "gate"),
+    "session_cmds": ("inspect", "section", "teammate", "baseline", "gate", "repair"),
     "delta_cmds": ("delta", "apply", "plan", "savings"),
     "review_cmds": ("ack", "inbox"),
     "context_cmds": ("context", "contexts", "planning"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from models.session.versions import label
@@ -70,7 +71,7 @@ def session_data(session: Session) -> dict[str, Any]:
         "gates": [
             {"phase": g.phase, "verdict": g.verdict, "date": g.date, "read_from": g.path} for g in session.all_gates
         ],
-        "warnings": [str(p) for p in session.all_problems],
+        "warnings": [*_cut_short(session.folder), *(str(p) for p in session.all_problems)],
     }
 
 
@@ -113,11 +114,19 @@ def session_summary(session: Session) -> str:
         out.append("Gates")
         for g in gates:
             out.append(f"  Phase {g.phase}: {g.verdict or '?'}  ({g.path})")
-    problems = session.all_problems
+    problems = [*_cut_short(session.folder), *(str(p) for p in session.all_problems)]
     if problems:
         out.append(f"Warnings ({len(problems)})")
         out.extend(f"  {p}" for p in problems)
     return "\n".join(out)
+
+
+def _cut_short(folder: Path) -> list[str]:
+    """An action of ours cut short in the session, as ``inspect`` warns of it first."""
+    from models.text.intent import read_interrupted
+
+    found = read_interrupted(folder)
+    return [found.describe(folder)] if found is not None else []
 
 
 def review_data(result: Review) -> dict[str, Any]:

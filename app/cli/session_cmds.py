@@ -13,7 +13,7 @@ from app.cli.report import (
     session_data,
     session_summary,
 )
-from app.resolve import EXIT_FAILED, EXIT_OK, UsageError
+from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, resolve_session
 from models.publish.gate import VERDICTS
 from models.session.roles import role_key
 
@@ -83,6 +83,29 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if not args.verdict:
         raise UsageError(f"conclude needs --verdict ({', '.join(VERDICTS)})")
     return run_action(lambda: prepare_gate_conclude(session, args.verdict.upper(), now, args.phase), args)
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    """Take back what an action cut short (killed, the machine down) wrote; exit 1 when its
+    record cannot be read (nothing is undone by guess)."""
+    from models.text.intent import read_interrupted, undo_interrupted  # when run
+
+    folder = resolve_session(args.folder, args.session)
+    interrupted = read_interrupted(folder)
+    if interrupted is None:
+        print("nothing to repair: no action was cut short in this session", file=sys.stderr)
+        return EXIT_OK
+    if interrupted.problem is not None:
+        print(f"lead-console: {interrupted.describe(folder)}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.dry_run:
+        print(f"'{interrupted.title}' was cut short (started {interrupted.started}); repair would look at:")
+        for w in interrupted.writes:
+            print(f"  {w.kind:<7} {w.path}")
+        return EXIT_OK
+    for line in undo_interrupted(folder, interrupted):
+        print(line)
+    return EXIT_OK
 
 
 def cmd_section(args: argparse.Namespace) -> int:
@@ -173,3 +196,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tokenizer_arg(gate, default="estimate")
     dry_run_arg(gate)
     gate.set_defaults(func=cmd_gate)
+
+    repair = sub.add_parser("repair", help="take back what an action cut short (killed, the machine down) wrote")
+    session_args(repair, json_output=False)
+    dry_run_arg(repair)
+    repair.set_defaults(func=cmd_repair)

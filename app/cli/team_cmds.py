@@ -24,6 +24,7 @@ from models.claude.team import write_link
 from models.publish.composer import Composer, missing_gc
 from models.review.ledger import read_ledger
 from models.session.folder import Session
+from models.text.intent import read_interrupted
 from models.text.transaction import WriteRefused
 
 
@@ -39,6 +40,10 @@ def _team_folder(args: argparse.Namespace) -> Path | None:
 def cmd_publish(args: argparse.Namespace) -> int:
     """Publish the session's GC (or --new's text) as the window does; --deliver into inboxes."""
     session = load_session(args)
+    interrupted = read_interrupted(session.folder)  # before "nothing to publish", which it may cause
+    if interrupted is not None:
+        print(f"Nothing was published:\n  {interrupted.describe(session.folder)}")
+        return EXIT_FAILED
     view = team_view(session, _team_folder(args))
     composer = Composer.open(session)
     if args.new:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models.delta.decisions import Decision
+from models.text.intent import read_interrupted
 from models.text.transaction import FileWrite
 
 
@@ -48,12 +49,14 @@ class Preview:
         plan) become file names, and a folder of the session may be a link: neither may take
         a write of ours anywhere else."""
         root = os.path.realpath(self.folder)
+        interrupted = read_interrupted(self.folder)
+        cut_short = (interrupted.describe(self.folder),) if interrupted is not None else ()
         outside = [
             f"{self.relative(w)} is outside the session folder (a name or a link leads there); nothing is written"
             for w in self.writes
             if not _within(os.path.realpath(w.path), root)
         ]
-        return (*self.blocked, *outside)
+        return (*cut_short, *self.blocked, *outside)
 
     def message_write(self, role: str) -> FileWrite | None:
         """The write that holds ``role``'s message, its exact bytes (None: nothing is sent it)."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write
+from models.text.intent import record_intent
 from models.text.textfile import BOM, Stamp, read_bounded, read_text, stamp_of
 
 WriteKind = Literal["create", "replace", "append"]
@@ -87,18 +88,29 @@ def changed_since(writes: Iterable[FileWrite]) -> list[str]:
 _ORDER = {"create": 0, "replace": 1, "append": 2}
 
 
-def write_all(writes: Sequence[FileWrite], last: str | None = None) -> tuple[Path, ...]:
+def write_all(
+    writes: Sequence[FileWrite], last: str | None = None, record_in: Path | None = None, title: str = ""
+) -> tuple[Path, ...]:
     """Write every file, or nothing: refused when anything changed since the preview, and rolled
     back when a write fails half-way (a full disk, a permission, a file an agent changed between
-    two of our writes), so the Lead sees the session as before or as after. A file named
+    two of our writes, Ctrl-C), so the Lead sees the session as before or as after. A file named
     ``last`` is replaced after every other replace (publishing's GC: never newer than its
-    snapshot and messages)."""
+    snapshot and messages). With ``record_in`` (the session folder), what the writes will do is
+    put down there first (``models.text.intent``), and taken away once they are all done or all
+    undone: an action killed half-way is found by the next one."""
     reasons = changed_since(writes)
     if reasons:
         raise WriteRefused(reasons)
+    ordered = sorted(writes, key=lambda w: (_ORDER[w.kind], w.path.name == last))
+    try:
+        record = record_intent(record_in, title, ordered) if record_in is not None else None
+    except OSError as exc:
+        raise WriteRefused(
+            [f"the record of this action cannot be written ({exc.strerror or exc}); nothing was written"]
+        ) from exc
     written: list[Path] = []
     undo: list[tuple[FileWrite, bytes | None, int]] = []  # what each write replaced
-    for w in sorted(writes, key=lambda w: (_ORDER[w.kind], w.path.name == last)):
+    for w in ordered:
         try:
             w.path.parent.mkdir(parents=True, exist_ok=True)
             before = read_bounded(w.path)[0] if w.kind == "replace" and w.path.is_file() else None
@@ -109,15 +121,24 @@ def write_all(writes: Sequence[FileWrite], last: str | None = None) -> tuple[Pat
                 atomic_write(w.path, w.data, w.expected)
             undo.append((w, before, size))
         except (FileChangedError, OSError) as exc:
-            undone = _roll_back(undo)
+            undone, whole = _roll_back(undo)
+            if whole and record is not None:
+                record.unlink(missing_ok=True)
             why = str(exc) if isinstance(exc, FileChangedError) else f"{w.path.name}: {exc.strerror or exc}"
             raise WriteRefused([f"{why}; nothing was written ({undone})"]) from exc
+        except BaseException:  # Ctrl-C between two writes: taken back, then on its way
+            if _roll_back(undo)[1] and record is not None:
+                record.unlink(missing_ok=True)
+            raise
         written.append(w.path)
+    if record is not None:
+        record.unlink(missing_ok=True)
     return tuple(written)
 
 
-def _roll_back(undo: list[tuple[FileWrite, bytes | None, int]]) -> str:
-    """Undo the writes done so far, newest first; says what was undone and what could not be."""
+def _roll_back(undo: list[tuple[FileWrite, bytes | None, int]]) -> tuple[str, bool]:
+    """Undo the writes done so far, newest first: what was undone and what could not be, and
+    whether every one was."""
     failed: list[str] = []
     for w, before, size in reversed(undo):
         try:
@@ -134,8 +155,8 @@ def _roll_back(undo: list[tuple[FileWrite, bytes | None, int]]) -> str:
         except OSError as exc:
             failed.append(f"{w.path.name} ({exc.strerror or exc})")
     if failed:
-        return f"{len(undo) - len(failed)} of {len(undo)} writes undone; left as written: {', '.join(failed)}"
-    return f"{len(undo)} writes undone" if undo else "nothing had been written"
+        return f"{len(undo) - len(failed)} of {len(undo)} writes undone; left as written: {', '.join(failed)}", False
+    return (f"{len(undo)} writes undone" if undo else "nothing had been written"), True
 
 
 def _append(path: Path, data: bytes) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from models.delta.decisions import UpdatePlan
 from models.publish.composer import Composer, missing_gc
 from models.session.versions import label
+from models.text.intent import read_interrupted
 from models.text.wording import counted
 
 
@@ -32,6 +33,9 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
             f"{counted(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
             f"team {plan.sent_tokens:,} tok, {plan.savings_percent:.0f}% saved ({tokenizer.name})"
         )
+    interrupted = read_interrupted(c.session.folder)
+    if interrupted is not None:  # first: the files may say half of one version and half of another
+        problems.append(interrupted.describe(c.session.folder))
     if c.base_problem is not None:
         problems.append(
             f"{c.base_problem}: no delta from {label(c.base_version)}; teammates that confirmed it get the full GC"

@@ -1,0 +1,109 @@
+"""An action killed half-way is found and taken back (issue 45: after SIGKILL at most write
+steps of a publish, the GC still said GC-v6 while gc-history, the outbox, the plan and
+TEAM-MEMORY's Meta said GC-v7; nothing reported it, and a retry said "nothing to publish").
+
+Each case runs ``lead-console publish`` in a process of its own that dies (``os._exit``, as a
+kill leaves it: no cleanup runs) at one of its file writes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import DEMO, ROOT, copy_session, run_cli
+
+SCRIPT = textwrap.dedent(
+    """
+    import os, sys
+    import models.text.transaction as transaction
+    real, calls, die_at = transaction.atomic_write, [0], int(sys.argv[2])
+    def dying(path, data, expected):
+        calls[0] += 1
+        if calls[0] == die_at:
+            os._exit(9)
+        return real(path, data, expected)
+    transaction.atomic_write = dying
+    from app.cli.main import main
+    sys.exit(main(["publish", sys.argv[1]]))
+    """
+)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and ".lead-console" not in p.parts
+    }
+
+
+@pytest.mark.parametrize("die_at", [1, 4, 7])
+def test_a_publish_killed_at_a_write_is_reported_and_repair_takes_it_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], die_at: int
+) -> None:
+    folder = copy_session(DEMO, tmp_path)
+    gc = folder / "global-context.md"
+    gc.write_text(gc.read_text(encoding="utf-8") + "\n- Interrupted: a line the Lead added\n", encoding="utf-8")
+    before = _files(folder)
+    killed = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(folder), str(die_at)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert killed.returncode == 9, killed.stderr
+    assert _files(folder) != before or die_at == 1  # the first write died before it landed
+
+    code, out, _ = run_cli(capsys, "publish", str(folder))
+    assert code == 1
+    assert "'Publish GC-v7 to 4 teammates' was cut short" in out and "lead-console repair" in out
+    code, out, _ = run_cli(capsys, "publish", str(folder), "--dry-run")
+    assert "'Publish GC-v7 to 4 teammates' was cut short" in out
+
+    code, out, _ = run_cli(capsys, "inspect", str(folder))
+    assert "Warnings" in out and "'Publish GC-v7 to 4 teammates' was cut short" in out
+
+    code, out, _ = run_cli(capsys, "repair", str(folder))
+    assert code == 0
+    assert _files(folder) == before  # every file as it was before the publish began
+    assert not (folder / ".lead-console" / "action-in-progress.json").exists()
+
+    code, out, _ = run_cli(capsys, "publish", str(folder))
+    assert code == 0 and out.startswith("Published GC-v7 to 4 teammates")
+
+
+def test_a_record_that_cannot_be_read_keeps_every_action_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fail closed: a damaged record says an action was cut short, and repair guesses nothing."""
+    folder = copy_session(DEMO, tmp_path)
+    record = folder / ".lead-console" / "action-in-progress.json"
+    record.parent.mkdir()
+    record.write_bytes(b'{"title": "Publish GC-v7", "wri')  # torn
+    code, _out, _ = run_cli(capsys, "baseline", str(folder))
+    assert code == 1
+    code, _, err = run_cli(capsys, "repair", str(folder))
+    assert code == 1 and "action-in-progress.json cannot be read; look at it, then remove it" in err
+    assert record.exists()
+
+
+def test_the_window_says_an_action_was_cut_short(qtbot: object, tmp_path: Path) -> None:
+    from pytestqt.qtbot import QtBot
+
+    from conftest import shown_controller
+
+    assert isinstance(qtbot, QtBot)
+    folder = copy_session(DEMO, tmp_path)
+    gc = folder / "global-context.md"
+    gc.write_text(gc.read_text(encoding="utf-8") + "\n- Interrupted: a line the Lead added\n", encoding="utf-8")
+    killed = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(folder), "4"], cwd=ROOT, capture_output=True, timeout=120
+    )
+    assert killed.returncode == 9
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(folder)
+    pane = controller.window.composer
+    controller.window.central_tabs.setCurrentWidget(pane)
+    qtbot.waitUntil(lambda: "was cut short" in pane.banner.text())
+    assert "'Publish GC-v7 to 4 teammates' was cut short" in pane.banner.text()
