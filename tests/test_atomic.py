@@ -158,3 +158,34 @@ def test_a_stamp_fingerprinted_later_equals_one_fingerprinted_at_once(tmp_path: 
     assert not Stamp.of_bytes(data + b"x", 7, later=True).same_content(now)
     with pytest.raises(ValueError, match="fingerprint"):
         Stamp(1, 0)
+
+
+def test_an_append_cut_short_by_a_full_disk_leaves_the_log_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: a short append left a torn line that swallowed the next record. The disk takes
+    ten bytes of the two lines, then is full: the ledger is as it was, and the error is said."""
+    import errno
+    import os
+
+    from models.review.ledger import append_ledger, read_ledger
+
+    ledger = tmp_path / "messages" / "ledger.jsonl"
+    ledger.parent.mkdir()
+    ledger.write_bytes(b'{"direction": "sent", "n": 1}\n')
+    real_write = os.write
+    calls = {"n": 0}
+
+    def full_disk(fd: int, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return real_write(fd, data[:10])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(OSError, match="No space left on device"):
+        append_ledger(tmp_path, ['{"direction": "sent", "n": 2}', '{"direction": "sent", "n": 3}'])
+    monkeypatch.setattr(os, "write", real_write)
+    assert ledger.read_bytes() == b'{"direction": "sent", "n": 1}\n'
+    append_ledger(tmp_path, ['{"direction": "sent", "n": 4}'])
+    assert [e["n"] for e in read_ledger(tmp_path)] == [1, 4]  # the next record is whole

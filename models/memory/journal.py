@@ -28,6 +28,7 @@ from pathlib import Path
 
 from models.session.memory_entries import entries_of
 from models.session.team_memory import MemorySection, TeamMemory
+from models.text.atomic import append_whole
 from models.text.textfile import split_lines
 
 JOURNAL = Path(".lead-console") / "memory-journal.jsonl"
@@ -178,7 +179,7 @@ class MemoryJournal:
                 if fd is None:
                     fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
                 data = "".join(_ENCODE(r) + "\n" for r in chunk).encode("utf-8")
-                os.write(fd, data)
+                append_whole(fd, data)  # whole records or none: no torn line swallows the next
                 for record in chunk:
                     self._take(record)
                 self._offset += len(data)

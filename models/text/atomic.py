@@ -13,6 +13,7 @@ and callers re-read and verify after writing where it matters.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -139,3 +140,21 @@ def create_new(path: Path, data: bytes) -> Path:
         except FileChangedError:
             candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
             n += 1
+
+
+def append_whole(fd: int, data: bytes) -> None:
+    """Append ``data`` to the file open as ``fd`` (with O_APPEND) whole, or not at all: a short
+    write (a full disk) is cut back to where the file ended, so that no torn line swallows the
+    next record, and raised as the error it was."""
+    start = os.fstat(fd).st_size
+    try:
+        written = os.write(fd, data)
+        while written < len(data):
+            more = os.write(fd, data[written:])
+            if more == 0:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            written += more
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, start)
+        raise

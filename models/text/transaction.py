@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from models.text.atomic import MISSING, FileChangedError, Missing, atomic_write
+from models.text.atomic import MISSING, FileChangedError, Missing, append_whole, atomic_write
 from models.text.intent import record_intent
 from models.text.textfile import BOM, Stamp, read_bounded, read_text, stamp_of
 
@@ -163,7 +163,7 @@ def _append(path: Path, data: bytes) -> None:
     """Append to an app-owned log in one write with O_APPEND, then fsync."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        os.write(fd, data)
+        append_whole(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
