@@ -56,7 +56,7 @@ class Controller(QObject):
         self.looks = Looks(settings, self)  # the View menu's appearance and text size, saved
         self.memory_actions = MemoryActions(self)  # TEAM-MEMORY's writer: the app's, shown by the memory pane
         self.window = MainWindow(settings.q, self.memory_actions)
-        self.window.openRequested.connect(lambda path: self.open(Path(path)))
+        self.window.openRequested.connect(self._open_requested)
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
         self.window.composer.published.connect(self._published)
@@ -103,6 +103,14 @@ class Controller(QObject):
         if len(sessions) > 1 and session_id is None:
             return sessions[0]  # newest first
         return resolve_session(str(folder), session_id)
+
+    def _open_requested(self, path: str) -> None:
+        """Open Session…, Open Recent, a dropped folder: an unpublished draft in the composer is
+        the Lead's work, and another session would drop it, so the Lead is asked first."""
+        composer = self.window.composer.composer
+        if composer is not None and composer.dirty and not self.window.confirm_discard():
+            return
+        self.open(Path(path))
 
     def open(self, folder: Path, session_id: str | None = None) -> bool:
         """Open a session (or pick one in a project); on failure keep the current one."""

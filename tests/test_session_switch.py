@@ -74,3 +74,31 @@ def test_six_switches_leave_one_session_one_watcher_alive(qtbot: QtBot, controll
     # worker an earlier test's window starts late (its journal look) is no watcher.
     assert len(observers) <= 3, [t.name for t in observers]
     assert sum(1 for t in observers if type(t).__name__.endswith("Observer")) == 1
+
+
+def test_open_recent_asks_before_it_drops_an_unpublished_draft(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, tmp_path: Path
+) -> None:
+    """Issue 42.1: File ▸ Open Recent discarded the composer's draft without asking (Quit asked)."""
+    from composer_steps import Q2_END, composer_pane, select_section, type_into_section
+
+    from conftest import copy_session
+
+    other = copy_session(REAL_SESSIONS / "ch006-dia-v4", tmp_path / "other")
+    window = controller.window
+    window.set_recent([other])
+    pane = composer_pane(controller)
+    window.central_tabs.setCurrentWidget(pane)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: a draft\n")
+    asked: list[bool] = []
+    window.confirm_discard = lambda: asked.append(False) or False  # type: ignore[method-assign]
+    (recent,) = window.recent_menu.actions()
+    recent.trigger()
+    assert asked == [False]
+    assert controller.live is not None and controller.live.session.folder == demo_copy.resolve()
+    assert "- Q-3: a draft" in pane.composer.working_text  # type: ignore[union-attr]
+    window.confirm_discard = lambda: asked.append(True) or True  # type: ignore[method-assign]
+    recent.trigger()
+    assert asked == [False, True]
+    assert controller.live.session.folder == other.resolve()

@@ -259,7 +259,7 @@ class MainWindow(WindowMenus):
         answer = QMessageBox.question(
             self,
             "Unpublished update",
-            "The composer has an unpublished update. Close and discard it?",
+            "The composer has an unpublished update. Discard it?",
             QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
