@@ -178,3 +178,31 @@ def test_the_gates_pane_lists_every_record_and_a_concluded_gate_at_once(
     qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)  # Conclude gate, APPROVED
     actions_done(qtbot, controller)
     assert rows()[-1] == ("4", "APPROVED", "phase-4/gate-record.yaml")
+
+
+PEOPLE = """---
+gc_version: GC-v3
+teammate_gc_versions:
+  implementer-1: 3
+---
+# Orchestration Plan
+
+## People
+| Name | Role | Status |
+|------|------|--------|
+| Lead | orchestration | ACTIVE |
+| implementer-1 | the CSV writer | ACTIVE |
+
+- **Lead:** coordinating the gate
+"""
+
+
+def test_the_lead_listed_among_the_people_is_no_teammate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 42.8: a plan that lists "Lead" among its people made the Lead a teammate, sent
+    updates, and its first TEAM-MEMORY entry wrote a second ``## Lead`` section."""
+    folder = _session(tmp_path, PEOPLE)
+    assert list(_states(folder)) == ["implementer-1"]
+    code, _, _ = run_cli(capsys, "memory", "add", str(folder), "--role", "Lead", "--tag", "Decision", "CSV first")
+    assert code == 0
+    memory = (folder / "TEAM-MEMORY.md").read_text(encoding="utf-8")
+    assert memory.count("\n## Lead\n") == 1 and "## implementer-1\n" in memory

@@ -134,7 +134,9 @@ def read_teammates(
         mate = found[key]
         mate.state_facts = facts
         mate.state = facts[0].state
-    return sorted((draft.done() for draft in found.values()), key=lambda t: natural_key(t.role))
+    # The Lead leads the team: plans list it among their people, yet it is sent no update.
+    mates = (draft.done() for draft in found.values() if role_type(draft.role) != "lead")
+    return sorted(mates, key=lambda t: natural_key(t.role))
 
 
 def _state_facts(plan: Plan | None, memory: TeamMemory | None, roles: list[str], memory_file: str) -> list[StateFact]:
