@@ -297,3 +297,28 @@ def test_a_blocked_status_shows_its_reason_in_the_inbox(qtbot: QtBot, controller
     summary = model.index(row, model.SUMMARY).data()
     assert summary == "implementer-2 is blocked: waiting on the bucket policy"
     assert model.index(row, model.ACTION).data() == "attention"
+
+
+def test_carrying_out_a_lost_context_sends_the_full_gc_now(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Issue 42.6: Carry out of a CONTEXT_LOST recorded the status and sent nothing, leaving the
+    teammate without context. It sends the full GC (FC-2), copied and in the outbox."""
+    from PySide6.QtGui import QGuiApplication
+
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-3-status.md").write_text("[STATUS] Phase 6 | CONTEXT_LOST\n", encoding="utf-8")
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+    pane = controller.window.review_pane
+    model = pane.model
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-3")
+    assert model.index(row, model.ACTION).data() == "lost"
+    pane.view.setCurrentIndex(model.index(row, 0))
+    qtbot.mouseClick(pane.carry_button, Qt.MouseButton.LeftButton)
+    settle_reviews(qtbot, controller)
+    (sent,) = (demo_copy / "messages" / "outbox").glob("GC-v6-implementer-3-full-*.md")
+    gc = (demo_copy / "global-context.md").read_text(encoding="utf-8")
+    assert sent.read_text(encoding="utf-8") == f"[CONTEXT-UPDATE] GC-v6 (full injection)\n\n{gc}"
+    assert QGuiApplication.clipboard().text() == sent.read_text(encoding="utf-8")

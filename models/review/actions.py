@@ -58,17 +58,18 @@ def handled_line(result: Review, now: str | None = None) -> str:
 
 
 def compose_resend(session: SessionView, result: Review) -> tuple[str, str] | None:
-    """(message, mode) re-sending what an ACK found unclear, or the full GC; None if nothing to send.
+    """(message, mode) re-sending what an ACK found unclear, or the full GC (asked for, or a
+    CONTEXT_LOST: FC-2); None if nothing is to be sent.
 
     The unclear references are re-sent whole: a REPLACED of each section they point into, with
     its current text, so the teammate gets the context around the item, not the item alone.
     """
     gc = session.gc
     role = result.message.sender
-    if gc is None or role is None or result.action not in ("resend", "full"):
+    if gc is None or role is None or result.action not in ("resend", "full", "lost"):
         return None
     version = gc.version
-    if result.action == "full" or not result.resend:
+    if result.action in ("full", "lost") or not result.resend:
         return render_full(gc.text, version), "full"
     items: list[DeltaItem] = []
     for ref in result.resend:

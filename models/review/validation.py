@@ -56,7 +56,7 @@ def review(message: Message, session: SessionView) -> Review:
         if status.status == "CONTEXT_LOST":
             result.action, result.summary = (
                 "lost",
-                f"{_who(role)}: context lost — FC-2 until a full injection is confirmed",
+                f"{_who(role)}: context lost — send the full GC (FC-2 until it confirms one)",
             )
         elif status.status == "CONTEXT_RECEIVED" and status.version is not None:
             sent = last_sent(session.folder, role) if role else None
