@@ -13,7 +13,7 @@ from ui.item_models import BACKGROUND, DISPLAY, FOREGROUND, TOOLTIP
 from ui.node_model import SORT_ROLE, NodeTreeModel, Spec
 from ui.tones import tones
 
-_STATUS_ICONS = {"CONTEXT_LOST": "✖ ", "BLOCKED": "⛔ ", "CONTEXT_PRESSURE": "⚠ ", "COMPLETE": "✔ "}
+_STATUS_ICONS = {"CONTEXT_LOST": "✖ ", "BLOCKED": "⊘ ", "CONTEXT_PRESSURE": "⚠ ", "COMPLETE": "✔ "}  # in DejaVu Sans
 _BAD_STATUSES = frozenset({"CONTEXT_LOST", "BLOCKED"})
 
 
