@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.controller import Controller
 from conftest import CLAUDE_TEAM, actions_done, activate, drop_two_replies, fail_carry_out_at, settle_reviews
 from models.text.frontmatter import split_front_matter
+from ui.main_window import MainWindow
 from ui.node_model import PAYLOAD_ROLE
 
 
@@ -322,3 +323,62 @@ def test_carrying_out_a_lost_context_sends_the_full_gc_now(
     gc = (demo_copy / "global-context.md").read_text(encoding="utf-8")
     assert sent.read_text(encoding="utf-8") == f"[CONTEXT-UPDATE] GC-v6 (full injection)\n\n{gc}"
     assert QGuiApplication.clipboard().text() == sent.read_text(encoding="utf-8")
+
+
+def _teammate_row(w: MainWindow, role: str) -> int:
+    model = w.teammate_model
+    return next(r for r in range(model.rowCount()) if model.index(r, 0).data() == role)
+
+
+def test_the_inbox_says_it_is_narrowed_to_a_teammate_and_a_click_shows_all(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Issue 42.4: choosing a teammate in the table narrowed the Inbox silently, while its
+    header counted every message."""
+    drop_two_replies(demo_copy / "messages" / "inbox")  # implementer-2's ACK, implementer-4's report
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+    w = controller.window
+    activate(qtbot, w)
+    pane = w.review_pane
+    assert pane.model.rowCount() == 2 and pane.header.text().startswith("2 messages")
+    view = w.teammate_view
+    rect = view.visualRect(w.teammate_model.index(_teammate_row(w, "implementer-2"), 0))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert pane.model.rowCount() == 1
+    assert pane.header.text().startswith("1 of 2 messages")
+    assert pane.filter_strip.isVisible() and pane.filter_label.text() == "Only implementer-2's messages"
+    qtbot.mouseClick(pane.filter_button, Qt.MouseButton.LeftButton)  # Show all
+    assert pane.model.rowCount() == 2 and pane.header.text().startswith("2 messages")
+    assert not pane.filter_strip.isVisible()
+
+
+def test_paste_message_picks_the_sender_from_the_teammates(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 42.5: "From" was free text, and a typo made a phantom teammate. It is a list of the
+    session's teammates (the demo plan's five), the one chosen in the table first."""
+    from PySide6.QtWidgets import QInputDialog, QPushButton
+
+    w = controller.window
+    activate(qtbot, w)
+    view = w.teammate_view
+    rect = view.visualRect(w.teammate_model.index(_teammate_row(w, "implementer-3"), 0))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    offered: list[tuple[list[str], int, bool]] = []
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *a: ("[STATUS] Phase 6 | IN_PROGRESS", True))
+
+    def pick(
+        parent: object, title: str, label: str, items: list[str], current: int, editable: bool
+    ) -> tuple[str, bool]:
+        offered.append((list(items), current, editable))
+        return items[current], True
+
+    monkeypatch.setattr(QInputDialog, "getItem", pick)
+    paste = next(b for b in w.review_pane.findChildren(QPushButton) if b.text() == "Paste message…")
+    qtbot.mouseClick(paste, Qt.MouseButton.LeftButton)
+    settle_reviews(qtbot, controller)
+    roles = ["implementer-1", "implementer-2", "implementer-3", "implementer-4", "researcher-1"]
+    assert offered == [([*roles, "(unknown sender)"], 2, False)]
+    (saved,) = (demo_copy / "messages" / "inbox").iterdir()
+    assert saved.read_text(encoding="utf-8") == "From: implementer-3\n[STATUS] Phase 6 | IN_PROGRESS\n"

@@ -173,9 +173,9 @@ class MainWindow(WindowMenus):
         self.setWindowTitle(title + (f" — ⚑ {self._attention}" if self._attention else ""))
 
     def _filter_inbox(self) -> None:
-        self.review_pane.model.set_filter(
-            self.teammates_pane.selected_role(), self.review_pane.reports_only.isChecked()
-        )
+        role = self.teammates_pane.selected_role()
+        self.review_pane.filter_by(role)
+        self.review_pane.preferred_sender = role
 
     def _panes(self) -> list[tuple[QDockWidget, QWidget]]:
         """Every dock with the view its Ctrl+number key focuses, in the order of their keys."""
@@ -275,6 +275,8 @@ class MainWindow(WindowMenus):
                 model.clear()  # another session: nothing of the last one's rows carries over
         self.session = session
         todo: set[Part] = set(ALL_PARTS) if first or parts is None else set(parts)
+        if todo & {"plan", "memory", "folders"}:
+            self.review_pane.roles = session.roles()  # whom Paste message… offers as the sender
         if "gc" in todo:
             self.sections_pane.show_gc(session, first)
             # A session opening previews its GC after the first frame: rendering the Markdown

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QInputDialog,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -35,6 +36,7 @@ from ui.widgets import (
     count,
     needing_attention,
     plain_label,
+    row,
     short_time,
     table_view,
 )
@@ -111,6 +113,9 @@ class ReviewModel(NodeTreeModel):
         return None
 
 
+UNKNOWN_SENDER = "(unknown sender)"
+
+
 class ReviewPane(QWidget):
     """Messages in, the Lead's actions out (the controller carries them out)."""
 
@@ -126,7 +131,17 @@ class ReviewPane(QWidget):
         self.view.selectionModel().currentChanged.connect(self._show_raw)
         self.header = plain_label("No messages yet")
         self.reports_only = QCheckBox("DELTA reports only")
-        self.reports_only.toggled.connect(lambda on: self.model.set_filter(self.model.sender_filter, on))
+        self.reports_only.toggled.connect(lambda on: self.filter_by(self.model.sender_filter))
+        # The teammate chosen in the table narrows the list: said in a strip over it, as a mail
+        # client shows its filter, with a button that shows every message again.
+        self.filter_label = plain_label()
+        self.filter_button = QPushButton("Show all")
+        self.filter_button.setToolTip("Show every teammate's messages")
+        self.filter_button.clicked.connect(lambda: self.filter_by(None))
+        self.filter_strip = row(self.filter_label, self.filter_button)
+        self.filter_strip.hide()
+        self.roles: tuple[str, ...] = ()  # the session's teammates: who a pasted message may be from
+        self.preferred_sender: str | None = None  # the teammate selected in the table
         self.raw = QPlainTextEdit()
         self.raw.setReadOnly(True)
         self.raw.setFont(QFont("Monospace"))
@@ -151,10 +166,18 @@ class ReviewPane(QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([3000, 1000])  # in proportion, once the pane has its height
         self.banner = ProblemBanner()  # inbox entries that could not be read
-        layout_box = column(buttons, self.banner, split)
+        self._attention = 0
+        layout_box = column(buttons, self.filter_strip, self.banner, split)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(layout_box)
+
+    def _count(self) -> None:
+        """The header: every message and what needs the Lead, and how many the filter shows."""
+        total = len(self.model.reviews)
+        narrowed = self.model.sender_filter is not None or self.model.reports_only
+        counted = f"{self.model.rowCount()} of {count(total, 'message')}" if narrowed else count(total, "message")
+        self.header.setText(f"{counted}, {needing_attention(self._attention)}")
 
     def show_reviews(self, reviews: list[Review], handled: Handled, problems: list[Problem] | None = None) -> int:
         """Show the reviews (and what could not be read); return how many need the Lead's
@@ -164,7 +187,8 @@ class ReviewPane(QWidget):
         pending = [r for r in reviews if (r.message.source, r.message.sha) not in handled]
         # Everything the Lead has to act on: a NEED_CLARIFICATION waiting is as much as a risk badge.
         attention = sum(1 for r in pending if r.action in NEEDS_LEAD or (r.report is not None and r.report.attention))
-        self.header.setText(f"{count(len(reviews), 'message')}, {needing_attention(attention)}")
+        self._attention = attention
+        self._count()
         return attention
 
     def selected(self) -> Review | None:
@@ -187,9 +211,20 @@ class ReviewPane(QWidget):
             self.carryOut.emit(r)
 
     def _paste(self) -> None:
+        """The message, then who sent it, picked from the session's teammates (a typed name
+        with a typo made a teammate of its own, whose version was then confirmed)."""
         text, ok = QInputDialog.getMultiLineText(self, "Paste a message", "The message as the teammate sent it:")
         if not ok or not text.strip():
             return
-        sender, ok = QInputDialog.getText(self, "Paste a message", "From (role id):")
+        choices = [*self.roles, UNKNOWN_SENDER]
+        current = choices.index(self.preferred_sender) if self.preferred_sender in choices else len(choices) - 1
+        sender, ok = QInputDialog.getItem(self, "Paste a message", "From:", choices, current, False)
         if ok:
-            self.pasted.emit(text, sender.strip())
+            self.pasted.emit(text, "" if sender == UNKNOWN_SENDER else sender)
+
+    def filter_by(self, sender: str | None) -> None:
+        """Show only ``sender``'s messages (None: every message), and say so on the pane."""
+        self.model.set_filter(sender, self.reports_only.isChecked())
+        self.filter_label.setText(f"Only {sender}'s messages" if sender else "")
+        self.filter_strip.setVisible(sender is not None)
+        self._count()
