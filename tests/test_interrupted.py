@@ -107,3 +107,26 @@ def test_the_window_says_an_action_was_cut_short(qtbot: object, tmp_path: Path) 
     controller.window.central_tabs.setCurrentWidget(pane)
     qtbot.waitUntil(lambda: "was cut short" in pane.banner.text())
     assert "'Publish GC-v7 to 4 teammates' was cut short" in pane.banner.text()
+
+
+def test_repair_removes_the_temp_files_killed_writes_left(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 45.6: killed runs left ``.lc-tmp-`` files that nothing cleaned up. A write under way
+    (a fresh temp file) is left alone; an agent's own temp file is not ours."""
+    import os
+    import time
+
+    folder = copy_session(DEMO, tmp_path)
+    old = folder / ".orchestration-plan.md.lc-tmp-4242-deadbeef"
+    old.write_text("half a plan", encoding="utf-8")
+    an_hour_ago = time.time() - 3600
+    os.utime(old, (an_hour_ago, an_hour_ago))
+    fresh = folder / "messages" / ".ledger.jsonl.lc-tmp-4243-cafebabe"
+    fresh.parent.mkdir()
+    fresh.write_text("a write under way", encoding="utf-8")
+    theirs = folder / "global-context.md.tmp.33393.1777"
+    theirs.write_text("an agent's", encoding="utf-8")
+    os.utime(theirs, (an_hour_ago, an_hour_ago))
+    code, out, _ = run_cli(capsys, "repair", str(folder))
+    assert code == 0
+    assert out == ".orchestration-plan.md.lc-tmp-4242-deadbeef: removed (a killed write's temp file)\n"
+    assert not old.exists() and fresh.exists() and theirs.exists()

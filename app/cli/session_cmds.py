@@ -86,14 +86,23 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
-    """Take back what an action cut short (killed, the machine down) wrote; exit 1 when its
-    record cannot be read (nothing is undone by guess)."""
+    """Take back what an action cut short (killed, the machine down) wrote, and remove the temp
+    files killed writes left; exit 1 when the action's record cannot be read (nothing is undone
+    by guess)."""
+    from models.text.atomic import left_temp_files
     from models.text.intent import read_interrupted, undo_interrupted  # when run
 
     folder = resolve_session(args.folder, args.session)
+    temps = left_temp_files(folder)  # what killed writes left beside their files
+    for temp in temps:
+        done = "would be removed" if args.dry_run else "removed"
+        print(f"{temp.relative_to(folder)}: {done} (a killed write's temp file)")
+        if not args.dry_run:
+            temp.unlink(missing_ok=True)
     interrupted = read_interrupted(folder)
     if interrupted is None:
-        print("nothing to repair: no action was cut short in this session", file=sys.stderr)
+        if not temps:
+            print("nothing to repair: no action was cut short in this session", file=sys.stderr)
         return EXIT_OK
     if interrupted.problem is not None:
         print(f"lead-console: {interrupted.describe(folder)}", file=sys.stderr)

@@ -17,6 +17,7 @@ import errno
 import os
 import secrets
 import stat
+import time
 from pathlib import Path
 
 from models.text.textfile import Stamp, read_text, stamp_of
@@ -158,3 +159,20 @@ def append_whole(fd: int, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.ftruncate(fd, start)
         raise
+
+
+def left_temp_files(folder: Path, older_than_s: float = 60.0) -> list[Path]:
+    """Temp files of our writes that a killed process left in ``folder`` and below it (a write
+    under way names its own with its process id and is done within the second): what
+    ``lead-console repair`` removes. Links are not followed."""
+    found = []
+    limit = time.time() - older_than_s
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
+        for name in files:
+            path = Path(root) / name
+            if TEMP_MARKER in name and name.startswith("."):
+                with contextlib.suppress(OSError):
+                    if path.lstat().st_mtime < limit:
+                        found.append(path)
+    return sorted(found)
