@@ -145,6 +145,8 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["gate", "start", str(s), "--phase", "6"], False),
     (lambda s, t: ["publish", str(s), "--add-meta"], False),
     (lambda s, t: ["teammate", str(s), "implementer-1", "--state", "finished"], False),
+    (lambda s, t: ["repair", str(s), "--dry-run"], True),
+    (lambda s, t: ["repair", str(s)], False),
 ]
 
 
