@@ -337,6 +337,8 @@ class Controller(QObject):
             self.window.composer.committed(outcome)
             if self.live is not None and preview.action != "publish":  # publish: _published
                 self.window.show_session(self.live.session, {"gc", "plan", "gates"})
+                files = ", ".join(preview.relative_path(p) for p in outcome.written)
+                self.window.statusBar().showMessage(f"{preview.title}: wrote {files}", 10_000)
         elif self.live is not None and preview.action == "carry-out":
             resend = preview.message_write(preview.messages[0][0]) if preview.messages else None
             if resend is not None:

@@ -91,7 +91,7 @@ def test_a_record_that_cannot_be_read_keeps_every_action_refused(
 def test_the_window_says_an_action_was_cut_short(qtbot: object, tmp_path: Path) -> None:
     from pytestqt.qtbot import QtBot
 
-    from conftest import shown_controller
+    from conftest import settle_reviews, shown_controller
 
     assert isinstance(qtbot, QtBot)
     folder = copy_session(DEMO, tmp_path)
@@ -103,6 +103,7 @@ def test_the_window_says_an_action_was_cut_short(qtbot: object, tmp_path: Path) 
     assert killed.returncode == 9
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
+    settle_reviews(qtbot, controller)
     pane = controller.window.composer
     controller.window.central_tabs.setCurrentWidget(pane)
     qtbot.waitUntil(lambda: "was cut short" in pane.banner.text())

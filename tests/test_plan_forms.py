@@ -152,7 +152,7 @@ def test_the_gates_pane_lists_every_record_and_a_concluded_gate_at_once(
     from PySide6.QtWidgets import QInputDialog
     from pytestqt.qtbot import QtBot
 
-    from conftest import actions_done, shown_controller
+    from conftest import actions_done, settle_reviews, shown_controller
 
     assert isinstance(qtbot, QtBot)
     folder = _session(tmp_path, HISTORY.replace("gc_version: GC-v3\n", "gc_version: GC-v3\ncurrent_phase: 3\n"))
@@ -161,6 +161,7 @@ def test_the_gates_pane_lists_every_record_and_a_concluded_gate_at_once(
     (folder / "phase-3" / "gate-record-revision.yaml").write_text(GATE_REVISION, encoding="utf-8")
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
+    settle_reviews(qtbot, controller)
     model = controller.window.gates_pane.gate_model
 
     def rows() -> list[tuple[str, ...]]:
@@ -178,6 +179,48 @@ def test_the_gates_pane_lists_every_record_and_a_concluded_gate_at_once(
     qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)  # Conclude gate, APPROVED
     actions_done(qtbot, controller)
     assert rows()[-1] == ("4", "APPROVED", "phase-4/gate-record.yaml")
+    assert controller.window.statusBar().currentMessage() == (
+        "Conclude the gate of phase 4: APPROVED: wrote phase-4/gate-record.yaml, orchestration-plan.md"
+    )
+
+
+def test_start_gate_proposes_the_phase_after_the_last_verdict_and_warns_of_one_already_given(
+    qtbot: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 42.3: on a plan without current_phase, Start gate proposed phase 1, and it did not
+    say that the phase chosen already had a verdict."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QInputDialog, QMessageBox
+    from pytestqt.qtbot import QtBot
+
+    from conftest import actions_done, settle_reviews, shown_controller
+
+    assert isinstance(qtbot, QtBot)
+    folder = _session(tmp_path, HISTORY)  # no current_phase
+    (folder / "phase-3").mkdir()
+    (folder / "phase-3" / "gate-record.yaml").write_text(GATE_FIRST, encoding="utf-8")
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(folder)
+    settle_reviews(qtbot, controller)  # the open's workers done before the test ends
+    pane = controller.window.composer
+    proposed: list[int] = []
+
+    def get_int(parent: object, title: str, label: str, value: int, *rest: object) -> tuple[int, bool]:
+        proposed.append(value)
+        return 3, True  # the Lead types 3 again
+
+    monkeypatch.setattr(QInputDialog, "getInt", get_int)
+    warned: list[str] = []
+    pane.confirm = lambda box: warned.append(box.text()) or QMessageBox.StandardButton.Cancel  # type: ignore[method-assign]
+    qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)
+    actions_done(qtbot, controller)
+    assert proposed == [4]  # after phase 3's record
+    assert warned == [
+        "Phase 3 already has a verdict: ITERATE (phase-3/gate-record.yaml).\n"
+        "Start another gate of phase 3? Updates freeze until it concludes."
+    ]
+    assert "gate_evaluation" not in (folder / "orchestration-plan.md").read_text(encoding="utf-8")  # cancelled
+    settle_reviews(qtbot, controller)
 
 
 PEOPLE = """---

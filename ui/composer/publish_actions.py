@@ -49,10 +49,25 @@ class SessionActions:
             if ok:
                 self.conclude_gate(verdict)
             return
-        proposed = c.session.current_phase or 1
+        gates = c.session.all_gates
+        # The plan's current phase; without one, the phase after the last verdict (not phase 1).
+        proposed = c.session.current_phase or max((g.phase for g in gates if g.phase is not None), default=0) + 1
         phase, ok = QInputDialog.getInt(self.pane, "Start gate", "Phase being evaluated:", proposed, 0, 99)
-        if ok:
-            self.start_gate(phase)
+        if not ok:
+            return
+        earlier = [g for g in gates if g.phase == phase]
+        if earlier:
+            said = "; ".join(f"{g.verdict or '?'} ({g.path})" for g in earlier)
+            box = QMessageBox(self.pane)
+            box.setWindowTitle(f"Phase {phase} has a verdict")
+            box.setText(
+                f"Phase {phase} already has a verdict: {said}.\n"
+                f"Start another gate of phase {phase}? Updates freeze until it concludes."
+            )
+            box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+            if self.pane.confirm(box) != QMessageBox.StandardButton.Ok:
+                return
+        self.start_gate(phase)
 
     def baseline(self) -> bool:
         """Adopt a session run by hand: snapshot the GC so the next update can be a delta."""
