@@ -88,6 +88,7 @@ def test_gates_are_started_and_concluded_as_the_window_does(
     phase = session.current_phase or 1  # what the window's Start gate… proposes
     monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (phase, True))
     monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("APPROVED", True))
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *a, **k: ("", True))  # no notes, as the CLI
     pane = both.controller.window.composer
     both.controller.window.central_tabs.setCurrentWidget(pane)  # its button is kept current when shown
     started = both.step(["gate", "start", FOLDER, "--phase", str(phase)], pane.session_actions.toggle_gate)

@@ -79,20 +79,32 @@ def test_start_gate_proposes_the_plans_phase_and_conclude_asks_the_verdict(
         asked.append((title, tuple(items)))
         return "CONDITIONAL_PASS", True
 
+    def get_notes(parent: object, title: str, label: str, *rest: object) -> tuple[str, bool]:
+        asked.append((title, label))
+        return "  Replay must finish under 2 h before phase 7  \n", True
+
     monkeypatch.setattr(QInputDialog, "getInt", get_int)
     monkeypatch.setattr(QInputDialog, "getItem", get_item)
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", get_notes)
     pane = controller.window.composer
+    reviewed: list[str] = []
+    pane.confirm = lambda box: reviewed.append(box.text()) or QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     current = open_session(demo_copy, EstimateTokenizer()).current_phase
     assert current is not None
     qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)
     assert asked == [("Start gate", current)]
+    # Start gate says what it does: the plan's change, and that updates freeze (issue 42.7).
+    assert reviewed == [f"Start the gate of phase {current}? Updates freeze until it concludes."]
     qtbot.waitUntil(lambda: pane.gate_button.text() == "Conclude gate")
     with qtbot.waitSignal(pane.gateConcluded, timeout=5000) as concluded:
         qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)
     assert asked[1] == ("Conclude gate", ("APPROVED", "CONDITIONAL_PASS", "ITERATE", "REJECTED"))
+    assert asked[2] == ("Conclude gate", f"Conditions or notes for phase {current}'s record (optional):")
     record = Path(concluded.args[0])
     assert record.parent.name == f"phase-{current}"
-    assert "result: CONDITIONAL_PASS" in record.read_text(encoding="utf-8")
+    text = record.read_text(encoding="utf-8")
+    assert "result: CONDITIONAL_PASS" in text
+    assert "notes: Replay must finish under 2 h before phase 7\n" in text  # the conditions kept (issue 42.3)
     assert pane.gate_button.text() == "Start gate…"
 
 

@@ -149,7 +149,7 @@ def test_the_gates_pane_lists_every_record_and_a_concluded_gate_at_once(
     """Each record in its own row with the file it was read from; a gate concluded from the
     composer is in the pane as soon as it is written (before, only after F5)."""
     from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QInputDialog
+    from PySide6.QtWidgets import QInputDialog, QMessageBox
     from pytestqt.qtbot import QtBot
 
     from conftest import actions_done, settle_reviews, shown_controller
@@ -173,7 +173,9 @@ def test_the_gates_pane_lists_every_record_and_a_concluded_gate_at_once(
     ]
     monkeypatch.setattr(QInputDialog, "getInt", lambda *args: (4, True))
     monkeypatch.setattr(QInputDialog, "getItem", lambda *args: ("APPROVED", True))
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *args: ("", True))  # no notes
     pane = controller.window.composer
+    pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)  # Start gate…, phase 4
     actions_done(qtbot, controller)
     qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)  # Conclude gate, APPROVED
@@ -217,7 +219,7 @@ def test_start_gate_proposes_the_phase_after_the_last_verdict_and_warns_of_one_a
     assert proposed == [4]  # after phase 3's record
     assert warned == [
         "Phase 3 already has a verdict: ITERATE (phase-3/gate-record.yaml).\n"
-        "Start another gate of phase 3? Updates freeze until it concludes."
+        "Start the gate of phase 3? Updates freeze until it concludes."
     ]
     assert "gate_evaluation" not in (folder / "orchestration-plan.md").read_text(encoding="utf-8")  # cancelled
     settle_reviews(qtbot, controller)
@@ -249,3 +251,14 @@ def test_the_lead_listed_among_the_people_is_no_teammate(tmp_path: Path, capsys:
     assert code == 0
     memory = (folder / "TEAM-MEMORY.md").read_text(encoding="utf-8")
     assert memory.count("\n## Lead\n") == 1 and "## implementer-1\n" in memory
+
+
+def test_gate_conclude_keeps_the_leads_conditions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _session(tmp_path, HISTORY)
+    assert run_cli(capsys, "gate", "start", str(folder), "--phase", "2")[0] == 0
+    code, _, _ = run_cli(
+        capsys, "gate", "conclude", str(folder), "--verdict", "conditional_pass", "--notes", "S3 upload retried"
+    )
+    assert code == 0
+    record = (folder / "phase-2" / "gate-record.yaml").read_text(encoding="utf-8")
+    assert "result: CONDITIONAL_PASS\n" in record and "notes: S3 upload retried\n" in record

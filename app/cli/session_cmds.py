@@ -82,7 +82,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return run_action(lambda: prepare_gate_start(session, args.phase, now), args)
     if not args.verdict:
         raise UsageError(f"conclude needs --verdict ({', '.join(VERDICTS)})")
-    return run_action(lambda: prepare_gate_conclude(session, args.verdict.upper(), now, args.phase), args)
+    return run_action(lambda: prepare_gate_conclude(session, args.verdict.upper(), now, args.phase, args.notes), args)
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
@@ -202,6 +202,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     session_args(gate, json_output=False)
     gate.add_argument("--phase", type=int, help="the phase (default: the plan's current_phase, or the gate started)")
     gate.add_argument("--verdict", help=f"with conclude: {', '.join(VERDICTS)}")
+    gate.add_argument("--notes", help="with conclude: the conditions or notes the gate record keeps")
     tokenizer_arg(gate, default="estimate")
     dry_run_arg(gate)
     gate.set_defaults(func=cmd_gate)

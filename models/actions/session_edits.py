@@ -85,7 +85,9 @@ def _started(evaluation: dict[str, object] | None) -> str | None:
     return str(started) if started else None
 
 
-def prepare_gate_conclude(session: SessionView, verdict: str, now: str, phase: int | None = None) -> Preview:
+def prepare_gate_conclude(
+    session: SessionView, verdict: str, now: str, phase: int | None = None, notes: str | None = None
+) -> Preview:
     """Write the gate's record (never over an existing one) and lift the freeze, together."""
     if verdict not in VERDICTS:
         raise GateError(f"unknown verdict {verdict!r}; use one of: {', '.join(VERDICTS)}")
@@ -98,7 +100,7 @@ def prepare_gate_conclude(session: SessionView, verdict: str, now: str, phase: i
     if chosen is None:
         raise GateError("no gate is being evaluated and the plan names no current_phase; say which phase")
     path = gate_record_path(session, chosen)
-    text = record_text(chosen, verdict, now[:10], session.gc_version, _started(evaluation))
+    text = record_text(chosen, verdict, now[:10], session.gc_version, _started(evaluation), notes)
     writes = [create_write(path, text.encode("utf-8"), f"phase {chosen}: {verdict}")]
     if evaluation is not None:
         lift = _plan_write(

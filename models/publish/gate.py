@@ -33,11 +33,15 @@ def gate_record_path(session: SessionView, phase: int) -> Path:
     return path
 
 
-def record_text(phase: int, verdict: str, date: str, gc_version: int | None, started: str | None) -> str:
+def record_text(
+    phase: int, verdict: str, date: str, gc_version: int | None, started: str | None, notes: str | None = None
+) -> str:
     data: dict[str, object] = {"phase": phase, "result": verdict, "date": date}
     if gc_version is not None:
         data["gc_version"] = f"GC-v{gc_version}"
     if started:
         data["evaluation_started"] = started
+    if notes:
+        data["notes"] = notes  # the Lead's conditions (CONDITIONAL_PASS) or what the gate found
     data["recorded_by"] = "Lead Console"
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

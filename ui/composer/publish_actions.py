@@ -38,16 +38,17 @@ class SessionActions:
             return
         started = c.session.plan.gate_evaluation if c.session.plan else None
         if started:
+            phase = started.get("phase", "?")
             verdict, ok = QInputDialog.getItem(
-                self.pane,
-                "Conclude gate",
-                f"Verdict for phase {started.get('phase', '?')}:",
-                list(VERDICTS),
-                0,
-                False,
+                self.pane, "Conclude gate", f"Verdict for phase {phase}:", list(VERDICTS), 0, False
+            )
+            if not ok:
+                return
+            notes, ok = QInputDialog.getMultiLineText(
+                self.pane, "Conclude gate", f"Conditions or notes for phase {phase}'s record (optional):"
             )
             if ok:
-                self.conclude_gate(verdict)
+                self.conclude_gate(verdict, notes.strip() or None)
             return
         gates = c.session.all_gates
         # The plan's current phase; without one, the phase after the last verdict (not phase 1).
@@ -55,19 +56,9 @@ class SessionActions:
         phase, ok = QInputDialog.getInt(self.pane, "Start gate", "Phase being evaluated:", proposed, 0, 99)
         if not ok:
             return
-        earlier = [g for g in gates if g.phase == phase]
-        if earlier:
-            said = "; ".join(f"{g.verdict or '?'} ({g.path})" for g in earlier)
-            box = QMessageBox(self.pane)
-            box.setWindowTitle(f"Phase {phase} has a verdict")
-            box.setText(
-                f"Phase {phase} already has a verdict: {said}.\n"
-                f"Start another gate of phase {phase}? Updates freeze until it concludes."
-            )
-            box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
-            if self.pane.confirm(box) != QMessageBox.StandardButton.Ok:
-                return
-        self.start_gate(phase)
+        earlier = "; ".join(f"{g.verdict or '?'} ({g.path})" for g in gates if g.phase == phase)
+        said = f"Phase {phase} already has a verdict: {earlier}.\n" if earlier else ""
+        self.start_gate(phase, ask=f"{said}Start the gate of phase {phase}? Updates freeze until it concludes.")
 
     def baseline(self) -> bool:
         """Adopt a session run by hand: snapshot the GC so the next update can be a delta."""
@@ -84,26 +75,30 @@ class SessionActions:
         self.pane.commitRequested.emit(preview)
         return True
 
-    def conclude_gate(self, verdict: str) -> bool:
-        """Write the gate record (its own file, never over another) and lift the freeze."""
+    def conclude_gate(self, verdict: str, notes: str | None = None) -> bool:
+        """Write the gate record (its own file, never over another, with the Lead's conditions
+        or notes) and lift the freeze."""
         c = self.pane.composer
         assert c is not None
         try:
-            preview = prepare_gate_conclude(c.session, verdict, utc_now())
+            preview = prepare_gate_conclude(c.session, verdict, utc_now(), notes=notes)
         except (GateError, OSError) as exc:
             self.pane.error(f"The gate could not be concluded: {exc}")
             return False
         self.pane.commitRequested.emit(preview)
         return True
 
-    def start_gate(self, phase: int) -> bool:
-        """Freeze updates while ``phase`` is evaluated (``gate_evaluation`` in the plan)."""
+    def start_gate(self, phase: int, ask: str | None = None) -> bool:
+        """Freeze updates while ``phase`` is evaluated (``gate_evaluation`` in the plan); with
+        ``ask``, the Lead is shown the plan's change under that question first."""
         c = self.pane.composer
         assert c is not None
         try:
             preview = prepare_gate_start(c.session, phase, utc_now())
         except (GateError, OSError) as exc:
             self.pane.error(f"The gate could not be set: {exc}")
+            return False
+        if ask is not None and self._review(preview, ask) is None:
             return False
         self.pane.commitRequested.emit(preview)
         return True
