@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from models.actions.preview import InboxEntry, Preview
+from models.claude.delivery import recipient
 from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.session.folder import GC_FILE
@@ -40,15 +41,12 @@ def deliveries(sent: list[tuple[str, Path]], team: TeamView | None) -> tuple[Inb
     the member the link names, when the team has that member."""
     if team is None or team.link is None:
         return ()
-    names = {m.name for m in team.team.members} if team.team is not None else set()
     out = []
     for role, path in sent:
-        member = team.link.members.get(role) or None
         if team.team is None:
             out.append(InboxEntry(role, None, None, path, f"{team.link.team_folder} cannot be read"))
-        elif member is None or member not in names:
-            why = f"{role} is linked to no member of team {team.team.name}"
-            out.append(InboxEntry(role, None, None, path, why))
-        else:
-            out.append(InboxEntry(role, member, team.team.inboxes / f"{member}.json", path))
+            continue
+        member, why = recipient(team.team, team.link, role)
+        inbox = team.team.inboxes / f"{member}.json" if why is None else None
+        out.append(InboxEntry(role, member if why is None else None, inbox, path, why))
     return tuple(out)

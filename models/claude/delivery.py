@@ -74,6 +74,19 @@ def summary_for(entry: dict[str, Any]) -> str:
     return f"{kind} GC-v{version} ({mode})"
 
 
+def recipient(team: Team, link: Link, role: str, members: set[str] | None = None) -> tuple[str | None, str | None]:
+    """(the member ``role``'s messages go to, why none can): the member the link names, when
+    the team has it. A role with no member is never written to: Claude Code would create an
+    orphan inbox. ``members``: the team's member names, when the caller has them."""
+    member = link.members.get(role) or None
+    names = members if members is not None else {m.name for m in team.members}
+    if member is None:
+        return None, f"{role} is linked to no member of team {team.name}"
+    if member not in names:
+        return member, f"{member} is no member of team {team.name} (Claude Code would create an orphan inbox)"
+    return member, None
+
+
 def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]) -> list[Outcome]:
     """Deliver each ``sent`` ledger entry to its role's member; record every outcome.
 
@@ -88,20 +101,16 @@ def deliver(folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]]
     ledger = read_ledger(folder, strict=True)  # an attempt it cannot see would be written twice
     for entry in sent:
         role, rel = str(entry.get("to")), str(entry.get("file"))
-        member = link.members.get(role) or None
+        member, why = recipient(team, link, role, members)
         version = entry.get("gc_version")
 
         step = partial(DeliveryLine, to=role, member=member, team=team.name, file=rel, gc_version=version)
 
-        if member is None or member not in members:
-            why = (
-                f"{role} is linked to no member of team {team.name}"
-                if member is None
-                else (f"{member} is no member of team {team.name} (Claude Code would create an orphan inbox)")
-            )
+        if why is not None:
             outcomes.append(Outcome(role, member, rel, False, why))
             append_ledger(folder, [step(ts=stamp_ms(), direction="undelivered", reason=why).line()])
             continue
+        assert member is not None  # named whenever no reason is given
         try:
             text = read_text(folder / rel).text
         except OSError as exc:
