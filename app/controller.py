@@ -21,7 +21,7 @@ from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from app.team_dialogs import ask_carry_out_again, pick_member, pick_team_folder
-from models.actions.carry import prepare_carry_out
+from models.actions.carry import CarriedAlready, prepare_carry_out
 from models.actions.paste import PasteError, prepare_paste
 from models.actions.preview import Outcome, Preview
 from models.actions.replies import pending_from
@@ -31,7 +31,6 @@ from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state
-from models.review.carry import CarriedAlready
 from models.review.validation import Review
 from models.session.folder import Part
 from models.session.locate import find_sessions

@@ -15,11 +15,10 @@ from app.cli.report import (
     review_text,
 )
 from app.resolve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, read_file, resolve_session
-from models.actions.carry import prepare_carry_out
+from models.actions.carry import CarriedAlready, prepare_carry_out
 from models.actions.commit import commit
 from models.actions.paste import PasteError, prepare_paste
 from models.claude.reviews import gather_reviews
-from models.review.carry import CarriedAlready
 from models.review.inbox import Message, sender_from
 from models.review.ledger import Handled
 from models.review.messages import parse_ack, parse_delta_report, parse_status

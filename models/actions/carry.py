@@ -9,7 +9,6 @@ from pathlib import Path
 from models.actions.preview import Preview
 from models.publish.publishing import utc_now
 from models.review.actions import compose_resend, handled_line, plan_edit, resend_write
-from models.review.carry import CarriedAlready
 from models.review.ledger import LedgerUnreadable, handled_keys
 from models.review.validation import Review
 from models.session.folder import PLAN_FILE
@@ -18,6 +17,15 @@ from models.session.roles import NOT_A_FILE_NAME, names_a_file
 from models.session.snapshot import SessionView
 from models.text.surgical import EditError
 from models.text.transaction import FileWrite, edit_write
+
+
+class CarriedAlready(Exception):
+    """The message was carried out before (``done`` says what, and when); carrying it out again
+    would write a second re-send and second ledger lines, so it takes the Lead's word."""
+
+    def __init__(self, sender: str | None, done: str) -> None:
+        self.done = done
+        super().__init__(f"this message from {sender or '?'} was carried out already ({done})")
 
 
 def prepare_carry_out(session: SessionView, result: Review, *, again: bool = False, now: str | None = None) -> Preview:
@@ -54,7 +62,7 @@ def prepare_carry_out(session: SessionView, result: Review, *, again: bool = Fal
         except (EditError, OSError) as exc:
             blocked.append(f"{PLAN_FILE}: {exc}")
         else:
-            if write.before is None or write.data.decode("utf-8", errors="replace").lstrip("\ufeff") != write.before:
+            if not write.changes_nothing:
                 writes.append(write)
     lines.append(handled_line(result, now))
     data = "".join(line + "\n" for line in lines).encode("utf-8")

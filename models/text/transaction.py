@@ -38,6 +38,11 @@ class FileWrite:
     expected: Stamp | Missing | None  # None: appended to (an app-owned log), not replaced
     before: str | None = None
 
+    @property
+    def changes_nothing(self) -> bool:
+        """A replace that would leave the file's bytes as they were read."""
+        return isinstance(self.expected, Stamp) and self.expected.same_content(Stamp.of_bytes(self.data))
+
 
 class WriteRefused(Exception):
     """Nothing was written (or what was, was taken back); ``reasons`` says why, one line each."""
