@@ -63,6 +63,22 @@ def prepare_baseline(session: SessionView) -> Preview:
     return Preview("baseline", f"Baseline {label(gc.version)}", session.folder, tuple(writes), skipped=tuple(skipped))
 
 
+def proposed_gate_phase(session: SessionView) -> int:
+    """The phase a gate is most likely for: the plan's current phase; without one, the phase
+    after the last verdict (not phase 1)."""
+    if session.current_phase is not None:
+        return session.current_phase
+    return max((g.phase for g in session.all_gates if g.phase is not None), default=0) + 1
+
+
+def gate_question(session: SessionView, phase: int) -> str:
+    """What the Lead is asked before a gate of ``phase`` starts: the freeze, and the verdicts
+    the phase has already (another gate of it is then a second record)."""
+    earlier = "; ".join(f"{g.verdict or '?'} ({g.path})" for g in session.all_gates if g.phase == phase)
+    said = f"Phase {phase} already has a verdict: {earlier}.\n" if earlier else ""
+    return f"{said}Start the gate of phase {phase}? Updates freeze until it concludes."
+
+
 def prepare_gate_start(session: SessionView, phase: int | None, now: str) -> Preview:
     """Freeze updates while ``phase`` (default: the plan's current phase) is evaluated."""
     chosen = phase if phase is not None else session.current_phase

@@ -14,7 +14,13 @@ from PySide6.QtWidgets import QCheckBox, QInputDialog, QMessageBox
 
 from models.actions.preview import Outcome, Preview
 from models.actions.publish import prepare_publish
-from models.actions.session_edits import prepare_baseline, prepare_gate_conclude, prepare_gate_start
+from models.actions.session_edits import (
+    gate_question,
+    prepare_baseline,
+    prepare_gate_conclude,
+    prepare_gate_start,
+    proposed_gate_phase,
+)
 from models.publish.baseline import BaselineError
 from models.publish.composer import Composer
 from models.publish.gate import VERDICTS, GateError
@@ -50,15 +56,10 @@ class SessionActions:
             if ok:
                 self.conclude_gate(verdict, notes.strip() or None)
             return
-        gates = c.session.all_gates
-        # The plan's current phase; without one, the phase after the last verdict (not phase 1).
-        proposed = c.session.current_phase or max((g.phase for g in gates if g.phase is not None), default=0) + 1
+        proposed = proposed_gate_phase(c.session)
         phase, ok = QInputDialog.getInt(self.pane, "Start gate", "Phase being evaluated:", proposed, 0, 99)
-        if not ok:
-            return
-        earlier = "; ".join(f"{g.verdict or '?'} ({g.path})" for g in gates if g.phase == phase)
-        said = f"Phase {phase} already has a verdict: {earlier}.\n" if earlier else ""
-        self.start_gate(phase, ask=f"{said}Start the gate of phase {phase}? Updates freeze until it concludes.")
+        if ok:
+            self.start_gate(phase, ask=gate_question(c.session, phase))
 
     def baseline(self) -> bool:
         """Adopt a session run by hand: snapshot the GC so the next update can be a delta."""
