@@ -42,14 +42,6 @@ class PublishPlan:
     skipped: list[str] = field(default_factory=list)  # what publishing leaves out, and why
     sent: list[tuple[str, Path]] = field(default_factory=list)  # each recipient's outbox file
 
-    def dry_run(self, folder: Path) -> str:
-        lines = [f"Publishing GC-v{self.version} writes {len(self.writes)} files:"]
-        for w in self.writes:
-            lines.append(f"  {w.kind:<7} {w.path.relative_to(folder)}  — {w.summary}")
-        lines += [f"  skipped: {s}" for s in self.skipped]
-        lines += [f"  blocked: {b}" for b in self.blocked]
-        return "\n".join(lines)
-
 
 NO_META = " (ADR-001 §4; publish with 'Add ## Meta', or the CLI's --add-meta, to add one)"
 
