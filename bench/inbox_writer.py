@@ -1,5 +1,7 @@
 """Another writer of a Claude Code inbox, as fast as it can, under the inbox lock (mkdir
-``<inbox>.lock``; read, append, write a temp file and rename it over).
+``<inbox>.lock``; read, append, write a temp file and rename it over), with Claude Code
+2.1.332's patience: 11 mkdir attempts, waiting 5 ms doubling to 100 ms between them (655 ms in
+all), then the message is dropped, as Claude Code drops it. Prints how many it dropped.
 
 Run: python -m bench.inbox_writer INBOX COUNT [NAME]; used by the benchmark's inbox lock row
 and by the contention test.
@@ -18,13 +20,12 @@ def main() -> int:
     path, count = sys.argv[1], int(sys.argv[2])
     name = sys.argv[3] if len(sys.argv) > 3 else f"writer-{os.getpid()}"
     lock = path + ".lock"
+    dropped = 0
     for n in range(count):
-        while True:
-            try:
-                os.mkdir(lock)
-                break
-            except FileExistsError:
-                time.sleep(random.uniform(0.001, 0.005))
+        if not _take(lock):
+            dropped += 1
+            continue
+        time.sleep(random.uniform(0.0, 0.002))  # between messages, as a teammate's turn
         try:
             with open(path, encoding="utf-8") as fh:
                 items = json.load(fh) if os.path.getsize(path) else []
@@ -35,7 +36,21 @@ def main() -> int:
             os.replace(tmp, path)
         finally:
             os.rmdir(lock)
+    print(dropped)
     return 0
+
+
+def _take(lock: str) -> bool:
+    """The lock within Claude Code's retries (``retries: 10, minTimeout: 5, maxTimeout: 100``)."""
+    for wait in (0.005, 0.01, 0.02, 0.04, 0.08, 0.1, 0.1, 0.1, 0.1, 0.1, None):
+        try:
+            os.mkdir(lock)
+            return True
+        except FileExistsError:
+            if wait is None:
+                return False
+            time.sleep(wait)
+    return False
 
 
 if __name__ == "__main__":

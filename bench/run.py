@@ -112,7 +112,9 @@ def _delta_row(runs: int = 9) -> Row:
 
 
 def _inbox_lock_row() -> Row:
-    """50 deliveries into an inbox that two other writers append to as fast as they can."""
+    """50 deliveries into an inbox that two writers with Claude Code's patience append to as fast
+    as they can: how long the app holds the lock (p99, longest), and whether any of theirs was
+    dropped for waiting past 655 ms."""
     import subprocess
     import tempfile
 
@@ -121,21 +123,23 @@ def _inbox_lock_row() -> Row:
     with tempfile.TemporaryDirectory() as tmp:
         inbox = Path(tmp) / "implementer-1.json"
         inbox.write_text("[]", encoding="utf-8")
-        writers = [subprocess.Popen([sys.executable, "-m", "bench.inbox_writer", str(inbox), "300"]) for _ in range(2)]
+        command = [sys.executable, "-m", "bench.inbox_writer", str(inbox), "300"]
+        writers = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(2)]
         holds = []
         for n in range(50):
-            entry = {"from": "team-lead", "text": "[CONTEXT-UPDATE] " + "x" * 2000, "timestamp": str(n), "read": False}
+            text = "[CONTEXT-UPDATE] " + "x" * 2000
+            entry = {"from": "lead-console", "text": text, "timestamp": str(n), "read": False}
             holds.append(append_entries(inbox, [entry]).held)
-        for w in writers:
-            w.wait(timeout=120)
+        dropped = sum(int(w.communicate(timeout=120)[0]) for w in writers)
         count = len(json.loads(inbox.read_text(encoding="utf-8")))
-    assert count == 650, count  # nothing lost or doubled
+    assert count == 650 - dropped, count  # nothing of anyone's lost or doubled
+    p99 = sorted(holds)[min(len(holds) - 1, round(0.99 * len(holds)))]
     return absolute_row(
         "inbox lock held by the app",
-        "50 deliveries, 2 other writers appending 300 each",
-        f"longest {ms(max(holds))}, median {ms(statistics.median(holds))}",
-        max(holds) < 0.05,
-        "< 50 ms",
+        "50 deliveries; 2 writers with Claude Code's 655 ms patience append 300 each",
+        f"p99 {ms(p99)}, longest {ms(max(holds))}; theirs dropped: {dropped}",
+        max(holds) < 0.05 and dropped == 0,
+        "< 50 ms, none dropped",
     )
 
 

@@ -140,6 +140,8 @@ def test_contention_no_entry_lost_or_doubled_and_the_lock_is_held_for_millisecon
         [sys.executable, "-m", "bench.inbox_writer", str(lead_inbox), "200", "fifth"],
         preexec_fn=behind_the_app,
         cwd=Path(__file__).resolve().parent.parent,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     bad_reads: list[str] = []
     stop = threading.Event()
@@ -160,7 +162,8 @@ def test_contention_no_entry_lost_or_doubled_and_the_lock_is_held_for_millisecon
     try:
         outcomes = [o for entry in sent for o in deliver(demo_copy, team, link, [entry])]
         assert [p.wait(timeout=90) for p in doubles] == [0, 0, 0, 0]
-        assert fifth.wait(timeout=90) == 0
+        dropped = int(fifth.communicate(timeout=90)[0])  # given up after Claude Code's 655 ms, as it does
+        assert fifth.returncode == 0
     finally:
         stop.set()
         thread.join()
@@ -169,15 +172,16 @@ def test_contention_no_entry_lost_or_doubled_and_the_lock_is_held_for_millisecon
     assert all(o.delivered for o in outcomes) and len(outcomes) == 50
     holds = sorted(o.lock_held_ms for o in outcomes)
     print(f"lock holds of ours: median {holds[25]:.1f} ms, longest {holds[-1]:.1f} ms")
-    # Milliseconds, and far inside the second after which Claude Code drops its message. How long
-    # the slowest of them takes is the disk's to decide (a rename waits for others' flushes): that
-    # figure is the benchmark's "inbox lock held by the app" row; tests/test_inbox_lock.py shows
-    # the flush is done before the lock.
+    # Milliseconds, far inside the 655 ms after which Claude Code drops its message. How long the
+    # slowest of them takes is the disk's and the scheduler's to decide: the benchmark's "inbox
+    # lock held by the app" row reports p99 and the longest; tests/test_inbox_lock.py shows
+    # nothing is written or flushed under the lock.
     assert holds[25] < 10 and holds[-1] < 1000
     assert bad_reads == []
     replies = entries(lead_inbox)
     texts = [str(r["text"]) for r in replies]
-    assert len([t for t in texts if t.startswith("fifth ")]) == 200 == len({t for t in texts if t.startswith("fifth ")})
+    fifths = [t for t in texts if t.startswith("fifth ")]
+    assert len(fifths) == 200 - dropped == len(set(fifths))
     acks = [t for t in texts if t.startswith("[ACK-UPDATE]")]
     assert sorted(acks) == sorted({a for a in acks}) and len(acks) == 50  # none lost, none doubled
     for m in MEMBERS:
@@ -216,7 +220,6 @@ def test_a_busy_lock_delays_delivery_and_a_stale_one_is_broken(tmp_path: Path) -
         (b"{not json", "does not parse as JSON"),
         (b'{"a": 1}', "not an array"),
         (b"", "empty, not a JSON array"),
-        (b"[" + b'{"from": "x", "text": "' + b"y" * 2_100_000 + b'"}]', "stops surfacing messages"),
     ],
 )
 def test_a_bad_mailbox_is_named_and_never_written(

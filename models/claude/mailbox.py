@@ -6,11 +6,11 @@ up to ``wait_s``. Inside the lock the array is read again and must parse (a file
 parse is never overwritten), the entries are appended (never reordered or pruned), and the
 result replaces the file atomically.
 
-Claude Code gives up after about a second of retries and drops its message, so the lock is held
-for milliseconds whatever the disk does: the new array is written and fsynced to a temp file
-before the lock is taken, and inside the lock the file is read again and, when it is still the
-bytes the temp file was made from, only renamed over. Only when someone wrote in between is the
-array spliced, written and fsynced under the lock.
+Claude Code 2.1.332's writers give up after 655 ms of retries (10, 5 ms doubling to 100 ms) and
+drop their message, so the lock is held for a read and a rename whatever the disk does: the new
+array is written and fsynced to a temp file before the lock is taken; inside the lock the file is
+read again and, when it is still the bytes the temp file was made from, the temp file is renamed
+over it. When someone wrote in between, the lock is let go and the array made again.
 """
 
 from __future__ import annotations
@@ -30,10 +30,7 @@ from models.text.textfile import UnreadableFile, read_bounded
 
 STALE_S = 10.0  # proper-lockfile's stale age; Claude Code's holders refresh every 5 s
 WAIT_S = 5.0  # how long a delivery waits for a busy lock before it is left undelivered
-MAX_INBOX_BYTES = 8 * 1024 * 1024
-# Claude Code stops surfacing new messages of an inbox past about 1 MB: a message appended
-# there would never be read, so it is not written.
-SURFACED_BYTES = 1024 * 1024
+MAX_INBOX_BYTES = 64 * 1024 * 1024  # Claude Code has no limit; past this the app does not read one
 
 
 class MailboxError(RuntimeError):
@@ -112,7 +109,13 @@ def read_inbox_entries(inbox: Path) -> list[Any] | None:
 def append_entries(inbox: Path, entries: list[dict[str, Any]], wait_s: float = WAIT_S) -> Appended:
     """Append ``entries`` to ``inbox`` under its lock. Creates ``[]`` first when missing (an
     exclusive create, as Claude Code does); raises ``MailboxError`` and writes nothing when the
-    lock stays busy, the array does not parse, or the disk refuses."""
+    lock stays busy, the array does not parse, or the disk refuses.
+
+    Under the lock nothing is written or synced: the next array is made and fsynced to a temp
+    file first; under the lock the inbox is read again and, when it still holds the bytes the
+    temp file was made from, the temp file is renamed over it. When someone wrote in between,
+    the lock is let go and the array made again from what is there now.
+    """
     inbox.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(inbox, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -123,32 +126,35 @@ def append_entries(inbox: Path, entries: list[dict[str, Any]], wait_s: float = W
     except FileExistsError:
         pass
     added = b",\n".join(json.dumps(e, ensure_ascii=False).encode("utf-8") for e in entries)  # before the lock
-    ready = _prepared(inbox, added, len(entries))
-    try:
-        with inbox_lock(inbox, wait_s) as waited:
-            taken = time.monotonic()
-            try:
-                raw, _ = read_bounded(inbox, MAX_INBOX_BYTES)
-            except UnreadableFile as exc:
-                raise MailboxError(f"{inbox.name}: {exc.strerror}; not written") from None
-            except OSError as exc:
-                raise MailboxError(f"{inbox.name}: {exc.strerror or exc}; not written") from None
-            try:
+    start = time.monotonic()
+    waited = 0.0
+    while True:
+        ready = _prepared(inbox, added, len(entries))
+        try:
+            with inbox_lock(inbox, max(0.0, wait_s - (time.monotonic() - start))) as wait:
+                waited += wait
+                taken = time.monotonic()
+                try:
+                    raw, _ = read_bounded(inbox, MAX_INBOX_BYTES)
+                except UnreadableFile as exc:
+                    raise MailboxError(f"{inbox.name}: {exc.strerror}; not written") from None
+                except OSError as exc:
+                    raise MailboxError(f"{inbox.name}: {exc.strerror or exc}; not written") from None
                 if ready is not None and raw == ready.raw:  # nobody wrote since: the temp file is the result
-                    os.replace(ready.tmp, inbox)
-                    count = ready.count
-                else:
-                    items = _writable(raw, inbox.name)
-                    _replace(inbox, _spliced(raw, items, added))
-                    count = len(items) + len(entries)
-            except OSError as exc:
-                code = errno.errorcode.get(exc.errno or 0, "")
-                raise MailboxError(f"{inbox.name}: {exc.strerror or exc} {code}; not written".strip()) from None
-            return Appended(count, waited, time.monotonic() - taken)
-    finally:
-        if ready is not None:
-            with suppress(FileNotFoundError):
-                os.unlink(ready.tmp)
+                    try:
+                        os.replace(ready.tmp, inbox)
+                    except OSError as exc:
+                        code = errno.errorcode.get(exc.errno or 0, "")
+                        raise MailboxError(f"{inbox.name}: {exc.strerror or exc} {code}; not written".strip()) from None
+                    return Appended(ready.count, waited, time.monotonic() - taken)
+                if ready is None:
+                    parse_inbox(raw, inbox.name)  # a file that does not parse under the lock: say so, write nothing
+        finally:
+            if ready is not None:
+                with suppress(FileNotFoundError):
+                    os.unlink(ready.tmp)
+        if time.monotonic() - start > wait_s:
+            raise LockBusy(f"{inbox.name} changed at every attempt for {wait_s:.0f} s; not written")
 
 
 @dataclass(frozen=True)
@@ -167,20 +173,19 @@ def _prepared(inbox: Path, added: bytes, n: int) -> _Ready | None:
     try:
         raw, _ = read_bounded(inbox, MAX_INBOX_BYTES)
         items = _writable(raw, inbox.name)
-        tmp = _temp_for(inbox)
-        _write_synced(tmp, _spliced(raw, items, added))
     except (OSError, MailboxError):
         return None
+    tmp = _temp_for(inbox)
+    try:
+        _write_synced(tmp, _spliced(raw, items, added))
+    except OSError as exc:
+        code = errno.errorcode.get(exc.errno or 0, "")
+        raise MailboxError(f"{inbox.name}: {exc.strerror or exc} {code}; not written".strip()) from None
     return _Ready(raw, tmp, len(items) + n)
 
 
 def _writable(raw: bytes, name: str) -> list[Any]:
     """The array ``raw`` holds, when an entry may be appended to it."""
-    if len(raw) > SURFACED_BYTES:
-        raise MailboxError(
-            f"{name} is {len(raw) / 1e6:.1f} MB; Claude Code stops surfacing messages past about 1 MB,"
-            " so nothing was written (the member has to take its mail first)"
-        )
     return parse_inbox(raw, name)
 
 
@@ -190,18 +195,6 @@ def _spliced(raw: bytes, items: list[Any], added: bytes) -> bytes:
     end = raw.rstrip()[:-1]  # parse_inbox proved it is an array: its last byte is the closing ]
     separator = b",\n" if items else b"\n"
     return end.rstrip() + separator + added + b"\n]\n"
-
-
-def _replace(inbox: Path, data: bytes) -> None:
-    """Temp file in the same folder, fsync, rename over: a reader sees the old array or the new."""
-    tmp = _temp_for(inbox)
-    try:
-        _write_synced(tmp, data)
-        os.replace(tmp, inbox)
-    except BaseException:
-        with suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def _temp_for(inbox: Path) -> Path:
