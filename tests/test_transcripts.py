@@ -87,7 +87,9 @@ def test_compactions_broken_lines_and_a_1m_window(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("held", "pressure"), [(159_999, False), (160_000, True), (200_000, True)])
 def test_pressure_from_four_fifths_of_the_window(tmp_path: Path, held: int, pressure: bool) -> None:
-    path = _write(tmp_path / "t.jsonl", [_assistant("msg_1", "2026-11-22T03:00:00Z", _usage(held, 0, 0, 0))])
+    """claude-opus-4-6: a 200k window in Claude Code 2.1.332's catalog."""
+    usage = _usage(held, 0, 0, 0)
+    path = _write(tmp_path / "t.jsonl", [_assistant("msg_1", "2026-11-22T03:00:00Z", usage, model="claude-opus-4-6")])
     context = read_transcript(path, "impl-one")
     assert (context.pressure, context.share) == (pressure, held / 200_000)
 

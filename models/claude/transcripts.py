@@ -16,15 +16,23 @@ from pathlib import Path
 from typing import Any
 
 from models.claude.team import Member, Team
+from models.claude.windows import ONE_M, window_for
 from models.text.textfile import read_bounded
 
 MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 PRESSURE_SHARE = 0.8  # at 80% of the window the next update may push the teammate into a compaction
+_BLOCK = re.compile(r"<teammate-message\s+([^>]*)>(.*?)</teammate-message>", re.DOTALL)
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
 
 
-def context_window(model: str) -> int:
-    """The model's context window: 1M for the ``[1m]`` variants, else 200k (Claude's default)."""
-    return 1_000_000 if re.search(r"\[1m\]|-1m\b", model, re.IGNORECASE) else 200_000
+@dataclass(frozen=True)
+class Received:
+    """A message that reached the model: a ``<teammate-message>`` block in a user turn."""
+
+    sender: str
+    summary: str | None
+    text: str
+    timestamp: str | None
 
 
 @dataclass
@@ -33,11 +41,13 @@ class TeammateContext:
 
     member: str
     transcript: Path | None = None
-    tokens: int | None = None  # the last response's context; None when no response was read
-    window: int = 200_000
+    tokens: int | None = None  # the context now: the last response's, or a later compaction's result
+    window: int = ONE_M
+    window_source: str = ""
     model: str = ""
     last_response: str | None = None
     compactions: list[str] = field(default_factory=list)  # timestamps, oldest first
+    received: list[Received] = field(default_factory=list)
     broken_lines: int = 0
     problems: list[str] = field(default_factory=list)
 
@@ -55,16 +65,36 @@ def _usage_tokens(usage: dict[str, Any]) -> int:
     return sum(int(v) for k in keys if isinstance(v := usage.get(k), int | float))
 
 
-def read_transcript(path: Path, member: str, model: str = "") -> TeammateContext:
-    """Parse one transcript file."""
-    out = TeammateContext(member, path, model=model, window=context_window(model))
+def blocks_in(entry: dict[str, Any]) -> list[tuple[dict[str, str], str]]:
+    """(attributes, text) of each ``<teammate-message>`` block of a ``user`` line: what reached
+    the model. Other lines (``api-request-blob`` copies among them) are not looked into."""
+    if entry.get("type") != "user":
+        return []
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        texts = [content]
+    elif isinstance(content, list):
+        texts = [c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
+    else:
+        texts = []
+    return [(dict(_ATTR.findall(b.group(1))), b.group(2).strip("\n")) for t in texts for b in _BLOCK.finditer(t)]
+
+
+def read_transcript(path: Path, member: str, model: str = "", override: int | None = None) -> TeammateContext:
+    """Parse one transcript file. ``model``: the member's configured model, used until a
+    response names one; ``override``: the Lead's window for this teammate."""
+    out = TeammateContext(member, path, model=model)
     try:
         raw, _ = read_bounded(path, MAX_TRANSCRIPT_BYTES)
     except OSError as exc:
         out.problems.append(f"{path.name}: {exc.strerror or exc}")
+        _set_window(out, override, None)
         return out
     last: dict[str, tuple[str | None, int]] = {}
     order: list[str] = []
+    after_compaction: int | None = None  # a compaction's postTokens, until the next response
+    seen = 0
     for line in raw.decode("utf-8", errors="replace").splitlines():
         if not line.strip():
             continue
@@ -79,7 +109,14 @@ def read_transcript(path: Path, member: str, model: str = "") -> TeammateContext
         stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
         if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
             out.compactions.append(stamp or "?")
+            meta = entry.get("compactMetadata")
+            post = meta.get("postTokens") if isinstance(meta, dict) else None
+            after_compaction = int(post) if isinstance(post, int | float) else None
             continue
+        for attrs, text in blocks_in(entry):
+            sender = attrs.get("teammate_id")
+            if sender:
+                out.received.append(Received(sender, attrs.get("summary"), text, stamp))
         message = entry.get("message")
         if entry.get("type") != "assistant" or not isinstance(message, dict):
             continue
@@ -87,17 +124,27 @@ def read_transcript(path: Path, member: str, model: str = "") -> TeammateContext
         mid = message.get("id")
         if not isinstance(usage, dict) or not isinstance(mid, str):
             continue
-        if isinstance(message.get("model"), str) and not out.model:
-            out.model = message["model"]
-            out.window = context_window(out.model)
+        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
+            out.model = message["model"]  # the latest response's model: a /model switch counts
         if mid not in last:
             order.append(mid)
-        last[mid] = (stamp, _usage_tokens(usage))  # a split response: its lines carry the same usage
+        tokens = _usage_tokens(usage)
+        last[mid] = (stamp, tokens)  # a split response: its lines carry the same usage
+        seen = max(seen, tokens)
+        after_compaction = None
     if order:
         out.last_response, out.tokens = last[order[-1]]
+    if after_compaction is not None:
+        out.tokens = after_compaction
     if out.broken_lines:
         out.problems.append(f"{path.name}: {out.broken_lines} broken lines skipped")
+    _set_window(out, override, seen or None)
     return out
+
+
+def _set_window(out: TeammateContext, override: int | None, seen: int | None) -> None:
+    window = window_for(out.model, seen, override)
+    out.window, out.window_source = window.tokens, window.source
 
 
 def _candidates(team: Team, member: Member) -> list[Path]:
@@ -153,23 +200,25 @@ def find_transcript(team: Team, member: Member) -> Path | None:
     return None
 
 
-def team_context(team: Team) -> dict[str, TeammateContext]:
-    """Member name → context, for every member but the lead."""
+def team_context(team: Team, windows: dict[str, int] | None = None) -> dict[str, TeammateContext]:
+    """Member name → context, for every member but the lead. ``windows``: the Lead's window
+    per member, where it overrides what the model and transcript say."""
     out = {}
     for member in team.members:
         if member.name == team.lead:
             continue
+        override = (windows or {}).get(member.name)
         path = find_transcript(team, member)
         if path is None:
-            out[member.name] = TeammateContext(member.name, model=member.model, window=context_window(member.model))
+            context = TeammateContext(member.name, model=member.model)
+            _set_window(context, override, None)
+            out[member.name] = context
         else:
-            out[member.name] = read_transcript(path, member.name, member.model)
+            out[member.name] = read_transcript(path, member.name, member.model, override)
     return out
 
 
 _LEAD_BLOCKS: dict[Path, tuple[tuple[str, int, int, int], list[tuple[str, str, str | None]]]] = {}
-_BLOCK = re.compile(r"<teammate-message\s+([^>]*)>(.*?)</teammate-message>", re.DOTALL)
-_ATTR = re.compile(r'(\w+)="([^"]*)"')
 
 
 def lead_transcript_messages(team: Team) -> list[tuple[str, str, str | None]]:
@@ -199,24 +248,13 @@ def lead_transcript_messages(team: Team) -> list[tuple[str, str, str | None]]:
             entry = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(entry, dict) or entry.get("type") != "user":
+        if not isinstance(entry, dict):
             continue
-        message = entry.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        texts = (
-            [content]
-            if isinstance(content, str)
-            else [c.get("text") for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
-            if isinstance(content, list)
-            else []
-        )
-        for text in texts:
-            for block in _BLOCK.finditer(str(text)):
-                attrs = dict(_ATTR.findall(block.group(1)))
-                sender = attrs.get("teammate_id")
-                if sender and sender != team.lead:
-                    stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
-                    out.append((sender, block.group(2).strip("\n"), stamp))
+        stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
+        for attrs, text in blocks_in(entry):
+            sender = attrs.get("teammate_id")
+            if sender and sender != team.lead:
+                out.append((sender, text, stamp))
     if len(raw) == st.st_size:  # parsed what was stat'ed: nothing appended in between
         _LEAD_BLOCKS.clear()  # one lead transcript is followed at a time
         _LEAD_BLOCKS[path] = (key, out)
