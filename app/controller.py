@@ -79,6 +79,7 @@ class Controller(QObject):
         self.window.deliverRequested.connect(self.team.deliver_due)
         self.window.aboutRequested.connect(self._about)
         self.window.teammates_pane.pingRequested.connect(self.team.ping)
+        self.window.teammates_pane.againRequested.connect(self.team.deliver_again)
         self.window.teammates_pane.memberRequested.connect(self._ask_member)
         self.team_lost: dict[str, tuple[str, str]] = {}
         self.team_lost_since: dict[str, str] = {}  # role → the compaction that made it lose its GC

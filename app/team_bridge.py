@@ -16,7 +16,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from app.watcher import FolderWatcher
-from models.claude.delivery import Outcome, deliver, ping_for_last, undelivered
+from models.claude.delivery import Outcome, deliver, ping_for_last
+from models.claude.following import last_sent_to, undelivered
 from models.claude.status import TeamView, load_link, team_view_of
 from models.claude.team import Link, Team, map_roles, read_team, write_link
 from ui.workers import Job
@@ -90,6 +91,15 @@ class TeamBridge(QObject):
     def deliver_due(self) -> None:
         """Deliver every role's last update not yet delivered (publish, Carry out, Deliver)."""
         self._deliver(lambda folder, team, link: deliver(folder, team, link, undelivered(folder)))
+
+    def deliver_again(self, role: str) -> None:
+        """Write ``role``'s last update once more: the Lead's answer to a lost update, an
+        undecided attempt, or one the model never received."""
+
+        def again(folder: Path, team: Team, link: Link) -> list[Outcome]:
+            return deliver(folder, team, link, last_sent_to(folder, [role]), again=frozenset({role}))
+
+        self._deliver(again)
 
     def ping(self, role: str) -> None:
         """Deliver a reminder to ACK the last update sent to ``role``."""

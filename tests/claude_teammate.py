@@ -72,14 +72,15 @@ def append(inbox: Path, item: dict[str, object]) -> None:
         os.rmdir(held)
 
 
-def take(inbox: Path, lead: str, drain: bool) -> list[dict[str, object]]:
-    """Unread entries from the lead, marked read or removed, under the lock."""
+def take(inbox: Path, me: str, drain: bool) -> list[dict[str, object]]:
+    """Unread entries (from anyone but itself, as Claude Code takes them), marked read or
+    removed, under the lock."""
     if not inbox.exists():
         return []
     held = lock(inbox)
     try:
         items = read(inbox)
-        taken = [i for i in items if i.get("from") == lead and not i.get("read")]
+        taken = [i for i in items if i.get("from") != me and not i.get("read")]
         if taken:
             if drain:
                 items = [i for i in items if i not in taken]
@@ -138,7 +139,7 @@ def main() -> int:
     deadline = time.monotonic() + args.max_seconds
     while seen < args.expect and time.monotonic() < deadline:
         try:
-            taken = take(inbox, args.lead, args.drain)
+            taken = take(inbox, args.member, args.drain)
         except ValueError:
             taken = []  # a half-written file of someone else's: try again shortly
         for item in taken:
@@ -147,8 +148,9 @@ def main() -> int:
             if transcript is not None:
                 with transcript.open("a", encoding="utf-8") as fh:
                     common = {"sessionId": transcript.stem, "teamName": team.name, "agentName": args.member}
+                    block = f'<teammate-message teammate_id="{item.get("from")}" summary="{item.get("summary")}">'
                     fh.write(json.dumps({**common, "type": "user", "timestamp": now(), "message": {
-                        "role": "user", "content": f'<teammate-message teammate_id="{args.lead}">{text}</teammate-message>'
+                        "role": "user", "content": f"{block}\n{text}\n</teammate-message>"
                     }}) + "\n")  # fmt: skip
                     usage = {"input_tokens": 900, "cache_read_input_tokens": 40_000 + 1000 * seen, "output_tokens": 80}
                     fh.write(json.dumps({**common, "type": "assistant", "timestamp": now(), "message": {

@@ -48,7 +48,12 @@ def test_publish_delivers_to_four_teammates_who_pick_up_and_ack_once(
     assert entries(inboxes / "implementer-1.json") == [] and entries(inboxes / "implementer-2.json") == []  # drained
     for m in MEMBERS[2:]:
         (item,) = entries(inboxes / f"{m}.json")
-        assert item["read"] is True and item["from"] == "team-lead" and str(item["text"]).startswith("[CONTEXT-UPDATE]")
+        assert (
+            item["read"] is True and item["from"] == "lead-console" and str(item["text"]).startswith("[CONTEXT-UPDATE]")
+        )
+        assert str(item["text"]).endswith(
+            "\n\nReply to team-lead with SendMessage: [ACK-UPDATE] GC-v7 (applied/total, impact, action, unclear items)."
+        )
         assert item["summary"] == "CONTEXT-UPDATE GC-v7 (full)"
     replies = entries(inboxes / "team-lead.json")
     assert sorted(str(r["from"]) for r in replies) == list(MEMBERS)  # each once

@@ -14,7 +14,8 @@ import pytest
 from claude_team_steps import entries, make_team
 
 import models.claude.delivery as delivery
-from models.claude.delivery import deliver, undelivered
+from models.claude.delivery import deliver
+from models.claude.following import undelivered
 from models.claude.team import Link, read_team
 
 UPDATES = {
@@ -107,7 +108,10 @@ def test_a_fault_at_any_step_of_delivery_is_finished_by_the_next_without_a_doubl
     assert all(o.delivered for o in retried)
     for member, text in UPDATES.items():
         (item,) = entries(team_dir / "inboxes" / f"{member}.json")  # exactly once each
-        assert item["text"] == text and item["from"] == "team-lead"
+        reply = (
+            "Reply to team-lead with SendMessage: [ACK-UPDATE] GC-v7 (applied/total, impact, action, unclear items)."
+        )
+        assert item["text"] == text.rstrip("\n") + "\n\n" + reply and item["from"] == "lead-console"
     delivered = [e for e in _ledger(folder) if e["direction"] == "delivered"]
     assert sorted(e["to"] for e in delivered) == sorted(UPDATES)  # one record per update
     assert undelivered(folder) == []

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from models.claude.delivery import follow, presumed_lost
+from models.claude.following import follow, presumed_lost
 from models.claude.team import Link, Member, Team
 
 
@@ -35,7 +35,7 @@ def _team(tmp_path: Path, inbox: list[dict[str, Any]] | None) -> Team:
     return Team(folder, "team", "team-lead", None, [Member("impl-one")])
 
 
-LINK = Link(Path("team"), {"implementer-1": "impl-one"})
+LINK = Link(Path("team"), {"implementer-1": "impl-one"}, "team-lead")  # as links before 2.1.332 wrote
 T_SENT, T_DELIVERED = "2026-11-22T03:00:00Z", "2026-11-22T03:00:01Z"
 LEDGER = [_sent("implementer-1", "outbox/u7.md", 7, T_SENT), _delivered("implementer-1", "outbox/u7.md", T_DELIVERED)]
 

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from models.claude.status import TeamRow
+from models.claude.transcripts import TeammateContext
 from models.session.teammates import Teammate
 from models.session.versions import label
 from ui.item_models import BACKGROUND, DISPLAY, FOREGROUND, TOOLTIP
@@ -152,7 +153,7 @@ class TeammateModel(NodeTreeModel):
                 return tones().bad
             if team is not None and column == self.CONTEXT and team.context is not None and team.context.pressure:
                 return tones().warn
-            if team is not None and column == self.DELIVERY and team.followed and team.followed.delivered_ts is None:
+            if team is not None and column == self.DELIVERY and team.followed and team.followed.state in TROUBLE:
                 return tones().warn
             if column == self.CONFIRMED and self._behind(mate):
                 return tones().warn
@@ -179,9 +180,18 @@ class TeammateModel(NodeTreeModel):
         return None
 
 
+TROUBLE = ("undelivered", "undecided", "lost")  # states the Lead has to act on
+
+
 def _bar(share: float, cells: int = 5) -> str:
     full = min(cells, round(share * cells))
     return "▰" * full + "▱" * (cells - full)
+
+
+def window_label(c: TeammateContext) -> str:
+    """200k, 1M; with a question mark when the window is assumed, not known."""
+    size = f"{c.window / 1_000_000:g}M" if c.window >= 1_000_000 else f"{c.window // 1000}k"
+    return size + ("?" if c.window_source.startswith("assumed") else "")
 
 
 def team_cells(team: TeamRow | None) -> tuple[str, str, str, str]:
@@ -191,7 +201,7 @@ def team_cells(team: TeamRow | None) -> tuple[str, str, str, str]:
     f, c = team.followed, team.context
     delivery = f.state if f is not None else ""
     held = c.tokens if c is not None else None
-    context = f"{_bar(c.share)} {held / 1000:.0f}k/{c.window // 1000}k" if c is not None and held is not None else ""
+    context = f"{_bar(c.share)} {held / 1000:.0f}k/{window_label(c)}" if c is not None and held is not None else ""
     compactions = ""
     if c is not None and c.compactions:
         compactions = f"{len(c.compactions)}" + (" ⚠ lost" if team.lost_since else "")
@@ -209,12 +219,23 @@ def team_tooltip(team: TeamRow | None, which: int) -> str | None:
         if f.delivered_ts is None:
             return f"{f.file}: not delivered" + (f" ({f.reason})" if f.reason else "") + "; Deliver retries"
         picked = {None: "pickup unknown", True: "picked up", False: "not picked up yet"}[f.picked_up]
-        return f"{f.file} written to the inbox at {f.delivered_ts}; {picked}; {'ACKed' if f.acked else 'no ACK yet'}"
+        steps = [f"{f.file} written to {f.member}'s inbox as {f.sender} at {f.delivered_ts}", picked]
+        if f.received_ts:
+            steps.append(f"received by the model at {f.received_ts} (its transcript)")
+        elif f.lost_at:
+            steps.append(f"lost: compacted at {f.lost_at} before the model received it (Deliver again)")
+        elif f.picked_up:
+            steps.append("not in the transcript yet (a busy teammate holds it until its turn ends)")
+        steps.append("ACKed" if f.acked else "no ACK yet")
+        return "; ".join(steps)
     if which == 2 and c is not None and c.tokens is not None:
         where = c.transcript.name if c.transcript else "?"
         pressure = " — CONTEXT_PRESSURE" if c.pressure else ""
         model = c.model or "model unknown"
-        return f"{c.tokens:,} of {c.window:,} tokens ({model}) at {c.last_response}, from {where}{pressure}"
+        return (
+            f"{c.tokens:,} of {c.window:,} tokens ({model}) at {c.last_response}, from {where}{pressure}\n"
+            f"Window: {c.window_source}"
+        )
     if which == 3 and c is not None and c.compactions:
         lost = (
             f"\nCompacted after its GC was delivered: presumed CONTEXT_LOST (FC-2) since {team.lost_since}"

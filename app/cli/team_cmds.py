@@ -18,8 +18,10 @@ from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
 from models.actions.commit import commit
 from models.actions.publish import prepare_publish
 from models.actions.replies import read_pending
-from models.claude.delivery import deliver, ping_for_last, undelivered
-from models.claude.status import load_link, team_view
+from models.claude.delivery import Outcome, deliver, ping_for_last
+from models.claude.following import last_sent_to, undelivered
+from models.claude.protocol import DEFAULT_SENDER, READ_FROM, sender_problem
+from models.claude.status import TeamView, load_link, team_view
 from models.claude.team import write_link
 from models.publish.composer import Composer, missing_gc
 from models.review.ledger import read_ledger
@@ -137,19 +139,46 @@ def _choose_members(session: Session, args: argparse.Namespace) -> None:
     write_link(session.folder, link)
 
 
+def _set_link(session: Session, args: argparse.Namespace) -> None:
+    """``--sender NAME`` and ``--window MEMBER=TOKENS`` (``MEMBER=`` drops it), kept with the link."""
+    roles = [t.role for t in session.teammates()]
+    team, link, _ = load_link(session.folder, roles, _team_folder(args))
+    if team is None or link is None:
+        raise UsageError("no team to set this for: give --team ~/.claude/teams/<team>/")
+    if args.sender is not None:
+        refused = sender_problem(args.sender, {m.name for m in team.members})
+        if refused is not None and refused[0]:
+            raise UsageError(f"--sender {args.sender}: {refused[1]}")
+        if refused is not None:
+            print(f"warning: {refused[1]}", file=sys.stderr)
+        link.sender = args.sender
+    names = {m.name for m in team.members}
+    for pair in args.window:
+        member, _, size = pair.partition("=")
+        if member not in names:
+            raise UsageError(f"--window {pair}: {member} is no member of team {team.name}")
+        if not size:
+            link.windows.pop(member, None)
+        elif not size.isdigit() or int(size) < 1000:
+            raise UsageError(f"--window {pair}: give the window in tokens, e.g. {member}=1000000")
+        else:
+            link.windows[member] = int(size)
+    write_link(session.folder, link)
+
+
 def cmd_team(args: argparse.Namespace) -> int:
     """Per teammate: member, last update and its delivery, context, compactions, what is due."""
     session = load_session(args)
     if args.map:
         _choose_members(session, args)
+    if args.sender is not None or args.window:
+        _set_link(session, args)
     failed = False  # a ping not delivered
     view = team_view(session, _team_folder(args))
     if view.link is None:
         raise UsageError("this session is linked to no Claude Code team: give --team ~/.claude/teams/<team>/")
-    if args.deliver:
-        if view.team is None:
-            raise UsageError(f"{view.link.team_folder}: the team folder cannot be read")
-        deliver(session.folder, view.team, view.link, undelivered(session.folder, read_ledger(session.folder)))
+    if args.deliver or args.deliver_again:
+        failed = _deliveries(session, args, view)
         view = team_view(session, _team_folder(args))
     link = view.link
     assert link is not None  # a second read of the same link
@@ -162,10 +191,18 @@ def cmd_team(args: argparse.Namespace) -> int:
         failed = failed or not outcome.delivered
     rows = [row.data() for row in view.rows.values()]
     if args.json:
-        team = view.team.name if view.team else None
-        print(json.dumps({"team": team, "teammates": rows, "problems": view.problems}, ensure_ascii=False, indent=2))
+        data = {
+            "team": view.team.name if view.team else None,
+            "sender": link.sender,
+            "lead": view.team.lead if view.team else None,
+            "protocol_read_from": READ_FROM,
+            "teammates": rows,
+            "problems": view.problems,
+        }
+        print(json.dumps(data, ensure_ascii=False, indent=2))
         return EXIT_FAILED if failed else EXIT_OK
-    print(f"Team {view.team.name if view.team else '?'} ({link.team_folder})")
+    name = view.team.name if view.team else "?"
+    print(f"Team {name} ({link.team_folder}); it sees the Lead's messages from {link.sender}")
     for r in rows:
         tokens = f"{r['context_tokens']:,}/{r['context_window'] // 1000}k" if r["context_tokens"] is not None else "—"
         print(
@@ -178,13 +215,33 @@ def cmd_team(args: argparse.Namespace) -> int:
 
 
 def _state(r: dict[str, Any]) -> str:
-    if r["acked"]:
-        return "ACKed"
-    if r["delivered"] is None:
-        return "—"
-    if not r["delivered"]:
-        return "undelivered"
-    return "picked up" if r["picked_up"] else "written"
+    return str(r["state"] or "—")
+
+
+def _deliveries(session: Session, args: argparse.Namespace, view: TeamView) -> bool:
+    """``--deliver`` (every update still undelivered) and ``--deliver-again ROLE``; whether any
+    was not delivered (each said on stderr)."""
+    if view.team is None or view.link is None:
+        raise UsageError("the linked team folder cannot be read")
+    unknown = [r for r in args.deliver_again if r not in view.rows]
+    if unknown:
+        raise UsageError(f"--deliver-again {unknown[0]}: no teammate of this session")
+    outcomes = []
+    if args.deliver:
+        due = undelivered(session.folder, read_ledger(session.folder))
+        outcomes += deliver(session.folder, view.team, view.link, [e for e in due if e["to"] not in args.deliver_again])
+    if args.deliver_again:
+        again = last_sent_to(session.folder, args.deliver_again)
+        outcomes += deliver(session.folder, view.team, view.link, again, frozenset(args.deliver_again))
+    return _say(outcomes)
+
+
+def _say(outcomes: list[Outcome]) -> bool:
+    """Print each delivery that did not happen (to stderr); whether any did not."""
+    failed = [o for o in outcomes if not o.delivered]
+    for o in failed:
+        print(f"deliver {o.role}: not delivered: {o.reason}", file=sys.stderr)
+    return bool(failed)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -207,6 +264,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     session_args(team)
     team.add_argument("--team", help="the Claude Code team folder (links the session, or overrides its link)")
     team.add_argument("--deliver", action="store_true", help="deliver every update still undelivered (retry)")
+    team.add_argument(
+        "--deliver-again",
+        action="append",
+        default=[],
+        metavar="ROLE",
+        help="write ROLE's last update once more (lost, undecided, or never received); exit 1 if not delivered",
+    )
+    team.add_argument("--sender", help=f"the name the team sees the Lead's messages from (default {DEFAULT_SENDER})")
+    team.add_argument(
+        "--window",
+        action="append",
+        default=[],
+        metavar="MEMBER=TOKENS",
+        help="MEMBER's context window, where the model and transcript say otherwise (MEMBER= to drop)",
+    )
     team.add_argument(
         "--map",
         action="append",

@@ -4,10 +4,12 @@ and how far it got, the context the teammate holds, its compactions, and what is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from models.claude.delivery import Followed, follow, presumed_lost
+from models.claude.following import Followed, follow, presumed_lost
+from models.claude.protocol import sender_problem
 from models.claude.replies import team_replies
 from models.claude.team import Link, Team, map_roles, read_link, read_team, write_link
 from models.claude.transcripts import TeammateContext, team_context
@@ -62,12 +64,19 @@ class TeamRow:
             return "link a member"
         if self.lost_since:
             return f"send the full GC (FC-2: compacted at {self.lost_since})"
+        if f is not None and f.undecided:
+            return f"decide: Deliver again? ({f.reason})"
         if f is not None and f.delivered_ts is None:
             return "deliver" + (f" (last try: {f.reason})" if f.reason else "")
+        if f is not None and f.state == "lost":
+            return f"Deliver again: lost before the model received it (compacted at {f.lost_at})"
+        if f is not None and f.unreceived(datetime.now(UTC)):
+            return f"Deliver again? picked up at {f.delivered_ts}, not in the transcript since"
         if self.context is not None and self.context.pressure:
             return "CONTEXT_PRESSURE: keep the next update small"
         if f is not None and not f.acked:
-            return "wait for the ACK" if f.picked_up else "wait for pickup"
+            waiting = {"received": "wait for the ACK", "picked up": "wait for the model to take it"}
+            return waiting.get(f.state, "wait for pickup")
         return "none"
 
     def data(self) -> dict[str, Any]:
@@ -79,9 +88,15 @@ class TeamRow:
             "mode": f.mode if f else None,
             "delivered": f.delivered_ts is not None if f else None,
             "picked_up": f.picked_up if f else None,
+            "received": f.received_ts is not None if f else None,
+            "received_at": f.received_ts if f else None,
+            "lost_at": f.lost_at if f else None,
             "acked": f.acked if f else None,
+            "state": f.state if f else None,
+            "sender": f.sender if f and f.delivered_ts else None,
             "context_tokens": c.tokens if c else None,
             "context_window": c.window if c else None,
+            "context_window_source": c.window_source if c else None,
             "context_pressure": c.pressure if c else False,
             "compactions": list(c.compactions) if c else [],
             "presumed_lost_since": self.lost_since,
@@ -100,7 +115,7 @@ def load_link(
     if team_folder is not None:
         chosen = link.members if link is not None and link.team_folder == team_folder else {}
         remembered = link is None
-        link = Link(team_folder, chosen, link.sender if link else "team-lead")
+        link = Link(team_folder, chosen, link.sender, link.windows) if link else Link(team_folder, chosen)
     if link is None:
         return None, None, problems
     if not link.team_folder.is_dir():
@@ -124,10 +139,15 @@ def team_view_of(
     team, link, problems = load_link(folder, roles, team_folder)
     view = TeamView(team, link, problems=problems)
     ledger = read_ledger(folder)
-    followed = follow(folder, team, link, confirmed, ledger, acks_received(folder, roles, team, link))
-    contexts = team_context(team) if team is not None else {}
+    contexts = team_context(team, link.windows if link else None) if team is not None else {}
     for c in contexts.values():
         view.problems += c.problems
+    seen = {name: (c.received, c.compactions) for name, c in contexts.items()}
+    followed = follow(folder, team, link, confirmed, ledger, acks_received(folder, roles, team, link), seen)
+    if team is not None and link is not None:
+        warned = sender_problem(link.sender, {m.name for m in team.members})
+        if warned is not None:
+            view.problems.append(("refused: " if warned[0] else "") + warned[1])
     for role in roles:
         member = (link.members.get(role) or None) if link else None
         context = contexts.get(member) if member else None

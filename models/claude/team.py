@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from models.claude.protocol import DEFAULT_SENDER
 from models.text.atomic import atomic_write
 from models.text.textfile import read_text
 
@@ -119,11 +120,13 @@ def list_teams(claude_root: Path) -> list[Path]:
 
 @dataclass
 class Link:
-    """The session's team and which member each role is (None: not delivered to)."""
+    """The session's team, which member each role is (None: not delivered to), the name the
+    app's messages are delivered under, and the Lead's context window per member."""
 
     team_folder: Path
     members: dict[str, str] = field(default_factory=dict)
-    sender: str = "team-lead"
+    sender: str = DEFAULT_SENDER
+    windows: dict[str, int] = field(default_factory=dict)
 
 
 def map_roles(roles: list[str], team: Team, chosen: dict[str, str] | None = None) -> dict[str, str]:
@@ -152,15 +155,17 @@ def read_link(session_folder: Path) -> Link | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("team"), str):
         return None
-    members = data.get("members")
-    sender = data.get("sender")
+    members, sender, windows = data.get("members"), data.get("sender"), data.get("windows")
     mapping = {str(k): str(v) for k, v in members.items()} if isinstance(members, dict) else {}
-    return Link(Path(data["team"]), mapping, sender if isinstance(sender, str) else "team-lead")
+    sizes = {str(k): v for k, v in windows.items() if isinstance(v, int) and v > 0} if isinstance(windows, dict) else {}
+    return Link(Path(data["team"]), mapping, sender if isinstance(sender, str) else DEFAULT_SENDER, sizes)
 
 
 def write_link(session_folder: Path, link: Link) -> None:
     """Remember the link with the session (an app-owned file, written atomically)."""
     path = session_folder / LINK_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"team": str(link.team_folder), "members": link.members, "sender": link.sender}
+    data: dict[str, Any] = {"team": str(link.team_folder), "members": link.members, "sender": link.sender}
+    if link.windows:
+        data["windows"] = link.windows
     atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), None)

@@ -98,18 +98,27 @@ def read_claude_team(team_folder: Path, lead: str | None = None) -> tuple[list[s
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):
             problems.append(f"inboxes/{lead}.json item {n}: no text")
             continue
-        sender = item.get("from")
-        stamp = item.get("timestamp")
-        text = item["text"]
-        messages.append(
-            Message(
-                claude_source(team_folder.name, str(sender) if sender else None, text, seen),
-                str(sender) if sender else None,
-                text,
-                str(stamp) if stamp else None,
-            )
-        )
+        sender = str(item["from"]) if item.get("from") else None
+        stamp = str(item["timestamp"]) if item.get("timestamp") else None
+        for text in (item["text"], *idle_result(item["text"])):
+            messages.append(Message(claude_source(team_folder.name, sender, text, seen), sender, text, stamp))
     return members, messages, problems
+
+
+def idle_result(text: str) -> tuple[str, ...]:
+    """The teammate's last reply carried by an idle notification (its ``result``), when it is a
+    protocol message: an [ACK-UPDATE] written as plain text, not sent with SendMessage, reaches
+    the lead only there."""
+    if not text.lstrip().startswith("{"):
+        return ()
+    try:
+        frame = json.loads(text)
+    except (ValueError, RecursionError):
+        return ()
+    result = frame.get("result") if isinstance(frame, dict) and frame.get("type") == "idle_notification" else None
+    if not isinstance(result, str) or classify(result) in ("protocol", "unknown"):
+        return ()
+    return (result,)
 
 
 def claude_source(team: str, sender: str | None, text: str, seen: dict[tuple[str, str], int]) -> str:

@@ -124,6 +124,9 @@ class DeliveryLine:
     recovered: bool = False  # found in the inbox after an attempt stopped before recording it
     lock_held_ms: float | None = None
     lock_waited_ms: int | None = None
+    sender: str | None = None  # the name the entry was written under
+    found_in: str | None = None  # where a recovered attempt was found: "inbox" or "transcript"
+    undecided: bool = False  # an earlier attempt may have arrived: not re-sent until the Lead says
 
     def line(self) -> str:
         data: dict[str, object] = {
@@ -143,6 +146,9 @@ class DeliveryLine:
             "recovered": self.recovered or None,
             "lock_held_ms": self.lock_held_ms,
             "lock_waited_ms": self.lock_waited_ms,
+            "sender": self.sender,
+            "found_in": self.found_in,
+            "undecided": self.undecided or None,
         }
         data.update((k, v) for k, v in optional.items() if v is not None)
         return _ENCODE(data)

@@ -38,6 +38,7 @@ class TeammatesPane(QWidget):
     stateShown = Signal(str)  # a word for the status bar: the state asked for is the teammate's already
     memberRequested = Signal(str)  # role: the Lead picks its Claude Code member
     pingRequested = Signal(str)  # role: deliver a reminder to ACK into its member's inbox
+    againRequested = Signal(str)  # role: write its last update into its member's inbox once more
     decisionRequested = Signal(str)  # role: show what its next update sends, and why (the composer)
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
@@ -71,6 +72,7 @@ class TeammatesPane(QWidget):
             ("Show what it is sent next (Return)", self.decisionRequested),
             ("Link to Claude Code member…", self.memberRequested),
             ("Ping (deliver a reminder to ACK)", self.pingRequested),
+            ("Deliver again (lost, undecided or never received)", self.againRequested),
         ):
             action = QAction(text, self.teammate_view)
             action.triggered.connect(lambda _=False, sig=signal: self._request(sig))
