@@ -17,6 +17,12 @@ if [ "$mode" = app ]; then
 libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 \
 libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0 fonts-noto-cjk"
 fi
+if [ "$mode" = test ]; then
+  # The real-client test runs Claude Code teammates in a private tmux server, signs as a lead
+  # does with an openssl key, and fetches the pinned client with npm pack.
+  pkgs="$pkgs tmux openssl ca-certificates"
+  command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+fi
 # Debian's python3 creates no venv without python3-venv (ensurepip).
 python3 -c 'import ensurepip, venv' 2>/dev/null || pkgs="$pkgs python3-venv"
 
@@ -42,3 +48,7 @@ fi
 extra=""
 [ "$mode" = test ] && extra="[dev]"
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".$extra"
+# The pinned Claude Code client for the real-client test (fetched once, checked, kept in .cache/).
+if [ "$mode" = test ]; then
+  .venv/bin/python scripts/fetch_claude_code.py
+fi
