@@ -20,7 +20,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -216,6 +217,16 @@ class RealTeam:
         )
         return mate
 
+    @contextmanager
+    def lock(self, member: str) -> Iterator[None]:
+        """Hold ``member``'s inbox lock as every writer takes it (PROTOCOL.md: mkdir, rmdir)."""
+        path = self.inbox(member).with_name(f"{member}.json.lock")
+        wait_for(f"{member}'s inbox lock", lambda: _mkdir(path), 10)
+        try:
+            yield
+        finally:
+            path.rmdir()
+
     def tmux(self) -> list[str]:
         return ["tmux", "-S", str(self.socket), "-f", "/dev/null"]
 
@@ -254,6 +265,14 @@ class RealTeam:
                 mate.server.kill()
                 mate.server.wait()
         shutil.rmtree(self._socket_dir, ignore_errors=True)
+
+
+def _mkdir(path: Path) -> bool:
+    try:
+        path.mkdir()
+    except FileExistsError:
+        return False
+    return True
 
 
 def _quote(word: str) -> str:

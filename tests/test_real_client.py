@@ -155,6 +155,7 @@ def test_real_teammates_receive_each_update_once_unflagged_and_their_acks_come_b
 
 def window_in_the_window(qtbot: object, tmp_path: Path, session: Path) -> None:
     """The teammate table of a window opened on the session says the same."""
+    from PySide6.QtCore import Qt
     from pytestqt.qtbot import QtBot
 
     from conftest import shown_controller
@@ -172,6 +173,9 @@ def window_in_the_window(qtbot: object, tmp_path: Path, session: Path) -> None:
 
         qtbot.waitUntil(lambda: cell("implementer-3") == "received", timeout=15_000)
         assert [cell(r) for r in MEMBERS] == ["ACKed", "ACKed", "received", "written"]
+        row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-1")
+        member = model.index(row, model.MEMBER).data(Qt.ItemDataRole.ToolTipRole)
+        assert "Claude Code member implementer-1; it sees the Lead&#x27;s messages from lead-console" in member
     finally:
         ctl.close()
 
@@ -179,10 +183,12 @@ def window_in_the_window(qtbot: object, tmp_path: Path, session: Path) -> None:
 def interrupted_deliveries_are_never_written_twice(
     team: RealTeam, session: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """GC-v8 published without delivery; then two deliveries cut short as a killed process
-    leaves them: implementer-1's after its inbox write (the client takes it), implementer-2's
-    before (nothing was written). ``team --deliver`` records the first from the transcript and
-    writes nothing; the second is undecided until Deliver again."""
+    """GC-v8 published without delivery; then three deliveries cut short as a killed process
+    leaves them: implementer-1's after its inbox write (the client takes it), implementer-4's
+    after its inbox write too (no client runs: the entry stays), implementer-2's before its
+    inbox write (nothing was written). ``team --deliver`` records the first from the transcript
+    and the second from the inbox, writing neither again; the third is undecided until Deliver
+    again."""
     gc = (session / "global-context.md").read_text(encoding="utf-8")
     new = tmp_path / "GC-v8.md"
     new.write_text(gc.replace("is the single source of truth", "is the one source of truth"), encoding="utf-8")
@@ -193,18 +199,21 @@ def interrupted_deliveries_are_never_written_twice(
     # implementer-1 compacted after its GC reached it: presumed CONTEXT_LOST (FC-2), sent in full
     assert (sent["implementer-1"]["mode"], sent["implementer-1"]["conditions"][0]) == ("full", "FC-2")
     cut: dict[str, str] = {}
-    for role in ("implementer-1", "implementer-2"):
+    for role in ("implementer-1", "implementer-2", "implementer-4"):
         entry_ts = stamp_now()
         cut[role] = entry_ts
         attempt = {"ts": entry_ts, "direction": "delivering", "to": role, "member": role, "team": team.folder.name,
                    "file": sent[role]["file"], "gc_version": 8, "entry_ts": entry_ts, "sender": "lead-console"}  # fmt: skip
         with ledger.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(attempt) + "\n")
-    text = (session / sent["implementer-1"]["file"]).read_text(encoding="utf-8")
-    written = {"from": "lead-console", "text": text.rstrip("\n") + "\n\n" + REPLY.format(8),
-               "summary": f"CONTEXT-UPDATE GC-v8 ({sent['implementer-1']['mode']})", "timestamp": cut["implementer-1"],
-               "read": False}  # fmt: skip
-    team.inbox("implementer-1").write_text(json.dumps([written]), encoding="utf-8")  # the lock is free: no one writes
+    for role in ("implementer-1", "implementer-4"):
+        text = (session / sent[role]["file"]).read_text(encoding="utf-8")
+        written = {"from": "lead-console", "text": text.rstrip("\n") + "\n\n" + REPLY.format(8),
+                   "summary": f"CONTEXT-UPDATE GC-v8 ({sent[role]['mode']})", "timestamp": cut[role],
+                   "read": False}  # fmt: skip
+        held = read_json(team.inbox(role)) or []  # implementer-4's GC-v7 is still there, unread
+        with team.lock(role):
+            team.inbox(role).write_text(json.dumps([*held, written]), encoding="utf-8")
     wait_for("the GC-v8 ACK", lambda: acked(team, "implementer-1", 8), 45, lambda: team.screen("implementer-1"))
     wait_for("GC-v8 in the transcript", lambda: in_transcript(team, "implementer-1", "CONTEXT-UPDATE GC-v8"), 20)
     lines_before = len(ledger.read_text().splitlines())
@@ -217,10 +226,13 @@ def interrupted_deliveries_are_never_written_twice(
     assert [(e["direction"], e.get("found_in"), e.get("entry_ts")) for e in mine] == [
         ("delivered", "transcript", cut["implementer-1"])
     ]  # recorded from the transcript, no new attempt
+    fourth = [(e["direction"], e.get("found_in"), e.get("entry_ts")) for e in added if e.get("to") == "implementer-4"]
+    assert fourth == [("delivered", "inbox", cut["implementer-4"])]
+    assert [e["timestamp"] for e in read_json(team.inbox("implementer-4"))].count(cut["implementer-4"]) == 1
     theirs = [(e["direction"], e.get("undecided")) for e in added if e.get("to") == "implementer-2"]
     assert theirs == [("undelivered", True)]
-    # implementer-3 and -4 had no attempt: delivered now, once each
-    assert sorted(e["to"] for e in added if e["direction"] == "delivering") == ["implementer-3", "implementer-4"]
+    # implementer-3 had no attempt: delivered now, once
+    assert [e["to"] for e in added if e["direction"] == "delivering"] == ["implementer-3"]
     _, rows = team_rows(capsys, session)
     assert rows["implementer-2"]["state"] == "undecided"
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from models.claude.following import Followed
 from models.claude.status import TeamRow
 from models.claude.transcripts import TeammateContext
 from models.session.teammates import Teammate
@@ -153,7 +155,7 @@ class TeammateModel(NodeTreeModel):
                 return tones().bad
             if team is not None and column == self.CONTEXT and team.context is not None and team.context.pressure:
                 return tones().warn
-            if team is not None and column == self.DELIVERY and team.followed and team.followed.state in TROUBLE:
+            if team is not None and column == self.DELIVERY and team.followed and _needs_lead(team.followed):
                 return tones().warn
             if column == self.CONFIRMED and self._behind(mate):
                 return tones().warn
@@ -181,6 +183,12 @@ class TeammateModel(NodeTreeModel):
 
 
 TROUBLE = ("undelivered", "undecided", "lost")  # states the Lead has to act on
+
+
+def _needs_lead(f: Followed) -> bool:
+    """The Lead has to act: not delivered, undecided, lost, or picked up long ago and never seen
+    by the model."""
+    return f.state in TROUBLE or f.unreceived(datetime.now(UTC))
 
 
 def _bar(share: float, cells: int = 5) -> str:
@@ -214,7 +222,9 @@ def team_tooltip(team: TeamRow | None, which: int) -> str | None:
         return None
     f, c = team.followed, team.context
     if which == 0:
-        return f"Claude Code member {team.member}" if team.member else "No member: nothing is delivered to this role"
+        if not team.member:
+            return "No member: nothing is delivered to this role"
+        return f"Claude Code member {team.member}; it sees the Lead's messages from {team.sender}"
     if which == 1 and f is not None:
         if f.delivered_ts is None:
             return f"{f.file}: not delivered" + (f" ({f.reason})" if f.reason else "") + "; Deliver retries"

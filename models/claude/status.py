@@ -55,6 +55,7 @@ class TeamRow:
     followed: Followed | None
     context: TeammateContext | None
     lost_since: str | None
+    sender: str | None = None  # the name the team sees the Lead's messages from
 
     @property
     def suggested(self) -> str:
@@ -152,7 +153,7 @@ def team_view_of(
         member = (link.members.get(role) or None) if link else None
         context = contexts.get(member) if member else None
         lost = presumed_lost(role, context.compactions, confirmed.get(role), ledger) if context is not None else None
-        view.rows[role] = TeamRow(role, member, followed.get(role), context, lost)
+        view.rows[role] = TeamRow(role, member, followed.get(role), context, lost, link.sender if link else None)
     return view
 
 
