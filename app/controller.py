@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox
 
 from app.action_runner import ActionRunner
 from app.busy import loading_vocabulary, opening
@@ -38,6 +38,7 @@ from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import Tokenizer, get_tokenizer
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
+from ui.review_dialog import ReviewDialog
 from ui.workers import LatestWork
 
 
@@ -142,15 +143,17 @@ class Controller(QObject):
         self.recent.add(live.session.folder)
         return True
 
-    def _published(self, written: list[Path]) -> None:
+    def _published(self, outcome: Outcome) -> None:
         """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first.
-        With a linked team, the messages go on into the members' inboxes."""
+        With a linked team, the messages go on into the members' inboxes, as the review listed."""
         if self.live is not None and self.live.session.memory is not None:
             self.memory_actions.snapshot = self.live.session.memory
         if self.live is not None:  # items the Lead removed are no outside loss
             self.window.sections_pane.shown = self.live.session.gc
         self._changed({"gc", "plan", "memory"})
-        if self.team.team_folder() is not None:
+        if outcome.preview.deliveries:
+            self.team.deliver_published(outcome.preview)
+        elif self.team.team_folder() is not None:  # published before the team's view was read
             self.team.deliver_due()
 
     def _may_leave_cycles(self, parts: set[Part]) -> bool:
@@ -327,8 +330,14 @@ class Controller(QObject):
         if preview.refusals:
             self._error(f"Could not carry out {result.action}: {'; '.join(preview.refusals)}. Nothing was changed.")
             return False
+        if not self.review_write(preview, f"Carry out {result.action} for {result.message.sender or 'this message'}?"):
+            return False
         self.runner.commit(preview)
         return True
+
+    def review_write(self, preview: Preview, question: str) -> bool:
+        """Show every file and inbox entry ``preview`` writes and ask (tests replace this)."""
+        return ReviewDialog(preview, question, self.window).exec() == QDialog.DialogCode.Accepted.value
 
     def _committed(self, outcome: Outcome) -> None:
         """An action was written: the views follow, and a message goes on to a linked team."""

@@ -16,10 +16,12 @@ from typing import Any
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from app.watcher import FolderWatcher
-from models.claude.delivery import Outcome, deliver, ping_for_last
-from models.claude.following import last_sent_to, undelivered
+from models.actions.deliver import commit_delivery, prepare_delivery, prepare_ping
+from models.actions.preview import Preview
+from models.claude.delivery import Outcome
 from models.claude.status import TeamView, load_link, team_view_of
-from models.claude.team import Link, Team, map_roles, read_team, write_link
+from models.claude.team import Link, map_roles, read_team, write_link
+from models.text.transaction import WriteRefused
 from ui.workers import Job
 
 
@@ -89,35 +91,34 @@ class TeamBridge(QObject):
         self._start("view", lambda: team_view_of(folder, roles, confirmed))
 
     def deliver_due(self) -> None:
-        """Deliver every role's last update not yet delivered (publish, Carry out, Deliver)."""
-        self._deliver(lambda folder, team, link: deliver(folder, team, link, undelivered(folder)))
+        """Deliver every role's last update not yet delivered (Carry out, Deliver)."""
+        self._deliver(lambda folder, view: prepare_delivery(folder, view))
 
     def deliver_again(self, role: str) -> None:
         """Write ``role``'s last update once more: the Lead's answer to a lost update, an
         undecided attempt, or one the model never received."""
+        self._deliver(lambda folder, view: prepare_delivery(folder, view, [role], due=False))
 
-        def again(folder: Path, team: Team, link: Link) -> list[Outcome]:
-            return deliver(folder, team, link, last_sent_to(folder, [role]), again=frozenset({role}))
-
-        self._deliver(again)
+    def deliver_published(self, preview: Preview) -> None:
+        """Deliver what a committed publish's preview listed, as it listed it."""
+        self._start("deliver", lambda: commit_delivery(preview))
 
     def ping(self, role: str) -> None:
         """Deliver a reminder to ACK the last update sent to ``role``."""
+        self._deliver(lambda folder, view: prepare_ping(folder, view, role))
 
-        def one(folder: Path, team: Team, link: Link) -> list[Outcome]:
-            return [ping_for_last(folder, team, link, role)]
-
-        self._deliver(one)
-
-    def _deliver(self, work: Callable[[Path, Team, Link], list[Outcome]]) -> None:
-        """Run a delivery in the pool against the link as it is on disk then."""
+    def _deliver(self, prepare: Callable[[Path, TeamView], Preview]) -> None:
+        """Prepare a delivery against the team as it is on disk now and commit it, in the pool."""
         if self.folder is None:
             return
-        folder, roles = self.folder, list(self.roles)
+        folder, roles, confirmed = self.folder, list(self.roles), dict(self.confirmed)
 
         def run() -> list[Outcome]:
-            team, link, _ = load_link(folder, roles)
-            return [] if team is None or link is None else work(folder, team, link)
+            preview = prepare(folder, team_view_of(folder, roles, confirmed))
+            try:
+                return commit_delivery(preview)
+            except WriteRefused as exc:
+                return [Outcome("", None, "", False, "; ".join(exc.reasons))]
 
         self._start("deliver", run)
 

@@ -86,8 +86,15 @@ def test_a_clarification_asked_in_the_linked_teams_inbox_gets_the_full_gc_everyw
     assert review is not None and review in text_out
     assert "implementer-2: full (FC-5:" in review
     inboxes = team / "inboxes"
-    for member in ("implementer-1", "implementer-2", "implementer-3", "implementer-4"):  # make_team's members
-        assert f"deliver {member}'s message into {member}'s inbox ({inboxes / (member + '.json')})" in review
+    modes = {"implementer-1": "delta", "implementer-2": "full", "implementer-3": "full", "implementer-4": "full"}
+    for member, mode in modes.items():  # make_team's members
+        inbox = inboxes / (member + ".json")
+        assert (
+            f"deliver {member}'s CONTEXT-UPDATE GC-v7 ({mode}) into {member}'s inbox ({inbox}) as lead-console"
+            in review
+        )
+    reply = "Reply to team-lead with SendMessage: [ACK-UPDATE] GC-v7 (applied/total, impact, action, unclear items)."
+    assert f"each delivered message ends: {reply}" in review
 
 
 @pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)

@@ -70,7 +70,7 @@ def test_whole_flow_edit_preview_force_full_undo_publish(qtbot: QtBot, controlle
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     with qtbot.waitSignal(pane.published, timeout=5000) as published:
         pane.session_actions.publish()
-    written = {p.relative_to(demo_copy).as_posix() for p in published.args[0]}
+    written = {p.relative_to(demo_copy).as_posix() for p in published.args[0].written}
 
     assert (demo_copy / "global-context.md").read_text(encoding="utf-8") == expected_gc
     assert (demo_copy / "gc-history" / "GC-v7.md").read_text(encoding="utf-8") == expected_gc

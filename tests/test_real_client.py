@@ -116,8 +116,7 @@ def test_real_teammates_receive_each_update_once_unflagged_and_their_acks_come_b
     wait_for("the plain-text ACK", lambda: acked(team, "implementer-2", 7), 45, lambda: team.screen("implementer-2"))
     for name, mate in team.running.items():
         summary = f"CONTEXT-UPDATE GC-v7 ({'delta' if name != 'implementer-3' else 'full'})"
-        wait_for(f"{name}'s model to be given GC-v7", lambda m=mate, s=summary: given_to_model(m, s), 45)
-        (block,) = given_to_model(mate, summary)  # once
+        (block,) = wait_for(f"{name}'s model to be given GC-v7", lambda m=mate, s=summary: given_to_model(m, s), 45)
         head, _, body = block.partition("\n")
         assert head == f'<teammate-message teammate_id="lead-console" summary="{summary}">'
         assert "verified=" not in head  # a signing lead's teammate: unflagged

@@ -16,15 +16,15 @@ from typing import Any
 from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
 from models.actions.commit import commit
+from models.actions.deliver import commit_delivery, prepare_delivery, prepare_ping
+from models.actions.preview import Preview
 from models.actions.publish import prepare_publish
 from models.actions.replies import read_pending
-from models.claude.delivery import Outcome, deliver, ping_for_last
-from models.claude.following import last_sent_to, undelivered
+from models.claude.delivery import Outcome
 from models.claude.protocol import DEFAULT_SENDER, READ_FROM, sender_problem
 from models.claude.status import TeamView, load_link, team_view
 from models.claude.team import write_link
 from models.publish.composer import Composer, missing_gc
-from models.review.ledger import read_ledger
 from models.session.folder import Session
 from models.text.intent import read_interrupted
 from models.text.transaction import WriteRefused
@@ -88,9 +88,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
             data["blocked"] = [f"publishing stopped: {exc}"]
             _print_publish(args, data, preview.text())
             return EXIT_FAILED
-        if args.deliver and view.team is not None and view.link is not None:
-            due = [e for e in undelivered(session.folder) if e.get("gc_version") == version]
-            by_role = {o.role: o for o in deliver(session.folder, view.team, view.link, due)}
+        if args.deliver:
+            by_role = {o.role: o for o in commit_delivery(preview)}  # as its preview showed them
             for row in rows:
                 outcome = by_role.get(row["role"])
                 row["delivered"] = outcome.delivered if outcome else False
@@ -177,18 +176,11 @@ def cmd_team(args: argparse.Namespace) -> int:
     view = team_view(session, _team_folder(args))
     if view.link is None:
         raise UsageError("this session is linked to no Claude Code team: give --team ~/.claude/teams/<team>/")
-    if args.deliver or args.deliver_again:
-        failed = _deliveries(session, args, view)
-        view = team_view(session, _team_folder(args))
     link = view.link
-    assert link is not None  # a second read of the same link
-    for role in args.ping:
-        if view.team is None:
-            raise UsageError(f"{link.team_folder}: the team folder cannot be read")
-        outcome = ping_for_last(session.folder, view.team, link, role)
-        said = f"delivered to {outcome.member}" if outcome.delivered else f"not delivered: {outcome.reason}"
-        print(f"ping {role}: {said}", file=sys.stderr)
-        failed = failed or not outcome.delivered
+    previews: list[Preview] = []
+    if args.deliver or args.deliver_again or args.ping:
+        failed = _deliveries(session, args, view, previews)
+        view = team_view(session, _team_folder(args))
     rows = [row.data() for row in view.rows.values()]
     if args.json:
         data = {
@@ -199,6 +191,8 @@ def cmd_team(args: argparse.Namespace) -> int:
             "teammates": rows,
             "problems": view.problems,
         }
+        if args.dry_run:
+            data["previews"] = [p.data() for p in previews]
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return EXIT_FAILED if failed else EXIT_OK
     name = view.team.name if view.team else "?"
@@ -218,22 +212,34 @@ def _state(r: dict[str, Any]) -> str:
     return str(r["state"] or "—")
 
 
-def _deliveries(session: Session, args: argparse.Namespace, view: TeamView) -> bool:
-    """``--deliver`` (every update still undelivered) and ``--deliver-again ROLE``; whether any
-    was not delivered (each said on stderr)."""
-    if view.team is None or view.link is None:
-        raise UsageError("the linked team folder cannot be read")
-    unknown = [r for r in args.deliver_again if r not in view.rows]
-    if unknown:
-        raise UsageError(f"--deliver-again {unknown[0]}: no teammate of this session")
-    outcomes = []
-    if args.deliver:
-        due = undelivered(session.folder, read_ledger(session.folder))
-        outcomes += deliver(session.folder, view.team, view.link, [e for e in due if e["to"] not in args.deliver_again])
-    if args.deliver_again:
-        again = last_sent_to(session.folder, args.deliver_again)
-        outcomes += deliver(session.folder, view.team, view.link, again, frozenset(args.deliver_again))
-    return _say(outcomes)
+def _deliveries(session: Session, args: argparse.Namespace, view: TeamView, previews: list[Preview]) -> bool:
+    """``--deliver`` (every update still undelivered), ``--deliver-again ROLE`` and ``--ping
+    ROLE``, each prepared and shown (``--dry-run``) or committed; whether any was not delivered
+    (each said on stderr)."""
+    for flag, roles in (("--deliver-again", args.deliver_again), ("--ping", args.ping)):
+        unknown = [r for r in roles if r not in view.rows]
+        if unknown:
+            raise UsageError(f"{flag} {unknown[0]}: no teammate of this session")
+    if args.deliver or args.deliver_again:
+        previews.append(prepare_delivery(session.folder, view, args.deliver_again, due=args.deliver))
+    previews += [prepare_ping(session.folder, view, role) for role in args.ping]
+    failed = False
+    for preview in previews:
+        if args.dry_run:
+            if not args.json:
+                print(preview.text())
+            continue
+        try:
+            outcomes = commit_delivery(preview)
+        except WriteRefused as exc:
+            raise UsageError("; ".join(exc.reasons)) from None
+        for o in outcomes:
+            if preview.action == "ping":
+                said = f"delivered to {o.member}" if o.delivered else f"not delivered: {o.reason}"
+                print(f"ping {o.role}: {said}", file=sys.stderr)
+        failed = _say([o for o in outcomes if preview.action != "ping"]) or failed
+        failed = failed or any(not o.delivered for o in outcomes)
+    return failed
 
 
 def _say(outcomes: list[Outcome]) -> bool:
@@ -264,6 +270,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     session_args(team)
     team.add_argument("--team", help="the Claude Code team folder (links the session, or overrides its link)")
     team.add_argument("--deliver", action="store_true", help="deliver every update still undelivered (retry)")
+    team.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="show what --deliver, --deliver-again and --ping would write; write nothing",
+    )
     team.add_argument(
         "--deliver-again",
         action="append",

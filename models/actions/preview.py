@@ -3,25 +3,15 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from models.claude.delivery import InboxEntry
 from models.delta.decisions import Decision
 from models.text.intent import read_interrupted
 from models.text.transaction import FileWrite
-
-
-@dataclass(frozen=True)
-class InboxEntry:
-    """A message an action hands on into a linked Claude Code team's inbox once it is written
-    (``member`` None: it is not delivered, and ``reason`` says why)."""
-
-    role: str
-    member: str | None
-    inbox: Path | None
-    message: Path
-    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,7 +30,7 @@ class Preview:
     last: str | None = None
     messages: tuple[tuple[str, Path], ...] = ()  # each recipient's message: the file holding it
     version: int | None = None  # the GC version it publishes
-    deliveries: tuple[InboxEntry, ...] = ()  # into a linked Claude Code team, after the writes
+    deliveries: tuple[InboxEntry, ...] = ()  # into a linked Claude Code team's inboxes, after the writes
 
     @property
     def refusals(self) -> tuple[str, ...]:
@@ -73,18 +63,34 @@ class Preview:
         except ValueError:
             return str(path)
 
+    def change(self, write: FileWrite) -> str:
+        """What ``write`` does to its file, as a unified diff (a new file and an append: every
+        line it adds), for a review to show."""
+        after = write.data.decode("utf-8", errors="replace")
+        name = self.relative(write)
+        if write.kind == "replace" and write.before is not None:
+            lines = difflib.unified_diff(
+                write.before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+            )
+            diff = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+            return diff or f"{name}: no change"
+        head = f"+++ {name} ({'new file' if write.kind == 'create' else 'appended'})\n"
+        return head + "".join(f"+{line}\n" for line in after.splitlines())
+
     def text(self) -> str:
         """The review in words: every file with what it becomes, every decision with its reasons."""
-        lines = [f"{self.title} writes {len(self.writes)} file{'s' if len(self.writes) != 1 else ''}:"]
+        files = f"{len(self.writes)} file{'s' if len(self.writes) != 1 else ''}"
+        into = sum(e.what == "write" for e in self.deliveries)
+        inboxes = f" and delivers into {into} inbox{'es' if into != 1 else ''}" if into else ""
+        lines = [f"{self.title} writes {files}{inboxes}:"]
         lines += [f"  {w.kind:<7} {self.relative(w)}  — {w.summary}" for w in self.writes]
         for d in self.decisions:
             why = "; ".join(f"{c.code}: {c.reason}" for c in d.conditions)
             lines.append(f"  {d.role}: {d.mode}" + (f" ({why})" if why else ""))
-        for e in self.deliveries:
-            if e.member is None or e.inbox is None:
-                lines.append(f"  not delivered: {e.role}'s message ({e.reason})")
-            else:
-                lines.append(f"  deliver {e.role}'s message into {e.member}'s inbox ({e.inbox})")
+        lines += [f"  {e.describe()}" for e in self.deliveries]
+        reply = next((e.text.rsplit("\n", 1)[-1] for e in self.deliveries if e.text), None)
+        if reply is not None:
+            lines.append(f"  each delivered message ends: {reply}")
         lines += [f"  skipped: {s}" for s in self.skipped]
         lines += [f"  blocked: {b}" for b in self.refusals]
         return "\n".join(lines)
@@ -119,8 +125,12 @@ class Preview:
                     "role": e.role,
                     "member": e.member,
                     "inbox": str(e.inbox) if e.inbox is not None else None,
-                    "message": self.relative_path(e.message),
+                    "message": e.file,
+                    "what": e.what,
                     "reason": e.reason,
+                    "sender": e.sender,
+                    "summary": e.summary,
+                    "text": e.text,
                 }
                 for e in self.deliveries
             ],

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.actions.preview import InboxEntry, Preview
-from models.claude.delivery import recipient
+from models.actions.preview import Preview
+from models.claude.delivery import InboxEntry, entry_for, summary_for
 from models.claude.status import TeamView
 from models.publish.composer import Composer
+from models.publish.publishing import PublishPlan
 from models.session.folder import GC_FILE
 from models.session.versions import label
 
@@ -32,21 +33,29 @@ def prepare_publish(
         last=GC_FILE,
         messages=tuple(writes.sent),
         version=writes.version,
-        deliveries=deliveries(writes.sent, team),
+        deliveries=deliveries(writes, {d.role: d.mode for d in plan.decisions}, composer.session.folder, team),
     )
 
 
-def deliveries(sent: list[tuple[str, Path]], team: TeamView | None) -> tuple[InboxEntry, ...]:
-    """Where each message goes once written, as ``models.claude.delivery`` will deliver it: to
-    the member the link names, when the team has that member."""
+def deliveries(
+    writes: PublishPlan, modes: dict[str, str], folder: Path, team: TeamView | None
+) -> tuple[InboxEntry, ...]:
+    """What each message becomes in its member's inbox once written, exactly as
+    ``models.claude.delivery`` will write it: the message's bytes with the reply line, under
+    the link's sender, or why it is not delivered."""
     if team is None or team.link is None:
         return ()
+    data, version = {w.path: w.data for w in writes.writes}, writes.version
     out = []
-    for role, path in sent:
+    for role, path in writes.sent:
+        rel = path.relative_to(folder).as_posix() if path.is_relative_to(folder) else str(path)
+        summary = summary_for({"gc_version": version, "mode": modes.get(role)})
         if team.team is None:
-            out.append(InboxEntry(role, None, None, path, f"{team.link.team_folder} cannot be read"))
+            why = f"{team.link.team_folder} cannot be read"
+            entry = InboxEntry(role, None, None, rel, team.link.team_folder.name, version, "refuse", why, "", summary)
+            out.append(entry)
             continue
-        member, why = recipient(team.team, team.link, role)
-        inbox = team.team.inboxes / f"{member}.json" if why is None else None
-        out.append(InboxEntry(role, member if why is None else None, inbox, path, why))
+        raw = data.get(path)
+        message = raw.decode("utf-8") if raw is not None else None
+        out.append(entry_for(team.team, team.link, role, rel, version, summary, message))
     return tuple(out)

@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from models.claude.following import follow, received_after, summary_for
 from models.claude.mailbox import MailboxError, append_entries, read_inbox_entries
-from models.claude.protocol import sender_problem, with_reply_line
+from models.claude.protocol import NAME, sender_problem, with_reply_line
 from models.claude.team import Link, Team
 from models.claude.transcripts import find_transcript, read_transcript
 from models.review.ledger import append_ledger, read_ledger
@@ -37,7 +37,20 @@ from models.session.plan import parse_plan
 from models.session.roles import role_key
 from models.text.textfile import read_text
 
-__all__ = ["Outcome", "deliver", "describe_outcomes", "ping", "ping_for_last", "recipient", "stamp_ms", "summary_for"]
+__all__ = [
+    "InboxEntry",
+    "Outcome",
+    "carry_out",
+    "deliver",
+    "describe_outcomes",
+    "entry_for",
+    "ping_for_last",
+    "plan_delivery",
+    "plan_ping",
+    "recipient",
+    "stamp_ms",
+    "summary_for",
+]
 
 
 def stamp_ms(now: datetime | None = None) -> str:
@@ -85,92 +98,160 @@ def recipient(team: Team, link: Link, role: str, members: set[str] | None = None
         return None, f"{role} is linked to no member of team {team.name}"
     if member not in names:
         return member, f"{member} is no member of team {team.name} (Claude Code would create an orphan inbox)"
+    if not NAME.fullmatch(member):  # config.json is read, not trusted: a name is never a path
+        return None, f"{member!r} is not a member name Claude Code accepts; nothing is written for it"
     return member, None
+
+
+@dataclass(frozen=True)
+class InboxEntry:
+    """One message's delivery, decided before anything is written: what will be done
+    (``write`` the entry, ``record`` an earlier attempt found delivered, mark it ``undecided``,
+    or ``refuse``), why, and for a write the exact entry: its sender, summary and text."""
+
+    role: str
+    member: str | None
+    inbox: Path | None
+    file: str  # the outbox file (session-relative), or "ping:<role>:<time>"
+    team: str
+    gc_version: int | None
+    what: Literal["write", "record", "undecided", "refuse"]
+    reason: str | None = None
+    sender: str = ""
+    summary: str = ""
+    text: str | None = None  # the entry's text, byte for byte as written
+    sha256: str | None = None  # of the outbox file as read: a changed file is not delivered
+    entry_ts: str | None = None  # the earlier attempt's, for record and undecided
+    found_in: str | None = None
+    kind: str | None = None  # "PING" for a reminder
+
+    def describe(self) -> str:
+        """One line of a review."""
+        target = f"{self.member}'s inbox" if self.member else "no inbox"
+        if self.what == "write":
+            return f"deliver {self.role}'s {self.summary} into {target} ({self.inbox}) as {self.sender}"
+        if self.what == "record":
+            return f"record {self.role}'s {self.summary} as delivered: {self.reason}"
+        return f"not delivered: {self.role}'s {self.summary or 'message'} ({self.reason})"
+
+
+def entry_for(
+    team: Team, link: Link, role: str, rel: str, version: int | None, summary: str, message: str | None
+) -> InboxEntry:
+    """The entry ``message`` (an outbox file's text, or None when it cannot be read) becomes in
+    ``role``'s member's inbox, or why it is not written."""
+    members = {m.name for m in team.members}
+    member, why = recipient(team, link, role, members)
+    refused = sender_problem(link.sender, members)
+    if why is None and refused is not None and refused[0]:
+        why = f"not delivered as {refused[1]}"
+    if why is None and message is None:
+        why = f"{rel} cannot be read"
+    inbox = team.inboxes / f"{member}.json" if member else None
+    if why is not None or message is None:
+        return InboxEntry(role, member, inbox, rel, team.name, version, "refuse", why, link.sender, summary)
+    sha = hashlib.sha256(message.encode("utf-8")).hexdigest()
+    text = with_reply_line(message, team.lead, version)
+    return InboxEntry(role, member, inbox, rel, team.name, version, "write", None, link.sender, summary, text, sha)
+
+
+def plan_delivery(
+    folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]], again: frozenset[str] = frozenset()
+) -> tuple[InboxEntry, ...]:
+    """What delivering each ``sent`` ledger entry to its role's member will do. An attempt whose
+    outcome was never recorded is looked for in the inbox and the transcript first; one found
+    nowhere is undecided unless its role is in ``again`` (the Lead chose to write it once more).
+    A ledger that cannot be read raises ``LedgerUnreadable``: an attempt it cannot see would be
+    written twice."""
+    ledger = read_ledger(folder, strict=True)
+    out = []
+    for entry in sent:
+        role, rel = str(entry.get("to")), str(entry.get("file"))
+        version = entry.get("gc_version") if isinstance(entry.get("gc_version"), int) else None
+        try:
+            message: str | None = read_text(folder / rel).text
+        except OSError:
+            message = None
+        planned = entry_for(team, link, role, rel, version, summary_for(entry), message)
+        attempt = _open_attempt(ledger, rel, planned.member) if planned.what == "write" and planned.member else None
+        if attempt is not None:
+            ts, sender = attempt
+            found = _found(team, str(planned.member), sender, planned.summary, ts)
+            if found is not None:
+                why = f"an attempt at {ts} is in the {found}"
+                planned = replace(planned, what="record", reason=why, entry_ts=ts, found_in=found, sender=sender)
+            elif role not in again:
+                why = (
+                    f"an attempt at {ts} may have reached {planned.member} (its inbox no longer holds it and its "
+                    "transcript does not show it yet): not written again until you choose Deliver again"
+                )
+                planned = replace(planned, what="undecided", reason=why, entry_ts=ts, sender=sender)
+        out.append(planned)
+    return tuple(out)
+
+
+def carry_out(folder: Path, entries: Iterable[InboxEntry]) -> list[Outcome]:
+    """Do what each planned entry says, recording every outcome in the ledger: a write is
+    journaled (``delivering``), appended under the inbox lock and recorded; an outbox file that
+    changed since it was planned is not delivered."""
+    outcomes = []
+    for e in entries:
+        step = partial(
+            DeliveryLine, to=e.role, member=e.member, team=e.team, file=e.file, gc_version=e.gc_version, kind=e.kind
+        )
+        if e.what == "write" and e.sha256 is not None and _sha_now(folder / e.file) != e.sha256:
+            e = replace(e, what="refuse", reason=f"{e.file} changed since the preview; deliver it again")
+        if e.what == "record":
+            line = step(ts=stamp_ms(), direction="delivered", entry_ts=e.entry_ts, sha256=e.sha256, recovered=True)
+            append_ledger(folder, [replace(line, sender=e.sender, found_in=e.found_in).line()])
+            outcomes.append(Outcome(e.role, e.member, e.file, True, None))
+        elif e.what == "write":
+            outcomes.append(_write(folder, e, step))
+        else:
+            line = step(ts=stamp_ms(), direction="undelivered", reason=e.reason, entry_ts=e.entry_ts)
+            append_ledger(folder, [replace(line, undecided=e.what == "undecided").line()])
+            outcomes.append(Outcome(e.role, e.member, e.file, False, e.reason))
+    return outcomes
 
 
 def deliver(
     folder: Path, team: Team, link: Link, sent: Iterable[dict[str, Any]], again: frozenset[str] = frozenset()
 ) -> list[Outcome]:
-    """Deliver each ``sent`` ledger entry to its role's member; record every outcome.
-
-    ``again``: roles whose undecided earlier attempt the Lead chose to write once more. A
-    ledger that cannot be read raises ``LedgerUnreadable``: nothing is delivered. A sender name
-    that may not be used refuses every delivery, each recorded with why.
-    """
-    outcomes: list[Outcome] = []
-    members = {m.name for m in team.members}
-    ledger = read_ledger(folder, strict=True)  # an attempt it cannot see would be written twice
-    refused = sender_problem(link.sender, members)
-    for entry in sent:
-        role, rel = str(entry.get("to")), str(entry.get("file"))
-        member, why = recipient(team, link, role, members)
-        version = entry.get("gc_version")
-        step = partial(DeliveryLine, to=role, member=member, team=team.name, file=rel, gc_version=version)
-        if why is None and refused is not None and refused[0]:
-            why = f"not delivered as {refused[1]}"
-        if why is None:
-            try:
-                text = read_text(folder / rel).text
-            except OSError as exc:
-                why = f"{rel}: {exc.strerror or exc}"
-        if why is not None:
-            outcomes.append(Outcome(role, member, rel, False, why))
-            append_ledger(folder, [step(ts=stamp_ms(), direction="undelivered", reason=why).line()])
-            continue
-        assert member is not None  # named whenever no reason is given
-        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        open_attempt = _open_attempt(ledger, rel, member)
-        if open_attempt is not None:  # written by an attempt that stopped before recording it?
-            ts, sender = open_attempt
-            found = _found(team, member, sender, summary_for(entry), ts)
-            if found is not None:
-                line = step(ts=stamp_ms(), direction="delivered", entry_ts=ts, sha256=sha, recovered=True)
-                append_ledger(folder, [replace(line, sender=sender, found_in=found).line()])
-                outcomes.append(Outcome(role, member, rel, True, None))
-                continue
-            if role not in again:
-                why = (
-                    f"an attempt at {ts} may have reached {member} (its inbox no longer holds it and its transcript "
-                    "does not show it yet): not written again until you choose Deliver again"
-                )
-                undecided = step(ts=stamp_ms(), direction="undelivered", entry_ts=ts, reason=why, undecided=True)
-                append_ledger(folder, [undecided.line()])
-                outcomes.append(Outcome(role, member, rel, False, why))
-                continue
-        outcomes.append(_write(folder, team, link, entry, text, sha, step))
-    return outcomes
+    """Plan and carry out the delivery of each ``sent`` ledger entry (``plan_delivery``)."""
+    return carry_out(folder, plan_delivery(folder, team, link, sent, again))
 
 
-def _write(
-    folder: Path, team: Team, link: Link, entry: dict[str, Any], text: str, sha: str, step: partial[DeliveryLine]
-) -> Outcome:
-    """One attempt: journaled, written under the lock, recorded."""
-    role, rel, member = str(entry.get("to")), str(entry.get("file")), str(step.keywords["member"])
-    entry_ts = stamp_ms()
-    append_ledger(folder, [step(ts=entry_ts, direction="delivering", entry_ts=entry_ts, sender=link.sender).line()])
-    body = with_reply_line(
-        text, team.lead, entry.get("gc_version") if isinstance(entry.get("gc_version"), int) else None
-    )
-    item = {"from": link.sender, "text": body, "summary": summary_for(entry), "timestamp": entry_ts, "read": False}
-    inbox = team.inboxes / f"{member}.json"
+def _sha_now(path: Path) -> str | None:
     try:
-        appended = append_entries(inbox, [item])
+        return hashlib.sha256(read_text(path).text.encode("utf-8")).hexdigest()
+    except OSError:
+        return None
+
+
+def _write(folder: Path, e: InboxEntry, step: partial[DeliveryLine]) -> Outcome:
+    """One attempt: journaled, written under the lock, recorded."""
+    assert e.inbox is not None and e.text is not None  # planned writes name both
+    entry_ts = stamp_ms()
+    append_ledger(folder, [step(ts=entry_ts, direction="delivering", entry_ts=entry_ts, sender=e.sender).line()])
+    item = {"from": e.sender, "text": e.text, "summary": e.summary, "timestamp": entry_ts, "read": False}
+    try:
+        appended = append_entries(e.inbox, [item])
     except (MailboxError, OSError) as exc:
-        why = str(exc) if isinstance(exc, MailboxError) else f"{inbox.name}: {exc.strerror or exc}; not written"
+        why = str(exc) if isinstance(exc, MailboxError) else f"{e.inbox.name}: {exc.strerror or exc}; not written"
         append_ledger(folder, [step(ts=stamp_ms(), direction="undelivered", entry_ts=entry_ts, reason=why).line()])
-        return Outcome(role, member, rel, False, why)
+        return Outcome(e.role, e.member, e.file, False, why)
     held, waited = round(appended.held * 1000, 2), round(appended.waited * 1000)
     done = step(
         ts=entry_ts,
         direction="delivered",
         entry_ts=entry_ts,
-        sha256=sha,
+        sha256=e.sha256,
         lock_held_ms=held,
         lock_waited_ms=waited,
-        sender=link.sender,
+        sender=e.sender,
     )
     append_ledger(folder, [done.line()])
-    return Outcome(role, member, rel, True, None, held, waited)
+    return Outcome(e.role, e.member, e.file, True, None, held, waited)
 
 
 def _open_attempt(ledger: list[dict[str, Any]], rel: str, member: str) -> tuple[str, str] | None:
@@ -203,18 +284,28 @@ def _found(team: Team, member: str, sender: str, summary: str, entry_ts: str) ->
     return None
 
 
-def ping_for_last(folder: Path, team: Team, link: Link, role: str) -> Outcome:
-    """Remind ``role`` to ACK the last update sent to it (the window's Ping, and ``team
+def plan_ping(folder: Path, team: Team, link: Link, role: str) -> InboxEntry:
+    """A reminder to ACK the last update sent to ``role`` (the window's Ping, and ``team
     --ping``): that update's version and when it was sent, as the ledger has them, else as the
     plan's ``teammate_gc_last_delta`` has them (an update sent before the app kept a ledger).
-    With neither, there is nothing to ACK, and nothing is delivered."""
+    With neither, there is nothing to ACK, and nothing is written. No outbox file: it is no
+    update, and never the last sent."""
     last = follow(folder, team, link, {}).get(role)
     version, since = (last.gc_version, last.sent_ts) if last else _plan_last_sent(folder, role)
+    rel, summary = f"ping:{role}:{stamp_ms()}", f"PING: ACK GC-v{version}"
     if version is None:
         member = link.members.get(role) or None
-        reason = f"no update was sent to {role} (the ledger and the plan's teammate_gc_last_delta name none)"
-        return Outcome(role, member, f"ping:{role}", False, reason)
-    return ping(folder, team, link, role, version, since)
+        why = f"no update was sent to {role} (the ledger and the plan's teammate_gc_last_delta name none)"
+        return InboxEntry(role, member, None, rel, team.name, None, "refuse", why, link.sender, "PING", kind="PING")
+    text = f"[PING] GC-v{version} was sent to you at {since or '?'} and no [ACK-UPDATE] has arrived."
+    entry = entry_for(team, link, role, rel, version, summary, text)
+    return replace(entry, sha256=None, kind="PING")
+
+
+def ping_for_last(folder: Path, team: Team, link: Link, role: str) -> Outcome:
+    """Plan and carry out ``plan_ping``."""
+    (outcome,) = carry_out(folder, [plan_ping(folder, team, link, role)])
+    return outcome
 
 
 def _plan_last_sent(folder: Path, role: str) -> tuple[int | None, str | None]:
@@ -225,36 +316,3 @@ def _plan_last_sent(folder: Path, role: str) -> tuple[int | None, str | None]:
         return None, None
     last = next((v for k, v in plan.teammate_gc_last_delta.items() if role_key(k) == role_key(role)), None)
     return (last.sent_version, last.timestamp) if last is not None else (None, None)
-
-
-def ping(folder: Path, team: Team, link: Link, role: str, version: int | None, since: str | None) -> Outcome:
-    """Deliver a reminder to ACK (no outbox file: it is no update, and never the last sent)."""
-    member = link.members.get(role) or None
-    rel = f"ping:{role}:{stamp_ms()}"
-    if member is None or team.member(member) is None:
-        return Outcome(role, member, rel, False, f"{role} is linked to no member of team {team.name}")
-    refused = sender_problem(link.sender, {m.name for m in team.members})
-    if refused is not None and refused[0]:
-        return Outcome(role, member, rel, False, f"not delivered as {refused[1]}")
-    text = with_reply_line(
-        f"[PING] GC-v{version} was sent to you at {since or '?'} and no [ACK-UPDATE] has arrived.", team.lead, version
-    )
-    entry_ts = stamp_ms()
-    item = {
-        "from": link.sender,
-        "text": text,
-        "summary": f"PING: ACK GC-v{version}",
-        "timestamp": entry_ts,
-        "read": False,
-    }
-    try:
-        appended = append_entries(team.inboxes / f"{member}.json", [item])
-    except MailboxError as exc:
-        failed = DeliveryLine(stamp_ms(), "undelivered", role, member, team.name, rel, version, "PING", reason=str(exc))
-        append_ledger(folder, [failed.line()])
-        return Outcome(role, member, rel, False, str(exc))
-    done = DeliveryLine(
-        entry_ts, "delivered", role, member, team.name, rel, version, "PING", entry_ts=entry_ts, sender=link.sender
-    )
-    append_ledger(folder, [done.line()])
-    return Outcome(role, member, rel, True, None, round(appended.held * 1000, 2), round(appended.waited * 1000))

@@ -43,6 +43,7 @@ from ui.composer.publish_actions import SessionActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
 from ui.node_model import PAYLOAD_ROLE
+from ui.review_dialog import ReviewDialog
 from ui.strips import ProblemBanner
 from ui.widgets import button, button_bar, column, plain_label, set_shown, table_view, to_clipboard
 
@@ -57,7 +58,7 @@ PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders"})
 class ComposerPane(QWidget):
     """Compose, preview and publish the next GC version."""
 
-    published = Signal(list)
+    published = Signal(object)  # the publish's Outcome: its preview lists what goes on to a team
     gateConcluded = Signal(str)  # the gate record written
     commitRequested = Signal(object)  # a Preview the Lead confirmed: the runner writes it
     changed = Signal()  # after every state change and refresh
@@ -419,9 +420,10 @@ class ComposerPane(QWidget):
         self.last_error = message
         self.banner.show_problems([Problem("error", "composer", message)])
 
-    def confirm(self, box: QMessageBox) -> QMessageBox.StandardButton:
-        """Asks the Lead before an action writes (tests replace this)."""
-        return QMessageBox.StandardButton(box.exec())
+    def confirm(self, box: ReviewDialog) -> QMessageBox.StandardButton:
+        """Asks the Lead before an action writes, showing the review (tests replace this)."""
+        accepted = box.exec() == QDialog.DialogCode.Accepted.value
+        return QMessageBox.StandardButton.Ok if accepted else QMessageBox.StandardButton.Cancel
 
     def committed(self, outcome: Outcome) -> None:
         """An action of this pane's was written (the window's runner says so)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QCheckBox, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from models.actions.preview import Outcome, Preview
 from models.actions.publish import prepare_publish
@@ -25,6 +25,7 @@ from models.publish.baseline import BaselineError
 from models.publish.composer import Composer
 from models.publish.gate import VERDICTS, GateError
 from models.publish.publishing import utc_now
+from ui.review_dialog import ReviewDialog
 
 if TYPE_CHECKING:
     from ui.composer.pane import ComposerPane
@@ -123,31 +124,18 @@ class SessionActions:
             self.pane.error("Publishing is not possible:\n" + "\n".join(preview.refusals))
             return
         meta = any("## Meta" in s for s in preview.skipped)
-        box = self._box(preview, f"{preview.title}?")
-        check: QCheckBox | None = None
-        if meta:
-            # Made with the box as its parent: a parentless one is deleted with its Python
-            # object, and the box, which does not take it over, kept a dangling pointer to it
-            # (asking whether it was ticked crashed the app).
-            check = QCheckBox("Add ## Meta to TEAM-MEMORY.md (ADR-001 §4) and keep its GC Version", box)
-            box.setCheckBox(check)
+        box = ReviewDialog(preview, f"{preview.title}?", self.pane)
+        check = box.add_check("Add ## Meta to TEAM-MEMORY.md (ADR-001 §4) and keep its GC Version") if meta else None
         if self.pane.confirm(box) != QMessageBox.StandardButton.Ok:
             return
         if check is not None and check.isChecked():
             preview = self.publish_preview(add_meta=True)
         self.do_publish(preview)
 
-    def _box(self, preview: Preview, question: str) -> QMessageBox:
-        box = QMessageBox(self.pane)
-        box.setWindowTitle(preview.title)
-        box.setText(question)
-        box.setDetailedText(preview.text())
-        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
-        return box
-
     def _review(self, preview: Preview, question: str) -> Preview | None:
         """``preview`` when the Lead agrees to it, having been shown every file it writes."""
-        return preview if self.pane.confirm(self._box(preview, question)) == QMessageBox.StandardButton.Ok else None
+        box = ReviewDialog(preview, question, self.pane)
+        return preview if self.pane.confirm(box) == QMessageBox.StandardButton.Ok else None
 
     def do_publish(self, preview: Preview) -> None:
         """Hand the reviewed preview to the window's runner (``commitRequested``)."""
@@ -163,7 +151,7 @@ class SessionActions:
             c.session.reload()
             self.pane.set_composer(Composer.open(c.session))
             if action == "publish":
-                self.pane.published.emit(list(outcome.written))
+                self.pane.published.emit(outcome)
         elif action in ("gate-start", "gate-conclude"):
             c.session.reload({"plan", "gates"})
             self.pane.refresh()
