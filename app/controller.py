@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox
 
 from app.action_runner import ActionRunner
 from app.busy import loading_vocabulary, opening
+from app.drafts import DraftKeeper, restore_into
 from app.live_session import LiveSession
 from app.looks import Looks
 from app.memory_actions import MemoryActions
@@ -60,6 +61,10 @@ class Controller(QObject):
         self.window.reloadRequested.connect(self.reload)
         self.window.tokenizerRequested.connect(self.set_tokenizer)
         self.window.composer.published.connect(self._published)
+        self.drafts = DraftKeeper(self)  # the composer's draft, kept on disk as the Lead types
+        self.drafts.failed.connect(self._error)
+        self.window.composer.draftChanged.connect(lambda: self.drafts.follow(self.window.composer))
+        self.window.draftDiscarded.connect(self._discard_draft)
         self.runner = ActionRunner(self)  # every Lead action the window does is written here
         self.window.composer.commitRequested.connect(self.runner.commit)
         self.runner.committed.connect(self._committed)
@@ -109,9 +114,18 @@ class Controller(QObject):
         """Open Session…, Open Recent, a dropped folder: an unpublished draft in the composer is
         the Lead's work, and another session would drop it, so the Lead is asked first."""
         composer = self.window.composer.composer
-        if composer is not None and composer.dirty and not self.window.confirm_discard():
-            return
+        if composer is not None and composer.dirty:
+            if not self.window.confirm_discard():
+                return
+            self._discard_draft()
         self.open(Path(path))
+
+    def _discard_draft(self) -> None:
+        """The Lead chose to discard the composer's draft: its file goes too."""
+        composer = self.window.composer.composer
+        if composer is not None:
+            self.drafts.keep(composer.session.folder, None)
+            self.drafts.flush()
 
     def open(self, folder: Path, session_id: str | None = None) -> bool:
         """Open a session (or pick one in a project); on failure keep the current one."""
@@ -134,6 +148,9 @@ class Controller(QObject):
             live.unwatched.connect(self._error)
             self.window.show_session(live.session)
             self.window.composer.set_composer(Composer.open(live.session))
+            restored = restore_into(self.window.composer, self.drafts)
+            if restored is not None:
+                self.window.statusBar().showMessage(restored, 15_000)
         self.team_lost, self.team_lost_since = {}, {}
         self.window.composer.team_view = None  # the last session's team: until this one's is read
         self._migrate_team_setting()
@@ -427,6 +444,7 @@ class Controller(QObject):
             time.sleep(0.01)
 
     def close(self) -> None:
+        self.drafts.flush()  # the draft as last typed is on disk before anything stops
         self.runner.stop()  # a write under way ends whole
         self.recent.close()
         self.team.stop()

@@ -48,6 +48,7 @@ class MainWindow(WindowMenus):
     openRequested = Signal(str)
     reloadRequested = Signal()
     deliverRequested = Signal()  # deliver updates not yet in the linked team's inboxes
+    draftDiscarded = Signal()  # the Lead discarded the composer's draft on closing
     tokenizerRequested = Signal(str)
     appearanceRequested = Signal(str)  # "system", "light" or "dark" (``ui.appearance``)
     textSizeRequested = Signal(int)  # a step larger (1), smaller (-1), or the desktop's size (0)
@@ -244,9 +245,11 @@ class MainWindow(WindowMenus):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask before dropping unpublished composer edits; keep the layout for the next run."""
         composer = self.composer.composer
-        if composer is not None and composer.dirty and not self.confirm_discard():
-            event.ignore()
-            return
+        if composer is not None and composer.dirty:
+            if not self.confirm_discard():
+                event.ignore()
+                return
+            self.draftDiscarded.emit()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.splitters.save()

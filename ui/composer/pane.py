@@ -58,6 +58,7 @@ PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders"})
 class ComposerPane(QWidget):
     """Compose, preview and publish the next GC version."""
 
+    draftChanged = Signal()  # the composer's state changed: the draft on disk follows
     published = Signal(object)  # the publish's Outcome: its preview lists what goes on to a team
     gateConcluded = Signal(str)  # the gate record written
     commitRequested = Signal(object)  # a Preview the Lead confirmed: the runner writes it
@@ -213,6 +214,7 @@ class ComposerPane(QWidget):
         self.composer = composer
         self.undo_stack.clear()
         self.refresh()
+        self.draftChanged.emit()
 
     def state(self) -> ComposerState:
         c = self.composer
@@ -228,6 +230,7 @@ class ComposerPane(QWidget):
         if not c.edited_in_app:
             c.follow_disk()  # no edit of the Lead's left: take what agents wrote meanwhile
         self.refresh()
+        self.draftChanged.emit()
 
     def push_change(self, text: str, after: ComposerState, merge_key: str | None = None) -> None:
         before = self.state()

@@ -148,8 +148,11 @@ class SessionActions:
             return
         action = outcome.preview.action
         if action in ("publish", "baseline"):
+            kept = self.pane.state() if action == "baseline" and c.dirty else None  # a baseline sends nothing
             c.session.reload()
             self.pane.set_composer(Composer.open(c.session))
+            if kept is not None:
+                self.pane.push_change("Keep the draft across the baseline", kept)
             if action == "publish":
                 self.pane.published.emit(outcome)
         elif action in ("gate-start", "gate-conclude"):

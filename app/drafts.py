@@ -1,0 +1,90 @@
+"""Keeps the composer's unpublished draft on disk as the Lead types (``models.publish.draft``).
+
+Saves are coalesced (the last state after a short pause is written, atomically, in the
+session's ``.lead-console/``), and flushed at once when the session is left or the window
+closes. A draft that is no longer dirty (published, undone to nothing, discarded) is removed,
+but only one this run kept or restored: a draft file that could not be read stays for the Lead.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from models.publish.draft import DRAFT_FILE, Draft, draft_of, read_draft
+from models.publish.publishing import utc_now
+from models.text.atomic import atomic_write
+from ui.composer.pane import ComposerPane
+from ui.composer.undo import ComposerState
+
+PAUSE_MS = 400
+
+
+class DraftKeeper(QObject):
+    """The one writer of draft files; ``failed`` carries a line for the status bar."""
+
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pending: tuple[Path, Draft | None] | None = None
+        self.ours: set[Path] = set()  # draft files this run wrote or restored: only these are removed
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(PAUSE_MS)
+        self._timer.timeout.connect(self.flush)
+
+    def follow(self, pane: ComposerPane) -> None:
+        """The pane's composer changed: keep its draft (or that it has none)."""
+        c = pane.composer
+        if c is not None:
+            self.keep(c.session.folder, draft_of(c, utc_now()))
+
+    def keep(self, folder: Path, draft: Draft | None) -> None:
+        """Keep ``draft`` for ``folder`` (None: there is none) after a short pause."""
+        if self._pending is not None and self._pending[0] != folder:
+            self.flush()  # another session's draft is written before this one waits
+        self._pending = (folder, draft)
+        self._timer.start()
+
+    def flush(self) -> None:
+        """Write what waits now."""
+        self._timer.stop()
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        folder, draft = pending
+        path = folder / DRAFT_FILE
+        try:
+            if draft is None:
+                if path in self.ours:
+                    with suppress(FileNotFoundError):
+                        path.unlink()
+                    self.ours.discard(path)
+            else:
+                path.parent.mkdir(exist_ok=True)
+                atomic_write(path, draft.encode(), None)
+                self.ours.add(path)
+        except OSError as exc:
+            self.failed.emit(f"Your draft could not be kept in {path}: {exc.strerror or exc}")
+
+
+def restore_into(pane: ComposerPane, keeper: DraftKeeper) -> str | None:
+    """Put the session's kept draft back into the freshly opened composer, as one undo step
+    (Undo drops it again); the line that says so, or why it could not be read."""
+    c = pane.composer
+    if c is None:
+        return None
+    draft, problem = read_draft(c.session.folder)
+    if draft is None:
+        return problem
+    keeper.ours.add(c.session.folder / DRAFT_FILE)
+    kept = ComposerState(draft.working_text, draft.hand_items, draft.impact, draft.forced_full)
+    if kept == pane.state():
+        return None
+    if draft.taken_text is not None and draft.taken_text != c.taken_text:
+        c.taken_text, c.gc_stamp = draft.taken_text, None  # agents changed the GC since: merged, not overwritten
+    pane.push_change(f"Restore the draft of {draft.saved_at}", kept)
+    return f"Restored your unpublished draft of {draft.saved_at} (Edit ▸ Undo drops it)"
