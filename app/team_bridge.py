@@ -21,6 +21,7 @@ from models.actions.preview import Preview
 from models.claude.delivery import Outcome
 from models.claude.status import TeamView, load_link, team_view_of
 from models.claude.team import Link, map_roles, read_team, write_link
+from models.claude.transcript_read import TranscriptFollower
 from models.text.transaction import WriteRefused
 from ui.workers import Job
 
@@ -43,6 +44,7 @@ class TeamBridge(QObject):
         self.confirmed: dict[str, int] = {}
         self.view: TeamView | None = None
         self.watchers: dict[Path, FolderWatcher] = {}
+        self.follower = TranscriptFollower()  # transcripts read by what each change appended
         self._result.connect(self._on_result)
 
     # -- the session ----------------------------------------------------------------------------------
@@ -53,6 +55,7 @@ class TeamBridge(QObject):
             self.generation += 1
             self.view = None
             self._watch([])
+            self.follower = TranscriptFollower()  # another session's team: nothing kept of the last
         self.folder, self.roles, self.confirmed = folder, roles, confirmed
         self.refresh()
 
@@ -87,8 +90,8 @@ class TeamBridge(QObject):
         """Read the team again (in the pool)."""
         if self.folder is None:
             return
-        folder, roles, confirmed = self.folder, list(self.roles), dict(self.confirmed)
-        self._start("view", lambda: team_view_of(folder, roles, confirmed))
+        folder, roles, confirmed, follower = self.folder, list(self.roles), dict(self.confirmed), self.follower
+        self._start("view", lambda: team_view_of(folder, roles, confirmed, follower=follower))
 
     def deliver_due(self) -> None:
         """Deliver every role's last update not yet delivered (Carry out, Deliver)."""

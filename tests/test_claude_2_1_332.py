@@ -19,7 +19,7 @@ from models.claude.following import follow
 from models.claude.mailbox import append_entries
 from models.claude.protocol import sender_problem
 from models.claude.team import Link, read_team
-from models.claude.transcripts import Received, read_transcript
+from models.claude.transcript_read import Received, read_transcript
 from models.claude.windows import window_for
 from models.review.inbox import read_claude_team
 

@@ -11,7 +11,7 @@ from claude_team_steps import entries, make_team
 
 from app.cli.main import main
 from conftest import SHARED
-from models.claude.transcripts import read_transcript
+from models.claude.transcript_read import read_transcript
 
 
 def test_transcripts_count_each_response_once_and_flag_compactions(tmp_path: Path) -> None:
@@ -24,7 +24,10 @@ def test_transcripts_count_each_response_once_and_flag_compactions(tmp_path: Pat
                                             "output_tokens"))  # fmt: skip
     assert context.tokens == expected and context.compactions == ["2026-02-09T10:39:58.000Z"]
     broken = tmp_path / "b.jsonl"
-    broken.write_text(path.read_text() + "{half a line\nnot json at all\n", encoding="utf-8")
+    # Two lines that could matter and do not parse are counted; a line that cannot matter (it
+    # names no response, compaction or teammate message) is not parsed at all.
+    tail = '{"type": "assistant", half a line\n{"subtype": "compact_boundary"\nnot json at all\n'
+    broken.write_text(path.read_text() + tail, encoding="utf-8")
     damaged = read_transcript(broken, "implementer-1")
     assert damaged.tokens == expected and damaged.broken_lines == 2 and "2 broken lines" in damaged.problems[0]
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from models.claude.team import Member, Team
-from models.claude.transcripts import find_transcript, read_transcript
+from models.claude.transcript_read import read_transcript
+from models.claude.transcripts import find_transcript
 
 
 def _assistant(mid: str, ts: str, usage: dict[str, int], model: str | None = None) -> dict[str, Any]:
@@ -74,7 +75,7 @@ def test_compactions_broken_lines_and_a_1m_window(tmp_path: Path) -> None:
             _assistant("msg_1", "2026-11-22T03:00:00Z", _usage(1, 0, 100_000, 1), model="claude-sonnet-4-5[1m]"),
             {"type": "system", "subtype": "compact_boundary", "timestamp": "2026-11-22T04:00:00Z"},
             '{"type": "assistant", "message": {"id": "msg_2", "usa',  # half a line
-            "[1, 2, 3]",
+            '["assistant", 2, 3]',  # parses, and is no line
             _assistant("msg_3", "2026-11-22T04:01:00Z", _usage(1, 0, 30_000, 1)),
             {"type": "system", "subtype": "compact_boundary", "timestamp": "2026-11-22T05:00:00Z"},
         ],

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 
 from models.claude.following import Followed
 from models.claude.status import TeamRow
-from models.claude.transcripts import TeammateContext
+from models.claude.transcript_read import TeammateContext
 from models.session.teammates import Teammate
 from models.session.versions import label
 from ui.item_models import BACKGROUND, DISPLAY, FOREGROUND, TOOLTIP

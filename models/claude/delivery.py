@@ -29,7 +29,8 @@ from models.claude.following import follow, received_after, summary_for
 from models.claude.mailbox import MailboxError, append_entries, read_inbox_entries
 from models.claude.protocol import NAME, sender_problem, with_reply_line
 from models.claude.team import Link, Team
-from models.claude.transcripts import find_transcript, read_transcript
+from models.claude.transcript_read import read_transcript
+from models.claude.transcripts import find_transcript
 from models.review.ledger import append_ledger, read_ledger
 from models.session.folder import PLAN_FILE
 from models.session.ledger_records import DeliveryLine

@@ -19,7 +19,7 @@ from typing import Any
 
 from models.claude.mailbox import read_inbox_entries
 from models.claude.team import Link, Team
-from models.claude.transcripts import Received
+from models.claude.transcript_read import Received
 from models.review.ledger import read_ledger
 
 UNRECEIVED_AFTER_S = 10 * 60  # picked up this long ago and not in the transcript: flagged

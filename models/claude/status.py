@@ -12,7 +12,8 @@ from models.claude.following import Followed, follow, presumed_lost
 from models.claude.protocol import sender_problem
 from models.claude.replies import team_replies
 from models.claude.team import Link, Team, map_roles, read_link, read_team, write_link
-from models.claude.transcripts import TeammateContext, team_context
+from models.claude.transcript_read import TeammateContext, TranscriptFollower
+from models.claude.transcripts import team_context
 from models.review.inbox import read_inbox
 from models.review.ledger import read_ledger
 from models.review.messages import parse_ack
@@ -133,14 +134,20 @@ def load_link(
 
 
 def team_view_of(
-    folder: Path, roles: list[str], confirmed: dict[str, int], team_folder: Path | None = None
+    folder: Path,
+    roles: list[str],
+    confirmed: dict[str, int],
+    team_folder: Path | None = None,
+    follower: TranscriptFollower | None = None,
 ) -> TeamView:
     """Everything the teammate table and ``lead-console team`` show about the team. Takes plain
-    values, not the Session, so that a worker thread can run it while the window reloads."""
+    values, not the Session, so that a worker thread can run it while the window reloads.
+    ``follower``: the window's, so that a transcript is read by what was appended to it."""
     team, link, problems = load_link(folder, roles, team_folder)
     view = TeamView(team, link, problems=problems)
     ledger = read_ledger(folder)
-    contexts = team_context(team, link.windows if link else None) if team is not None else {}
+    windows = link.windows if link else None
+    contexts = team_context(team, windows, follower) if team is not None else {}
     for c in contexts.values():
         view.problems += c.problems
     seen = {name: (c.received, c.compactions) for name, c in contexts.items()}
