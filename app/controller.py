@@ -22,6 +22,7 @@ from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from app.team_dialogs import ask_carry_out_again, pick_member, pick_team_folder
+from models.actions.attention import Attention, needs_lead
 from models.actions.carry import CarriedAlready, prepare_carry_out
 from models.actions.paste import PasteError, prepare_paste
 from models.actions.preview import Outcome, Preview
@@ -65,6 +66,8 @@ class Controller(QObject):
         self.drafts.failed.connect(self._error)
         self.window.composer.draftChanged.connect(lambda: self.drafts.follow(self.window.composer))
         self.window.draftDiscarded.connect(self._discard_draft)
+        self._gathered: Gathered | None = None  # the Inbox's last pass: Needs you reads it
+        self.window.attention_pane.actionRequested.connect(self._attend)
         self.runner = ActionRunner(self)  # every Lead action the window does is written here
         self.window.composer.commitRequested.connect(self.runner.commit)
         self.runner.committed.connect(self._committed)
@@ -286,6 +289,7 @@ class Controller(QObject):
             return
         self.window.teammate_model.set_team(view.rows, linked=view.team is not None)
         self.window.composer.team_view = view
+        self._show_attention()
         lost = view.lost()
         inbox = view.lead_inbox_stamp()
         if lost != self.team_lost or inbox != self._lead_inbox_seen:
@@ -293,6 +297,35 @@ class Controller(QObject):
             self.team_lost = lost
             self.team_lost_since = {role: row.lost_since for role, row in view.rows.items() if row.lost_since}
             self.refresh_reviews()
+
+    def _show_attention(self) -> None:
+        """Needs you: what the Inbox, the teammates, the team and the plan ask of the Lead."""
+        if self.live is None or self._gathered is None:
+            return
+        session, gathered = self.live.session, self._gathered
+        gate = session.plan.gate_evaluation if session.plan else None
+        items = needs_lead(
+            gathered.reviews, gathered.handled, session.teammates(), gathered.pings, self.team.view, gate
+        )
+        self.window.attention_pane.show_items(items)
+
+    def _attend(self, item: object) -> None:
+        """Do what a Needs you row asks: its one action."""
+        if not isinstance(item, Attention):
+            return
+        if item.action == "carry-out":
+            review = next((r for r in self.reviews if r.message.source == item.source), None)
+            if review is not None:
+                self.carry_out(review)
+        elif item.action == "deliver-again" and item.role is not None:
+            self.team.deliver_again(item.role)
+        elif item.action == "deliver":
+            self.team.deliver_due()
+        elif item.action == "ping" and item.role is not None:
+            self.team.ping(item.role)
+        elif item.action == "conclude-gate":
+            self.window.central_tabs.setCurrentWidget(self.window.composer)
+            self.window.composer.gate_button.click()
 
     def _delivered(self, outcomes: object) -> None:
         if not isinstance(outcomes, list):
@@ -315,8 +348,9 @@ class Controller(QObject):
         if not isinstance(result, Gathered):
             self.window.statusBar().showMessage(f"The inbox could not be read: {result}", 10_000)
             return
-        self.reviews = result.reviews
+        self.reviews, self._gathered = result.reviews, result
         self.window.show_reviews(self.reviews, result.handled, result.pings, self.team_lost_since, result.problems)
+        self._show_attention()
         composer = self.window.composer.composer
         pending = pending_from(result, self.team_lost)
         if composer is not None and composer.pending != pending:

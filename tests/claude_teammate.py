@@ -46,7 +46,10 @@ def lock(inbox: Path) -> Path:
 def read(inbox: Path) -> list[dict[str, object]]:
     if not inbox.exists():
         return []
-    return json.loads(inbox.read_text(encoding="utf-8"))  # inside the lock: must parse
+    raw = inbox.read_text(encoding="utf-8")
+    if not raw.strip():
+        return []  # another writer created it (an exclusive create) and has not written [] yet
+    return json.loads(raw)  # inside the lock: anything else must parse
 
 
 def write(inbox: Path, items: list[dict[str, object]]) -> None:

@@ -16,7 +16,9 @@ from app.controller import Controller
 from conftest import activate
 
 CTRL, ALT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.AltModifier
-NUMBER_KEYS = [Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_5, Qt.Key.Key_6, Qt.Key.Key_7]
+NUMBER_KEYS = [
+    Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_5, Qt.Key.Key_6, Qt.Key.Key_7, Qt.Key.Key_8
+]  # fmt: skip
 
 
 def _in_front(dock: QDockWidget) -> bool:
@@ -34,6 +36,7 @@ def _targets(controller: Controller) -> list[tuple[QDockWidget, QWidget]]:
         (w.inbox_dock, w.review_pane.view),
         (w.context_dock, w.context_pane.blocks_view),
         (w.planning_dock, w.planning_pane.view),
+        (w.attention_dock, w.attention_pane.view),
     ]
 
 
@@ -45,7 +48,7 @@ def window(qtbot: QtBot, controller: Controller) -> Controller:
     return controller
 
 
-@pytest.mark.parametrize("number", range(7), ids=lambda n: f"Ctrl+{n + 1}")
+@pytest.mark.parametrize("number", range(8), ids=lambda n: f"Ctrl+{n + 1}")
 def test_the_key_brings_its_pane_forward_from_behind_a_tab(qtbot: QtBot, window: Controller, number: int) -> None:
     dock, view = _targets(window)[number]
     behind = window.window.tabifiedDockWidgets(dock)
@@ -59,7 +62,7 @@ def test_the_key_brings_its_pane_forward_from_behind_a_tab(qtbot: QtBot, window:
     assert all(not _in_front(other) for other in behind)
 
 
-@pytest.mark.parametrize("number", range(7), ids=lambda n: f"Ctrl+{n + 1}")
+@pytest.mark.parametrize("number", range(8), ids=lambda n: f"Ctrl+{n + 1}")
 def test_the_key_opens_a_pane_the_lead_closed(qtbot: QtBot, window: Controller, number: int) -> None:
     dock, view = _targets(window)[number]
     if not dock.isVisible():
@@ -83,6 +86,7 @@ def test_each_key_is_in_the_view_menu_under_its_panes_name(window: Controller) -
         "Ctrl+5": "Focus Inbox",
         "Ctrl+6": "Focus Context",
         "Ctrl+7": "Focus GSD planning",
+        "Ctrl+8": "Focus Needs you",
     }
 
 
@@ -105,9 +109,9 @@ def test_tab_goes_round_the_controls_on_screen_only(qtbot: QtBot, window: Contro
         stops.append(now)
     else:
         pytest.fail(f"Tab never came back round: {[type(s).__name__ for s in stops[-6:]]}")
-    for view in (w.teammate_view, w.memory_view, w.review_pane.view):  # the panes in front
+    for view in (w.teammate_view, w.memory_view, w.attention_pane.view):  # the panes in front
         assert view in stops
-    for hidden in (w.gate_view, w.context_pane.blocks_view, w.planning_pane.view):  # behind tabs
+    for hidden in (w.gate_view, w.review_pane.view, w.context_pane.blocks_view, w.planning_pane.view):  # behind
         assert hidden not in stops
 
 

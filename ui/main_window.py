@@ -29,6 +29,7 @@ from ui.folder_drop import FolderDrop
 from ui.font_follow import follow_dock_titles
 from ui.memory_writer import MemoryWriter
 from ui.node_model import PAYLOAD_ROLE
+from ui.panes.attention_pane import AttentionPane
 from ui.panes.context_pane import ContextPane
 from ui.panes.gates_pane import GatesPane
 from ui.panes.inbox_pane import ReviewPane
@@ -113,6 +114,7 @@ class MainWindow(WindowMenus):
         self.memory_pane = MemoryPane(self.settings, self._memory_writer)
         self.gates_pane = GatesPane()
         self.review_pane = ReviewPane()
+        self.attention_pane = AttentionPane()
         self.teammates_pane.teammate_view.selectionModel().currentChanged.connect(self._filter_inbox)
         self.context_pane = ContextPane(self.settings)
         self.planning_pane = PlanningPane(self.settings)
@@ -129,6 +131,7 @@ class MainWindow(WindowMenus):
         self.context_dock = self._dock("Context", "context", self.context_pane, right)
         self.context_dock.visibilityChanged.connect(self.context_pane.set_on_screen)
         self.planning_dock = self._dock("GSD planning", "planning", self.planning_pane, right)
+        self.attention_dock = self._dock("Needs you", "attention", self.attention_pane, bottom)
         # The panes' widgets under the names the controller, scripts and tests have always used.
         self.gc_model, self.gc_view = self.sections_pane.gc_model, self.sections_pane.gc_view
         self.teammate_model = self.teammates_pane.teammate_model
@@ -188,6 +191,7 @@ class MainWindow(WindowMenus):
             (self.inbox_dock, self.review_pane.view),
             (self.context_dock, self.context_pane.blocks_view),
             (self.planning_dock, self.planning_pane.view),
+            (self.attention_dock, self.attention_pane.view),
         ]
 
     def _docks(self) -> list[QDockWidget]:
@@ -201,14 +205,16 @@ class MainWindow(WindowMenus):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.sections_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.memory_dock)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.teammates_dock)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gates_dock)
-        self.splitDockWidget(self.teammates_dock, self.gates_dock, Qt.Orientation.Horizontal)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.attention_dock)
+        self.splitDockWidget(self.teammates_dock, self.attention_dock, Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(self.attention_dock, self.gates_dock)  # Needs you | Gates | Inbox
         self.tabifyDockWidget(self.gates_dock, self.inbox_dock)
         self.tabifyDockWidget(self.memory_dock, self.context_dock)
         self.tabifyDockWidget(self.context_dock, self.planning_dock)
         self.memory_dock.raise_()
+        self.attention_dock.raise_()  # what needs the Lead, first
         self.resizeDocks([self.sections_dock, self.memory_dock], [380, 460], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.teammates_dock, self.gates_dock], [720, 420], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.teammates_dock, self.attention_dock], [720, 420], Qt.Orientation.Horizontal)
         self.resizeDocks([self.teammates_dock], [230], Qt.Orientation.Vertical)
 
     # -- state between runs ----------------------------------------------------------------

@@ -1,0 +1,102 @@
+"""Issue 42: what needs the Lead, first on screen: one list (a lost context, replies to carry out,
+a blocked teammate, deliveries in trouble, pings, a gate waiting for its verdict), most urgent
+first, each row answered by its own action from the keyboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from app.controller import Controller
+from conftest import settle_reviews
+from models.actions.attention import needs_lead
+from models.review.inbox import Message
+from models.review.validation import Review
+from models.session.teammates import Teammate
+
+
+def _review(sender: str, action: str, ts: str, summary: str = "") -> Review:
+    return Review(Message(f"inbox/{sender}-{ts}.md", sender, "...", ts), action=action, summary=summary)
+
+
+def test_the_list_puts_a_lost_context_first_and_a_gate_last() -> None:
+    reviews = [
+        _review("implementer-1", "confirm", "2026-11-29T01:00:00Z", "all applied: confirm GC-v7"),
+        _review("implementer-2", "resend", "2026-11-29T01:01:00Z", "2 of 3 unclear: re-send §Risks"),
+        _review("implementer-3", "lost", "2026-11-29T01:02:00Z", "CONTEXT_LOST: send the full GC"),
+        _review("implementer-4", "record", "2026-11-29T01:03:00Z"),  # nothing for the Lead to do
+        _review("researcher-1", "confirm", "2026-11-29T00:59:00Z"),  # already carried out
+    ]
+    handled = {(reviews[4].message.source, reviews[4].message.sha)}
+    mates = [Teammate("implementer-4", status="BLOCKED"), Teammate("implementer-1", status="IN_PROGRESS")]
+    pings = {"implementer-2": "2026-11-29T00:40:00Z"}
+    items = needs_lead(reviews, handled, mates, pings, None, {"phase": 6})
+    assert [(a.kind, a.role, a.action) for a in items] == [
+        ("lost", "implementer-3", "carry-out"),
+        ("reply", "implementer-2", "carry-out"),  # a re-send before a confirmation
+        ("reply", "implementer-1", "carry-out"),
+        ("blocked", "implementer-4", None),  # only the Lead can answer it: no action
+        ("ping", "implementer-2", "ping"),
+        ("gate", None, "conclude-gate"),
+    ]
+    assert items[0].what == "CONTEXT_LOST: send the full GC" and items[-1].what.startswith("the gate of phase 6")
+
+
+def test_a_lost_context_is_answered_from_needs_you_with_return(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-3-status.md").write_text("[STATUS] Phase 6 | CONTEXT_LOST\n", encoding="utf-8")
+    w = controller.window
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    assert not w.attention_dock.visibleRegion().isEmpty()  # first on screen
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+    pane = w.attention_pane
+    qtbot.waitUntil(lambda: pane.model.rowCount() > 0)
+    first = pane.model.items[0]
+    assert (first.kind, first.role, first.action_label) == ("lost", "implementer-3", "Carry out")
+    assert pane.header.text().endswith("need you") or pane.header.text().endswith("needs you")
+    pane.view.setFocus()
+    pane.view.setCurrentIndex(pane.model.index(0, 0))
+    qtbot.keyClick(pane.view, Qt.Key.Key_Return)  # the row's action: Carry out (reviewed: the fixture's OK)
+    settle_reviews(qtbot, controller)
+    (sent,) = (demo_copy / "messages" / "outbox").glob("GC-v6-implementer-3-full-*.md")
+    assert sent.read_text(encoding="utf-8").startswith("[CONTEXT-UPDATE] GC-v6 (full injection)")
+    # done: nothing of implementer-3's is left (no team is linked: the Lead pastes the re-send)
+    qtbot.waitUntil(lambda: all(i.role != "implementer-3" for i in pane.model.items))
+
+
+def test_deliveries_in_trouble_are_listed_only_for_a_linked_team(tmp_path: Path) -> None:
+    from models.claude.following import Followed
+    from models.claude.status import TeamRow, TeamView
+    from models.claude.team import Link, Team
+
+    def row(role: str, **state: object) -> TeamRow:
+        base: dict[str, object] = dict(
+            member=role, file=f"outbox/{role}.md", gc_version=7, mode="delta", sent_ts="2026-11-29T01:00:00Z",
+            delivered_ts="2026-11-29T01:00:01Z", reason=None, picked_up=True, acked=False,
+        )  # fmt: skip
+        base.update(state)
+        return TeamRow(role, role, Followed(role, **base), None, None)  # type: ignore[arg-type]
+
+    rows = {
+        "implementer-1": row("implementer-1", lost_at="2026-11-29T01:05:00Z"),
+        "implementer-2": row("implementer-2", delivered_ts=None, reason="inbox lock busy"),
+        "implementer-3": row("implementer-3", received_ts="2026-11-29T01:00:02Z"),  # the model has it
+        "implementer-4": row("implementer-4", delivered_ts=None, undecided=True, reason="an attempt may have arrived"),
+    }
+    team = Team(tmp_path, "pay", "team-lead", None)
+    linked = TeamView(team, Link(tmp_path), rows)
+    items = needs_lead([], set(), [], {}, linked, None)
+    assert [(a.role, a.action, a.what) for a in items] == [  # the oldest first
+        ("implementer-2", "deliver", "GC-v7 undelivered: inbox lock busy"),
+        ("implementer-4", "deliver-again", "GC-v7 undecided: an attempt may have arrived"),
+        ("implementer-1", "deliver-again", "GC-v7 lost at 2026-11-29T01:05:00Z"),  # since it was delivered
+    ]
+    assert needs_lead([], set(), [], {}, TeamView(None, None, rows), None) == []  # not linked: the Lead pastes
