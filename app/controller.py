@@ -323,6 +323,8 @@ class Controller(QObject):
             self.team.deliver_due()
         elif item.action == "ping" and item.role is not None:
             self.team.ping(item.role)
+        elif item.action == "show-next" and item.role is not None:
+            self.window.teammates_pane.decisionRequested.emit(item.role)
         elif item.action == "conclude-gate":
             self.window.central_tabs.setCurrentWidget(self.window.composer)
             self.window.composer.gate_button.click()

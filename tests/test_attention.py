@@ -91,9 +91,13 @@ def test_deliveries_in_trouble_are_listed_only_for_a_linked_team(tmp_path: Path)
         "implementer-3": row("implementer-3", received_ts="2026-11-29T01:00:02Z"),  # the model has it
         "implementer-4": row("implementer-4", delivered_ts=None, undecided=True, reason="an attempt may have arrived"),
     }
+    compacted = row("implementer-5", acked=True)
+    rows["implementer-5"] = TeamRow("implementer-5", "implementer-5", compacted.followed, None, "2026-11-29T02:00:00Z")
     team = Team(tmp_path, "pay", "team-lead", None)
     linked = TeamView(team, Link(tmp_path), rows)
     items = needs_lead([], set(), [], {}, linked, None)
+    lost = items.pop(0)  # a context presumed lost comes first: the next update sends it the full GC
+    assert (lost.kind, lost.role, lost.action_label) == ("lost", "implementer-5", "Show its next update")
     assert [(a.role, a.action, a.what) for a in items] == [  # the oldest first
         ("implementer-2", "deliver", "GC-v7 undelivered: inbox lock busy"),
         ("implementer-4", "deliver-again", "GC-v7 undecided: an attempt may have arrived"),

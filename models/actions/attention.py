@@ -16,7 +16,7 @@ from models.claude.status import TeamView
 from models.review.validation import Review
 from models.session.teammates import Teammate
 
-Action = Literal["carry-out", "deliver-again", "deliver", "ping", "conclude-gate"]
+Action = Literal["carry-out", "deliver-again", "deliver", "ping", "conclude-gate", "show-next"]
 # What an Inbox reply asks of the Lead (the review's action), and how urgent it is.
 REPLY_ACTIONS = {"lost": 0, "attention": 1, "full": 2, "resend": 2, "guide": 3, "confirm": 5}
 ORDER = {"lost": 0, "reply": 1, "blocked": 2, "delivery": 3, "ping": 4, "gate": 5}
@@ -42,6 +42,7 @@ class Attention:
             "deliver": "Deliver",
             "ping": "Ping",
             "conclude-gate": "Conclude gate…",
+            "show-next": "Show its next update",
             None: "—",
         }[self.action]
 
@@ -78,8 +79,8 @@ def needs_lead(
     linked = team is not None and team.link is not None and team.team is not None  # else nothing is delivered
     for role, row in team.rows.items() if team is not None and linked else ():
         if row.lost_since and role not in asked:
-            what = f"{role} compacted at {row.lost_since} after its GC arrived: send the full GC (FC-2)"
-            out.append(Attention("lost", role, what, "deliver-again", row.lost_since, urgency=0))
+            what = f"compacted at {row.lost_since} after its GC arrived: its next update is the full GC (FC-2)"
+            out.append(Attention("lost", role, what, "show-next", row.lost_since, urgency=0))
         f = row.followed
         if f is None or f.acked:
             continue
@@ -93,9 +94,9 @@ def needs_lead(
             out.append(Attention("delivery", role, f"GC-v{f.gc_version} {why}", "deliver-again", f.delivered_ts))
     for mate in teammates:
         if mate.status == "BLOCKED":
-            out.append(Attention("blocked", mate.role, f"{mate.role} reported BLOCKED", None))
+            out.append(Attention("blocked", mate.role, "reported BLOCKED", None))
     for role, since in pings.items():
-        out.append(Attention("ping", role, f"no ACK from {role} since {since}", "ping", since))
+        out.append(Attention("ping", role, f"no ACK since {since}", "ping", since))
     if gate:
         phase = gate.get("phase", "?")
         out.append(Attention("gate", None, f"the gate of phase {phase} waits for a verdict", "conclude-gate"))

@@ -8,14 +8,14 @@ row's action (``actionRequested``), which the controller does.
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QWidget
 
 from models.actions.attention import Attention
 from ui.item_models import DISPLAY, TOOLTIP
-from ui.widgets import button, button_bar, stack, table_view
+from ui.widgets import button, button_bar, short_time, stack, table_view
 
 Index = QModelIndex | QPersistentModelIndex
-HEADERS = ("What", "Teammate", "Since", "Action")
+HEADERS = ("Teammate", "Since", "Action", "What")  # what stretches: it is the long one
 
 
 class AttentionModel(QAbstractTableModel):
@@ -51,7 +51,7 @@ class AttentionModel(QAbstractTableModel):
             return None
         item = self.items[index.row()]
         if role == DISPLAY:
-            return (item.what, item.role or "—", item.since or "", item.action_label)[index.column()]
+            return (item.role or "—", short_time(item.since), item.action_label, item.what)[index.column()]
         if role == TOOLTIP:
             return f"{item.what}\n{item.action_label}" if item.action else item.what
         return None
@@ -67,6 +67,10 @@ class AttentionPane(QWidget):
         self.model = AttentionModel(self)
         self.view = table_view(self.model)
         self.view.setAccessibleName("What needs you")
+        header = self.view.horizontalHeader()
+        for column in range(len(HEADERS) - 1):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
         self.header = QLabel("Nothing needs you")
         self.do_button = button(
             "Do it", self.act, None, self, "Do the selected row's action (Return, or a double-click)"
