@@ -242,3 +242,27 @@ def test_a_member_name_as_sender_refuses_every_delivery(tmp_path: Path) -> None:
     (outcome,) = deliver(folder, read_team(team_dir), link, [SENT])
     assert not outcome.delivered and "member of the team" in (outcome.reason or "")
     assert not (team_dir / "inboxes" / "implementer-1.json").exists()
+
+
+def test_a_copied_session_does_not_deliver_into_the_original_team(
+    demo_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 45.6: the link travelled with a copy of the session, and the copy delivered into the
+    team of the session it was copied from."""
+    import shutil
+
+    from conftest import run_cli
+
+    team = make_team(tmp_path / "claude")
+    code, _, err = run_cli(capsys, "team", str(demo_copy), "--team", str(team), "--json")
+    assert code == 0, err
+    copy = tmp_path / "copy" / demo_copy.name
+    shutil.copytree(demo_copy, copy)
+    code, out, err = run_cli(capsys, "team", str(copy), "--json")
+    assert code == 2 and "linked to no Claude Code team (this session was copied from" in err  # not linked
+    code, out, err = run_cli(capsys, "team", str(demo_copy), "--json")
+    assert code == 0 and json.loads(out)["team"] == "pay"  # the original still is
+    code, out, err = run_cli(capsys, "team", str(copy), "--team", str(team), "--json")
+    assert code == 0  # linked again, it is the copy's own link
+    code, out, err = run_cli(capsys, "team", str(copy), "--json")
+    assert code == 0 and json.loads(out)["team"] == "pay"

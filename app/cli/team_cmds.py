@@ -175,7 +175,8 @@ def cmd_team(args: argparse.Namespace) -> int:
     failed = False  # a ping not delivered
     view = team_view(session, _team_folder(args))
     if view.link is None:
-        raise UsageError("this session is linked to no Claude Code team: give --team ~/.claude/teams/<team>/")
+        why = f" ({view.problems[0]})" if view.problems else ""
+        raise UsageError(f"this session is linked to no Claude Code team{why}: give --team ~/.claude/teams/<team>/")
     link = view.link
     previews: list[Preview] = []
     if args.deliver or args.deliver_again or args.ping:

@@ -114,10 +114,16 @@ def load_link(
     link = read_link(folder)
     problems: list[str] = []
     remembered = False
+    copied = link is not None and link.made_for is not None and link.made_for != str(folder.resolve())
     if team_folder is not None:
         chosen = link.members if link is not None and link.team_folder == team_folder else {}
-        remembered = link is None
+        remembered = link is None or copied  # a copy linked again remembers its own link
         link = Link(team_folder, chosen, link.sender, link.windows) if link else Link(team_folder, chosen)
+    elif link is not None and copied:
+        why = (
+            f"this session was copied from {link.made_for}: its link to {link.team_folder} is not used (link it again)"
+        )
+        return None, None, [why]
     if link is None:
         return None, None, problems
     if not link.team_folder.is_dir():

@@ -127,6 +127,7 @@ class Link:
     members: dict[str, str] = field(default_factory=dict)
     sender: str = DEFAULT_SENDER
     windows: dict[str, int] = field(default_factory=dict)
+    made_for: str | None = None  # the session folder the link was made in (a copy is not linked)
 
 
 def map_roles(roles: list[str], team: Team, chosen: dict[str, str] | None = None) -> dict[str, str]:
@@ -158,7 +159,8 @@ def read_link(session_folder: Path) -> Link | None:
     members, sender, windows = data.get("members"), data.get("sender"), data.get("windows")
     mapping = {str(k): str(v) for k, v in members.items()} if isinstance(members, dict) else {}
     sizes = {str(k): v for k, v in windows.items() if isinstance(v, int) and v > 0} if isinstance(windows, dict) else {}
-    return Link(Path(data["team"]), mapping, sender if isinstance(sender, str) else DEFAULT_SENDER, sizes)
+    made_for = data.get("session") if isinstance(data.get("session"), str) else None
+    return Link(Path(data["team"]), mapping, sender if isinstance(sender, str) else DEFAULT_SENDER, sizes, made_for)
 
 
 def write_link(session_folder: Path, link: Link) -> None:
@@ -166,6 +168,7 @@ def write_link(session_folder: Path, link: Link) -> None:
     path = session_folder / LINK_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {"team": str(link.team_folder), "members": link.members, "sender": link.sender}
+    data["session"] = str(session_folder.resolve())  # a copy of the session does not deliver into this team
     if link.windows:
         data["windows"] = link.windows
     atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), None)
