@@ -206,6 +206,15 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     return code, out, err
 
 
+def report_lost_context(qtbot: QtBot, controller: Controller, folder: Path, role: str = "implementer-3") -> None:
+    """``role`` reports CONTEXT_LOST in the session's inbox, and the window's Inbox has read it."""
+    inbox = folder / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / f"{role}-status.md").write_text("[STATUS] Phase 6 | CONTEXT_LOST\n", encoding="utf-8")
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+
+
 def drop_two_replies(inbox: Path) -> None:
     """Two replies as teammates write them into ``inbox``: implementer-2's NEED_CLARIFICATION
     ACK of GC-v6 and implementer-4's DELTA report with a high risk that asks to consult."""

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import settle_reviews
+from conftest import report_lost_context, settle_reviews
 from models.actions.attention import needs_lead
 from models.review.inbox import Message
 from models.review.validation import Review
@@ -47,16 +47,12 @@ def test_the_list_puts_a_lost_context_first_and_a_gate_last() -> None:
 def test_a_lost_context_is_answered_from_needs_you_with_return(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    inbox = demo_copy / "messages" / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    (inbox / "implementer-3-status.md").write_text("[STATUS] Phase 6 | CONTEXT_LOST\n", encoding="utf-8")
     w = controller.window
     w.resize(1366, 768)
     w.show()
     qtbot.waitExposed(w)
     assert not w.attention_dock.visibleRegion().isEmpty()  # first on screen
-    controller.refresh_reviews()
-    settle_reviews(qtbot, controller)
+    report_lost_context(qtbot, controller, demo_copy)
     pane = w.attention_pane
     qtbot.waitUntil(lambda: pane.model.rowCount() > 0)
     first = pane.model.items[0]

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import session_files, settle_reviews
+from conftest import report_lost_context, session_files, settle_reviews
 from ui.review_dialog import ReviewDialog
 
 
@@ -35,11 +35,7 @@ def answer_review(qtbot: QtBot, accept: bool, seen: list[ReviewDialog], look: Ca
 
 
 def _lost_context_row(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
-    inbox = demo_copy / "messages" / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    (inbox / "implementer-3-status.md").write_text("[STATUS] Phase 6 | CONTEXT_LOST\n", encoding="utf-8")
-    controller.refresh_reviews()
-    settle_reviews(qtbot, controller)
+    report_lost_context(qtbot, controller, demo_copy)
     pane = controller.window.review_pane
     row = next(r for r in range(pane.model.rowCount()) if pane.model.index(r, 0).data() == "implementer-3")
     pane.view.setCurrentIndex(pane.model.index(row, 0))

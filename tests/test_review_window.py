@@ -12,7 +12,15 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import CLAUDE_TEAM, actions_done, activate, drop_two_replies, fail_carry_out_at, settle_reviews
+from conftest import (
+    CLAUDE_TEAM,
+    actions_done,
+    activate,
+    drop_two_replies,
+    fail_carry_out_at,
+    report_lost_context,
+    settle_reviews,
+)
 from models.text.frontmatter import split_front_matter
 from ui.main_window import MainWindow
 from ui.node_model import PAYLOAD_ROLE
@@ -314,11 +322,7 @@ def test_carrying_out_a_lost_context_sends_the_full_gc_now(
     teammate without context. It sends the full GC (FC-2), copied and in the outbox."""
     from PySide6.QtGui import QGuiApplication
 
-    inbox = demo_copy / "messages" / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    (inbox / "implementer-3-status.md").write_text("[STATUS] Phase 6 | CONTEXT_LOST\n", encoding="utf-8")
-    controller.refresh_reviews()
-    settle_reviews(qtbot, controller)
+    report_lost_context(qtbot, controller, demo_copy)
     pane = controller.window.review_pane
     model = pane.model
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-3")

@@ -19,14 +19,13 @@ import errno
 import json
 import os
 import re
-import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from models.claude.windows import ONE_M, window_for
-from models.text.textfile import UnreadableFile
+from models.text.textfile import UnreadableFile, open_regular, read_from
 
 MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 PRESSURE_SHARE = 0.8  # at 80% of the window the next update may push the teammate into a compaction
@@ -191,13 +190,8 @@ class TranscriptFollower:
                 del self._files[path]
 
     def _advance(self, path: Path) -> _Progress:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        fd, st = open_regular(path)
         try:
-            st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-            if not stat.S_ISREG(st.st_mode):
-                raise UnreadableFile(errno.EINVAL, "not a regular file; not read", str(path))
             ident = (st.st_dev, st.st_ino)
             progress = self._files.get(path)
             if progress is not None and (
@@ -212,7 +206,7 @@ class TranscriptFollower:
                 raise UnreadableFile(errno.EFBIG, f"{st.st_size:,} bytes, over what the app reads", str(path))
             if len(progress.head) < HEAD_BYTES:
                 progress.head = os.pread(fd, HEAD_BYTES, 0)
-            data = _read_from(fd, progress.offset)
+            data = read_from(fd, progress.offset, MAX_TRANSCRIPT_BYTES, 1 << 22)
         finally:
             os.close(fd)
         end = data.rfind(b"\n") + 1
@@ -226,16 +220,6 @@ class TranscriptFollower:
         progress.offset += end
         self._files[path] = progress
         return progress
-
-
-def _read_from(fd: int, offset: int) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        chunk = os.pread(fd, 1 << 22, offset)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        offset += len(chunk)
 
 
 def _is_whole(raw: bytes) -> bool:

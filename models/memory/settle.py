@@ -103,16 +103,7 @@ def _keep(target: Path, data: bytes) -> Path | None:
 
 def _read_all(fd: int) -> bytes:
     """The whole file from the start, within the size every read of the app keeps to."""
-    chunks: list[bytes] = []
-    offset = 0
-    while True:
-        chunk = os.pread(fd, 1 << 20, offset)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        offset += len(chunk)
-        if offset > textfile.MAX_FILE_BYTES:
-            raise textfile.UnreadableFile(errno.EFBIG, "over the size the app reads")
+    return textfile.read_from(fd, 0, textfile.MAX_FILE_BYTES)
 
 
 def _read_still(fd: int) -> tuple[bytes, tuple[int, int]]:

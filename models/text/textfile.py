@@ -38,13 +38,10 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
-    """The bytes of a regular file and its mtime; never blocks on a FIFO or reads a device.
-
-    Raises ``IsADirectoryError`` for a folder, ``UnreadableFile`` for any other non-regular
-    file or one over ``limit``, and the usual ``OSError`` (not found, permission) otherwise.
-    """
-    limit = MAX_FILE_BYTES if limit is None else limit
+def open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """A descriptor open for reading on a regular file, and its stat; never blocks on a FIFO.
+    ``IsADirectoryError`` for a folder, ``UnreadableFile`` for any other kind of file (the
+    descriptor is closed then)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     try:
         st = os.fstat(fd)
@@ -52,6 +49,36 @@ def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
             raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
         if not stat.S_ISREG(st.st_mode):
             raise UnreadableFile(errno.EINVAL, f"not a regular file ({_kind(st.st_mode)}); not read", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def read_from(fd: int, offset: int, limit: int, piece: int = 1 << 20) -> bytes:
+    """What ``fd`` holds from ``offset`` on, by position (the descriptor's own offset is left
+    alone); ``UnreadableFile`` past ``limit`` bytes read."""
+    chunks: list[bytes] = []
+    read = 0
+    while True:
+        chunk = os.pread(fd, piece, offset + read)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        read += len(chunk)
+        if read > limit:
+            raise UnreadableFile(errno.EFBIG, "over the size the app reads")
+
+
+def read_bounded(path: Path, limit: int | None = None) -> tuple[bytes, int]:
+    """The bytes of a regular file and its mtime; never blocks on a FIFO or reads a device.
+
+    Raises ``IsADirectoryError`` for a folder, ``UnreadableFile`` for any other non-regular
+    file or one over ``limit``, and the usual ``OSError`` (not found, permission) otherwise.
+    """
+    limit = MAX_FILE_BYTES if limit is None else limit
+    fd, st = open_regular(path)
+    try:
         cap = f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
         if st.st_size > limit:
             raise UnreadableFile(errno.EFBIG, f"{st.st_size:,} bytes, over the {cap} the app reads", str(path))
