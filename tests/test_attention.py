@@ -97,6 +97,10 @@ def test_deliveries_in_trouble_are_listed_only_for_a_linked_team(tmp_path: Path)
     assert [(a.role, a.action, a.what) for a in items] == [  # the oldest first
         ("implementer-2", "deliver", "GC-v7 undelivered: inbox lock busy"),
         ("implementer-4", "deliver-again", "GC-v7 undecided: an attempt may have arrived"),
-        ("implementer-1", "deliver-again", "GC-v7 lost at 2026-11-29T01:05:00Z"),  # since it was delivered
+        (
+            "implementer-1",
+            "deliver-again",
+            "GC-v7 lost: the teammate compacted at 2026-11-29T01:05:00Z before its model received it",
+        ),  # since it was delivered
     ]
     assert needs_lead([], set(), [], {}, TeamView(None, None, rows), None) == []  # not linked: the Lead pastes

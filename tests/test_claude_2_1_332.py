@@ -175,6 +175,13 @@ def test_a_picked_up_update_is_received_when_its_transcript_shows_it_and_lost_wh
     assert followed.state == state
 
 
+def test_picked_up_and_never_received_by_a_teammate_whose_session_ended_is_lost(tmp_path: Path) -> None:
+    team = read_team(make_team(tmp_path / "claude", members=("implementer-2",)))  # implementer-1 left
+    (team.inboxes / "implementer-1.json").write_text("[]", encoding="utf-8")
+    followed = follow(tmp_path, team, LINK, {}, [SENT, DELIVERED])["implementer-1"]
+    assert followed.state == "lost" and "session ended" in (followed.lost_at or "")
+
+
 def test_picked_up_for_ten_minutes_and_not_received_is_offered_again(tmp_path: Path) -> None:
     team = read_team(make_team(tmp_path / "claude"))
     (team.inboxes / "implementer-1.json").write_text("[]", encoding="utf-8")

@@ -232,8 +232,8 @@ def team_tooltip(team: TeamRow | None, which: int) -> str | None:
         steps = [f"{f.file} written to {f.member}'s inbox as {f.sender} at {f.delivered_ts}", picked]
         if f.received_ts:
             steps.append(f"received by the model at {f.received_ts} (its transcript)")
-        elif f.lost_at:
-            steps.append(f"lost: compacted at {f.lost_at} before the model received it (Deliver again)")
+        elif f.lost_why:
+            steps.append(f"lost: {f.lost_why} (Deliver again)")
         elif f.picked_up:
             steps.append("not in the transcript yet (a busy teammate holds it until its turn ends)")
         steps.append("ACKed" if f.acked else "no ACK yet")

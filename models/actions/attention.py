@@ -90,7 +90,7 @@ def needs_lead(
             why = f.reason or f"not yet in {f.member or role}'s inbox"
             out.append(Attention("delivery", role, f"GC-v{f.gc_version} {f.state}: {why}", action, f.sent_ts))
         elif f.state == "lost" or f.unreceived(moment):
-            why = f"lost at {f.lost_at}" if f.state == "lost" else "picked up, never received"
+            why = f"lost: {f.lost_why}" if f.state == "lost" else "picked up, never received"
             out.append(Attention("delivery", role, f"GC-v{f.gc_version} {why}", "deliver-again", f.delivered_ts))
     for mate in teammates:
         if mate.status == "BLOCKED":

@@ -6,7 +6,8 @@ what it takes; older releases set ``read: true``): it is inside the teammate pro
 busy teammate holds in memory until its turn ends. *Received*: the teammate's transcript shows
 it as a ``<teammate-message>`` in a user turn, so the model has it. *ACKed*: its [ACK-UPDATE]
 arrived, or the plan confirms the version. *Lost*: picked up, never received, and the
-teammate compacted after it was delivered (what it held in memory is gone with the turn).
+teammate compacted after it was delivered or its session ended (it left the team's members):
+what it held in memory is gone.
 """
 
 from __future__ import annotations
@@ -73,6 +74,15 @@ class Followed:
             return "undecided" if self.undecided else "undelivered"
         return "picked up" if self.picked_up else "written"
 
+    @property
+    def lost_why(self) -> str | None:
+        """Why it was lost, in the Lead's words."""
+        if self.lost_at is None:
+            return None
+        if self.lost_at[:1].isdigit():
+            return f"the teammate compacted at {self.lost_at} before its model received it"
+        return self.lost_at
+
     def unreceived(self, now: datetime) -> bool:
         """Picked up long enough ago that the model should have it, and the transcript does not
         show it: offered for re-delivery."""
@@ -138,6 +148,8 @@ def follow(
             received = received_after(got, sender, summary_for(sent), entry_ts)
             if received is None and picked:
                 lost = next((c for c in compactions if c >= entry_ts), None)
+                if lost is None and team is not None and team.member(str(member)) is None:
+                    lost = "its session ended (no longer a member of the team)"  # what it held went with it
         miss = failed.get(rel) or {}
         out[role] = Followed(
             role,

@@ -71,7 +71,7 @@ class TeamRow:
         if f is not None and f.delivered_ts is None:
             return "deliver" + (f" (last try: {f.reason})" if f.reason else "")
         if f is not None and f.state == "lost":
-            return f"Deliver again: lost before the model received it (compacted at {f.lost_at})"
+            return f"Deliver again: lost ({f.lost_why})"
         if f is not None and f.unreceived(datetime.now(UTC)):
             return f"Deliver again? picked up at {f.delivered_ts}, not in the transcript since"
         if self.context is not None and self.context.pressure:
