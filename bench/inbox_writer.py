@@ -3,7 +3,8 @@
 2.1.332's patience: 11 mkdir attempts, waiting 5 ms doubling to 100 ms between them (655 ms in
 all), then the message is dropped, as Claude Code drops it. Prints how many it dropped.
 
-Run: python -m bench.inbox_writer INBOX COUNT [NAME]; used by the benchmark's inbox lock row
+Run: python -m bench.inbox_writer INBOX COUNT [NAME [PAD]] (PAD: characters added to each
+message, as large as an update); used by the benchmark's inbox lock row
 and by the contention test.
 """
 
@@ -19,17 +20,18 @@ import time
 def main() -> int:
     path, count = sys.argv[1], int(sys.argv[2])
     name = sys.argv[3] if len(sys.argv) > 3 else f"writer-{os.getpid()}"
+    pad = "x" * int(sys.argv[4]) if len(sys.argv) > 4 else ""
     lock = path + ".lock"
     dropped = 0
     for n in range(count):
+        time.sleep(random.uniform(0.0, 0.002))  # between messages, not under the lock
         if not _take(lock):
             dropped += 1
             continue
-        time.sleep(random.uniform(0.0, 0.002))  # between messages, as a teammate's turn
         try:
             with open(path, encoding="utf-8") as fh:
                 items = json.load(fh) if os.path.getsize(path) else []
-            items.append({"from": name, "text": f"{name} {n}", "timestamp": str(n), "read": False})
+            items.append({"from": name, "text": f"{name} {n}{pad}", "timestamp": str(n), "read": False})
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(json.dumps(items))
