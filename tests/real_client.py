@@ -37,13 +37,13 @@ T = TypeVar("T")
 
 
 def wait_for(what: str, probe: Callable[[], T | None], timeout: float, on_timeout: Callable[[], str] = str) -> T:
-    """Poll ``probe`` until it returns something (REAL-CLIENT.md §6: generous limits, no
+    """Poll ``probe`` until it returns something true (REAL-CLIENT.md §6: generous limits, no
     fixed sleeps); AssertionError naming ``what`` and what ``on_timeout`` tells after
     ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
         got = probe()
-        if got is not None and got is not False:
+        if got:  # an empty list is no answer yet
             return got
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}\n{on_timeout()}")
