@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import fcntl
 import os
 from collections.abc import Callable, Iterator
@@ -30,7 +31,7 @@ from models.session.team_memory import MemorySection, TeamMemory
 from models.text.atomic import FileChangedError, atomic_write
 from models.text.textfile import newline_of, read_text, split_lines
 
-LOCK_NAME = ".lead-console-memory.lock"
+LOCK_FILE = Path(".lead-console") / "memory.lock"  # in the app's own folder, never beside the Lead's files
 MAX_ATTEMPTS = 20
 
 
@@ -91,7 +92,15 @@ class EditResult:
 
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    """The app's writers of TEAM-MEMORY one at a time. The lock file is opened without following a
+    link: a link in its place would have this write create or touch a file elsewhere."""
+    path = folder / LOCK_FILE
+    try:
+        path.parent.mkdir(exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        why = "is a link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise MemoryEditError(f"{LOCK_FILE} {why}; nothing was written") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
