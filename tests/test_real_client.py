@@ -122,7 +122,7 @@ def test_real_teammates_receive_each_update_once_unflagged_and_their_acks_come_b
         assert "verified=" not in head  # a signing lead's teammate: unflagged
         (message,) = [t for n, t in outbox.items() if n.startswith(f"GC-v7-{name}-")]
         assert body == message.rstrip("\n") + "\n\n" + REPLY.format(7) + "\n</teammate-message>"  # byte for byte
-        assert read_json(team.inbox(name)) == []  # taken
+        wait_for(f"{name}'s inbox to drain", lambda n=name: read_json(team.inbox(n)) == [], 20)  # taken, removed
 
     for name in team.running:  # the client flushes its transcript in batches, after the inbox
         wait_for(f"{name}'s transcript", lambda n=name: in_transcript(team, n, "CONTEXT-UPDATE GC-v7"), 20)
