@@ -55,7 +55,8 @@ def main() -> int:
         w.central_tabs.setCurrentWidget(pane)
         w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions"))
         row = "| D-9 | Snapshots compressed with zstd | Halves snapshot storage | P6 |\n"
-        pane.editor.setPlainText(pane.editor.toPlainText().replace("| P6 |\n", "| P6 |\n" + row))
+        section = (pane.composer.section_text(pane.section_ref or "") if pane.composer else None) or ""
+        pane.editor.setPlainText(section.replace("| P6 |\n", "| P6 |\n" + row))  # the editor shows no last newline
         pane.commit_section_edit()
         pane.item_actions.force_full_for("implementer-2", "rejoined after a long break")
         pane.preview_tabs.setCurrentIndex(1)

@@ -23,7 +23,8 @@ def select_section(ctl: Controller, title: str) -> None:
 
 def type_into_section(qtbot: QtBot, pane: ComposerPane, old: str, new: str) -> None:
     """Edit the section in the editor the way a user does, and wait for the edit to settle."""
-    text = pane.editor.toPlainText()
+    assert pane.composer is not None and pane.section_ref is not None
+    text = pane.composer.section_text(pane.section_ref) or ""  # as the file has it: its last newline too
     assert old in text
     with qtbot.waitSignal(pane.changed, timeout=3000):
         pane.editor.setPlainText(text.replace(old, new))

@@ -328,31 +328,32 @@ def test_with_nothing_to_publish_the_message_tab_holds_no_message(controller: Co
     assert pane.header.text() == "GC-v6 is published; edit the GC to compose GC-v7"
 
 
-def test_a_row_typed_on_the_editors_last_line_stays_in_its_section(
+def test_a_row_typed_after_the_editors_last_line_stays_in_its_section(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    """Issue 13.1: typing a table row on the editor's empty last line, without a final Enter,
-    changes this section only; the next heading keeps its own line (it was glued to the row and
-    the delta became REMOVED §Interface Contracts)."""
+    """Issue 13.1 and 42.10: Ctrl+End, Return and a table row change this section only, as an
+    added row. The editor showed the section's closing newline as an empty last line, where a
+    row typed glued the next heading to it (REMOVED §Interface Contracts), and Return there put
+    a blank line in that turned an added item into the whole section REPLACED."""
     pane = composer_pane(controller)
     controller.window.central_tabs.setCurrentWidget(pane)
     select_section(controller, "Architecture Decisions")
     editor = pane.editor
     editor.setFocus()
-    cursor = editor.textCursor()
-    cursor.movePosition(cursor.MoveOperation.End)
-    editor.setTextCursor(cursor)
-    assert editor.toPlainText().endswith("\n")  # the section's last, empty line
+    qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    assert not editor.toPlainText().endswith("\n")  # no empty line below the last row
     row = "| D-9 | Snapshots compressed with zstd | Halves snapshot storage | P6 |"
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
     with qtbot.waitSignal(pane.changed, timeout=3000):
         qtbot.keyClicks(editor, row)
-    # After the table's blank line the row is a paragraph of its own: the section is sent whole.
-    assert composer_items(pane) == [("REPLACED", "Architecture Decisions", None)]
+    assert composer_items(pane) == [("ADDED", "Architecture Decisions", "D-9")]
     working = pane.composer.working_text  # type: ignore[union-attr]
-    assert f"{row}\n## Interface Contracts" in working
     disk = (demo_copy / "global-context.md").read_text(encoding="utf-8")
     before, after = disk.split("## Architecture Decisions", 1)[0], disk.split("## Interface Contracts", 1)[1]
     assert working.startswith(before) and working.endswith("## Interface Contracts" + after)
+    own = working.split("## Architecture Decisions", 1)[1].split("## Interface Contracts", 1)[0]
+    old_own = disk.split("## Architecture Decisions", 1)[1].split("## Interface Contracts", 1)[0]
+    assert own == old_own.rstrip("\n") + "\n" + row + old_own[len(old_own.rstrip("\n")) :]
 
 
 def test_a_heading_that_would_split_the_section_is_refused(qtbot: QtBot, controller: Controller) -> None:
@@ -361,9 +362,9 @@ def test_a_heading_that_would_split_the_section_is_refused(qtbot: QtBot, control
     select_section(controller, "Open Questions")
     working = pane.composer.working_text  # type: ignore[union-attr]
     editor = pane.editor
-    cursor = editor.textCursor()
-    cursor.movePosition(cursor.MoveOperation.End)
-    editor.setTextCursor(cursor)
+    editor.setFocus()
+    qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.keyClicks(editor, "## Sneaky Neighbour")
     qtbot.waitUntil(lambda: pane.last_error is not None, timeout=3000)
     assert "would start a section next to §Open Questions" in (pane.last_error or "")

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from composer_steps import type_into_section
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -29,10 +30,7 @@ from ui.node_model import PAYLOAD_ROLE
 def _publish(qtbot: QtBot, ctl: Controller) -> None:
     w, pane = ctl.window, ctl.window.composer
     w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions"))
-    with qtbot.waitSignal(pane.changed, timeout=3000):
-        pane.editor.setPlainText(
-            pane.editor.toPlainText().replace("| P6 |\n", "| P6 |\n| D-9 | zstd | smaller | P6 |\n")
-        )
+    type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n| D-9 | zstd | smaller | P6 |\n")
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     with qtbot.waitSignal(pane.published, timeout=5000):
         pane.session_actions.publish()

@@ -394,8 +394,12 @@ class ComposerPane(QWidget):
         c = self.composer
         if c is None or not self.section_ref or self.editor.isReadOnly():
             return
-        text = self.editor.toPlainText()
-        if c.section_text(self.section_ref) in (None, text):
+        current = c.section_text(self.section_ref)
+        if current is None:
+            return
+        ending = current[len(current.rstrip("\n")) :]  # the editor shows the section without it
+        text = self.editor.toPlainText().rstrip("\n") + ending
+        if text == current:
             return
         try:
             working = c.with_section_text(self.section_ref, text)

@@ -68,12 +68,16 @@ class SectionEditor(QWidget):
             self.rendered.show_markdown(text)
         else:
             self.rendered.show_message("No section selected.")
-        if text is not None and text != self.editor.toPlainText() and not keep_typed:
+        # Shown without its closing newlines: with them, Ctrl+End landed on an empty line below
+        # the last item, and Return there put a blank line into the section (the composer keeps
+        # the section's own ending when it takes the edit).
+        shown = text.rstrip("\n") if text is not None else None
+        if shown is not None and shown != self.editor.toPlainText().rstrip("\n") and not keep_typed:
             self._applying = True
             cursor = self.editor.textCursor().position()
-            self.editor.setPlainText(text)
+            self.editor.setPlainText(shown)
             cursor_to = self.editor.textCursor()
-            cursor_to.setPosition(min(cursor, len(text)))
+            cursor_to.setPosition(min(cursor, len(shown)))
             self.editor.setTextCursor(cursor_to)
             self._applying = False
         elif text is None:
