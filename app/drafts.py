@@ -31,6 +31,7 @@ class DraftKeeper(QObject):
         super().__init__(parent)
         self._pending: tuple[Path, Draft | None] | None = None
         self.ours: set[Path] = set()  # draft files this run wrote or restored: only these are removed
+        self._said: set[Path] = set()  # folders whose failed save was said: once, not at every pause
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(PAUSE_MS)
@@ -68,7 +69,9 @@ class DraftKeeper(QObject):
                 atomic_write(path, draft.encode(), None)
                 self.ours.add(path)
         except OSError as exc:
-            self.failed.emit(f"Your draft could not be kept in {path}: {exc.strerror or exc}")
+            if folder not in self._said:
+                self._said.add(folder)
+                self.failed.emit(f"Your draft could not be kept in {path}: {exc.strerror or exc}")
 
 
 def restore_into(pane: ComposerPane, keeper: DraftKeeper) -> str | None:

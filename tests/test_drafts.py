@@ -111,3 +111,20 @@ def test_a_draft_file_that_cannot_be_read_is_said_and_left_as_it_is(
     ctl.drafts.flush()
     assert (demo_copy / DRAFT).read_bytes() == b'{"working_text": 7'
     ctl.close()
+
+
+def test_a_draft_that_cannot_be_kept_is_said_once(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> None:
+    """A session folder the app may not write into (a read-only mount, a .lead-console that is
+    a file): the draft stays in the window, and the Lead is told once, not at every pause."""
+    (demo_copy / ".lead-console").write_text("not a folder", encoding="utf-8")
+    ctl = _controller(qtbot, tmp_path, "unkept")
+    assert ctl.open(demo_copy)
+    said: list[str] = []
+    ctl.drafts.failed.connect(said.append)
+    _type_line(qtbot, ctl, "Open Questions", LINE)
+    qtbot.waitUntil(lambda: len(said) == 1, timeout=5000)
+    _type_line(qtbot, ctl, "Open Questions", " and who keeps it")
+    ctl.drafts.flush()
+    assert len(said) == 1 and said[0].startswith("Your draft could not be kept in ")
+    assert LINE in (ctl.window.composer.composer.working_text if ctl.window.composer.composer else "")
+    ctl.close()
