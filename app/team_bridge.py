@@ -22,7 +22,6 @@ from models.claude.delivery import Outcome
 from models.claude.status import TeamView, load_link, team_view_of
 from models.claude.team import Link, map_roles, read_team, write_link
 from models.claude.transcript_read import TranscriptFollower
-from models.text.transaction import WriteRefused
 from ui.workers import Job
 
 
@@ -116,12 +115,8 @@ class TeamBridge(QObject):
             return
         folder, roles, confirmed = self.folder, list(self.roles), dict(self.confirmed)
 
-        def run() -> list[Outcome]:
-            preview = prepare(folder, team_view_of(folder, roles, confirmed))
-            try:
-                return commit_delivery(preview)
-            except WriteRefused as exc:
-                return [Outcome("", None, "", False, "; ".join(exc.reasons))]
+        def run() -> list[Outcome]:  # a refusal (WriteRefused) reaches ``delivered`` as the reason it stopped
+            return commit_delivery(prepare(folder, team_view_of(folder, roles, confirmed)))
 
         self._start("deliver", run)
 

@@ -234,21 +234,19 @@ def _deliveries(session: Session, args: argparse.Namespace, view: TeamView, prev
             outcomes = commit_delivery(preview)
         except WriteRefused as exc:
             raise UsageError("; ".join(exc.reasons)) from None
-        for o in outcomes:
-            if preview.action == "ping":
-                said = f"delivered to {o.member}" if o.delivered else f"not delivered: {o.reason}"
-                print(f"ping {o.role}: {said}", file=sys.stderr)
-        failed = _say([o for o in outcomes if preview.action != "ping"]) or failed
+        _say(preview.action, outcomes)
         failed = failed or any(not o.delivered for o in outcomes)
     return failed
 
 
-def _say(outcomes: list[Outcome]) -> bool:
-    """Print each delivery that did not happen (to stderr); whether any did not."""
-    failed = [o for o in outcomes if not o.delivered]
-    for o in failed:
-        print(f"deliver {o.role}: not delivered: {o.reason}", file=sys.stderr)
-    return bool(failed)
+def _say(action: str, outcomes: list[Outcome]) -> None:
+    """On stderr: each ping's outcome, and each delivery that did not happen."""
+    for o in outcomes:
+        if action == "ping":
+            said = f"delivered to {o.member}" if o.delivered else f"not delivered: {o.reason}"
+            print(f"ping {o.role}: {said}", file=sys.stderr)
+        elif not o.delivered:
+            print(f"deliver {o.role}: not delivered: {o.reason}", file=sys.stderr)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
