@@ -45,7 +45,6 @@ __all__ = [
     "deliver",
     "describe_outcomes",
     "entry_for",
-    "ping_for_last",
     "plan_delivery",
     "plan_ping",
     "recipient",
@@ -301,12 +300,6 @@ def plan_ping(folder: Path, team: Team, link: Link, role: str) -> InboxEntry:
     text = f"[PING] GC-v{version} was sent to you at {since or '?'} and no [ACK-UPDATE] has arrived."
     entry = entry_for(team, link, role, rel, version, summary, text)
     return replace(entry, sha256=None, kind="PING")
-
-
-def ping_for_last(folder: Path, team: Team, link: Link, role: str) -> Outcome:
-    """Plan and carry out ``plan_ping``."""
-    (outcome,) = carry_out(folder, [plan_ping(folder, team, link, role)])
-    return outcome
 
 
 def _plan_last_sent(folder: Path, role: str) -> tuple[int | None, str | None]:

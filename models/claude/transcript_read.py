@@ -183,12 +183,6 @@ class TranscriptFollower:
                 return out
             return progress.context(path, member, model, override)
 
-    def forget(self, keep: set[Path]) -> None:
-        """Drop what is kept for files no longer followed."""
-        with self._lock:
-            for path in set(self._files) - keep:
-                del self._files[path]
-
     def _advance(self, path: Path) -> _Progress:
         fd, st = open_regular(path)
         try:
