@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from models.claude.windows import ONE_M, window_for
-from models.text.textfile import UnreadableFile, open_regular, read_from
+from models.text.textfile import UnreadableFile, open_regular
 
 MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 PRESSURE_SHARE = 0.8  # at 80% of the window the next update may push the teammate into a compaction
@@ -33,6 +33,8 @@ HEAD_BYTES = 256  # a file whose first bytes changed was rewritten, not appended
 _BLOCK = re.compile(r"<teammate-message\s+([^>]*)>(.*?)</teammate-message>", re.DOTALL)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _MATTERS = (b"assistant", b"compact_boundary", b"teammate-message")
+_RECENT = 16  # response ids kept: one response may span several lines, never sixteen others
+_PIECE = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -92,14 +94,16 @@ def blocks_in(entry: dict[str, Any]) -> list[tuple[dict[str, str], str]]:
 
 
 @dataclass
-class _Progress:
-    """What has been read of one transcript file so far, and what it showed."""
+class Progress:
+    """What has been read of one transcript file so far, and what it showed: all a later read
+    needs to go on from where this one stopped (``models.claude.transcript_cache`` keeps it
+    between CLI runs)."""
 
     ident: tuple[int, int]  # (device, inode): a replaced file is read again
     head: bytes = b""
     offset: int = 0  # the bytes read, up to the end of the last whole line
-    ids: set[str] = field(default_factory=set)
-    last_id: str | None = None
+    stamp: tuple[int, int] = (-1, -1)  # (size, mtime ns) at the last read: the same again, nothing to read
+    recent: list[str] = field(default_factory=list)  # the last responses' ids, newest last
     last: tuple[str | None, int] | None = None  # the last response's time and context
     seen: int = 0  # the largest context any response held
     model: str = ""
@@ -108,10 +112,21 @@ class _Progress:
     received: list[Received] = field(default_factory=list)
     broken: int = 0
 
+    def feed_lines(self, data: bytes) -> None:
+        """Whole lines (``data`` ends with a newline): only those holding a word that can
+        matter are cut out and parsed; the rest is passed over by ``bytes.find``."""
+        starts: set[int] = set()
+        for word in _MATTERS:
+            at = data.find(word)
+            while at != -1:
+                start = data.rfind(b"\n", 0, at) + 1
+                starts.add(start)
+                at = data.find(word, data.find(b"\n", at))
+        for start in sorted(starts):
+            self.feed(data[start : data.find(b"\n", start)])
+
     def feed(self, raw: bytes) -> None:
         """One whole line."""
-        if not any(word in raw for word in _MATTERS):
-            return  # cannot matter: not parsed
         try:
             entry = json.loads(raw)
         except (ValueError, RecursionError):
@@ -140,10 +155,9 @@ class _Progress:
         if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
             self.model = message["model"]  # the latest response's model: a /model switch counts
         tokens = _usage_tokens(usage)
-        if mid not in self.ids:
-            self.ids.add(mid)
-            self.last_id = mid
-        if mid == self.last_id:
+        if mid not in self.recent:
+            self.recent = [*self.recent[-(_RECENT - 1) :], mid]
+        if mid == self.recent[-1]:
             self.last = (stamp, tokens)  # a split response: its lines carry the same usage
         self.seen = max(self.seen, tokens)
         self.after_compaction = None
@@ -165,9 +179,10 @@ class TranscriptFollower:
     """Reads transcripts by what was appended since the last read; safe to share between
     threads (one read at a time)."""
 
-    def __init__(self) -> None:
-        self._files: dict[Path, _Progress] = {}
+    def __init__(self, kept: dict[Path, Progress] | None = None) -> None:
+        self._files: dict[Path, Progress] = dict(kept or {})
         self._lock = threading.Lock()
+        self._advanced: set[Path] = set()
 
     def read(self, path: Path, member: str, model: str = "", override: int | None = None) -> TeammateContext:
         """``path`` as it is now. ``model``: the member's configured model, used until a
@@ -183,11 +198,20 @@ class TranscriptFollower:
                 return out
             return progress.context(path, member, model, override)
 
-    def _advance(self, path: Path) -> _Progress:
+    def take_advanced(self) -> dict[Path, Progress]:
+        """The files read further since the last call, with what was read of each (to keep)."""
+        with self._lock:
+            out = {path: self._files[path] for path in self._advanced if path in self._files}
+            self._advanced.clear()
+            return out
+
+    def _advance(self, path: Path) -> Progress:
         fd, st = open_regular(path)
         try:
-            ident = (st.st_dev, st.st_ino)
+            ident, stamp = (st.st_dev, st.st_ino), (st.st_size, st.st_mtime_ns)
             progress = self._files.get(path)
+            if progress is not None and progress.ident == ident and progress.stamp == stamp:
+                return progress  # not touched since the last read
             if progress is not None and (
                 progress.ident != ident
                 or st.st_size < progress.offset
@@ -195,25 +219,40 @@ class TranscriptFollower:
             ):
                 progress = None  # replaced, truncated or rewritten: from the start
             if progress is None:
-                progress = _Progress(ident)
+                progress = Progress(ident)
             if st.st_size - progress.offset > MAX_TRANSCRIPT_BYTES:
                 raise UnreadableFile(errno.EFBIG, f"{st.st_size:,} bytes, over what the app reads", str(path))
             if len(progress.head) < HEAD_BYTES:
                 progress.head = os.pread(fd, HEAD_BYTES, 0)
-            data = read_from(fd, progress.offset, MAX_TRANSCRIPT_BYTES, 1 << 22)
+            _read_on(fd, progress)
+            progress.stamp = stamp
         finally:
             os.close(fd)
-        end = data.rfind(b"\n") + 1
-        whole, rest = data[:end], data[end:]
-        for line in whole.split(b"\n"):
-            if line.strip():
-                progress.feed(line)
-        if rest.strip() and _is_whole(rest):
-            progress.feed(rest)  # a last line without its newline, already whole
-            end = len(data)
-        progress.offset += end
         self._files[path] = progress
+        self._advanced.add(path)
         return progress
+
+
+def _read_on(fd: int, progress: Progress) -> None:
+    """Feed ``progress`` what the file holds past its offset, a piece at a time (a first read
+    of a 100 MB transcript holds one piece and one line, not the file)."""
+    carry, at, read = b"", progress.offset, 0
+    while True:
+        piece = os.pread(fd, _PIECE, at)
+        if not piece:
+            break
+        at, read = at + len(piece), read + len(piece)
+        if read > MAX_TRANSCRIPT_BYTES:
+            raise UnreadableFile(errno.EFBIG, "over the size the app reads")
+        data = carry + piece if carry else piece
+        end = data.rfind(b"\n") + 1
+        if end:
+            progress.feed_lines(data[:end] if end < len(data) else data)
+            progress.offset += end
+        carry = data[end:]
+    if carry.strip() and _is_whole(carry):
+        progress.feed(carry)  # a last line without its newline, already whole
+        progress.offset += len(carry)
 
 
 def _is_whole(raw: bytes) -> bool:
