@@ -343,8 +343,8 @@ class Controller(QObject):
         snapshot = self.live.session.snapshot()  # the worker reads this version, whatever reloads meanwhile
         if self.team.view is not None:
             self._lead_inbox_seen = self.team.view.lead_inbox_stamp()
-        timeout = self.settings.ack_timeout_min
-        self.reviewer.request(lambda: gather_reviews(snapshot, datetime.now(UTC), timeout))
+        timeout, follower = self.settings.ack_timeout_min, self.team.follower  # the lead's transcript: by its appends
+        self.reviewer.request(lambda: gather_reviews(snapshot, datetime.now(UTC), timeout, follower=follower))
 
     def _reviewed(self, result: object) -> None:
         if not isinstance(result, Gathered):

@@ -113,10 +113,10 @@ class TeamBridge(QObject):
         """Prepare a delivery against the team as it is on disk now and commit it, in the pool."""
         if self.folder is None:
             return
-        folder, roles, confirmed = self.folder, list(self.roles), dict(self.confirmed)
+        folder, roles, confirmed, follower = self.folder, list(self.roles), dict(self.confirmed), self.follower
 
         def run() -> list[Outcome]:  # a refusal (WriteRefused) reaches ``delivered`` as the reason it stopped
-            return commit_delivery(prepare(folder, team_view_of(folder, roles, confirmed)))
+            return commit_delivery(prepare(folder, team_view_of(folder, roles, confirmed, follower=follower)))
 
         self._start("deliver", run)
 

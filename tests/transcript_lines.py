@@ -43,4 +43,8 @@ def lines(items: list[dict[str, Any]]) -> bytes:
 def reply(n: int, sender: str, text: str) -> dict[str, Any]:
     """A teammate's message as the lead's transcript keeps it."""
     block = f'<teammate-message teammate_id="{sender}" summary="reply">\n{text}\n</teammate-message>'
-    return {"type": "user", "timestamp": f"2026-11-29T02:{n:02d}:00.000Z", "message": {"role": "user", "content": block}}
+    return {
+        "type": "user",
+        "timestamp": f"2026-11-29T02:{n:02d}:00.000Z",
+        "message": {"role": "user", "content": block},
+    }

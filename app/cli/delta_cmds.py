@@ -13,6 +13,7 @@ from app.demo import bundled_session
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file, resolve_session
 from models.actions.replies import read_pending
 from models.claude.status import team_view
+from models.claude.transcript_cache import cached_follower
 from models.delta.apply import apply_delta
 from models.delta.decisions import plan_update, render_full
 from models.delta.diff import diff_gc
@@ -105,7 +106,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     missing = missing_gc(session) if new_text is None else None
     if missing is not None:
         raise UsageError(f"nothing to plan: {missing} (give --new GC.md)")
-    pending, gathered = read_pending(session, team_view(session))  # the window's reading of every reply
+    follower = cached_follower(session.folder)
+    view = team_view(session, None, follower)
+    pending, gathered = read_pending(session, view, follower=follower)  # the window's reading of every reply
     warn_all(gathered.problems)
     plan = plan_update(session, new_text, pending=pending)
     if args.json:

@@ -19,6 +19,7 @@ from models.actions.carry import CarriedAlready, prepare_carry_out
 from models.actions.commit import commit
 from models.actions.paste import PasteError, prepare_paste
 from models.claude.reviews import gather_reviews
+from models.claude.transcript_cache import cached_follower, keep
 from models.review.inbox import Message, sender_from
 from models.review.ledger import Handled
 from models.review.messages import parse_ack, parse_delta_report, parse_status
@@ -111,7 +112,10 @@ def cmd_inbox(args: argparse.Namespace) -> int:
         session.reload({"inbox"})
     carrying = args.carry_out is not None
     record = carrying and not args.dry_run  # a dry run writes nothing, not even what was read
-    gathered = gather_reviews(session, datetime.now(UTC), args.ack_timeout, record=record)
+    follower = cached_follower(session.folder)
+    gathered = gather_reviews(session, datetime.now(UTC), args.ack_timeout, record=record, follower=follower)
+    if record:
+        keep(follower, session.folder)  # what was read of the lead's transcript, for the next run
     warn_all(gathered.problems)
     reviews = [r for r in gathered.reviews if r.message.kind != "protocol"]  # idle notices: not shown
     if not carrying:

@@ -24,6 +24,7 @@ from models.claude.delivery import Outcome
 from models.claude.protocol import DEFAULT_SENDER, READ_FROM, sender_problem
 from models.claude.status import TeamView, load_link, team_view
 from models.claude.team import write_link
+from models.claude.transcript_cache import cached_follower, keep
 from models.publish.composer import Composer, missing_gc
 from models.session.folder import Session
 from models.text.intent import read_interrupted
@@ -46,11 +47,14 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if interrupted is not None:
         print(f"Nothing was published:\n  {interrupted.describe(session.folder)}")
         return EXIT_FAILED
-    view = team_view(session, _team_folder(args))
+    follower = cached_follower(session.folder)
+    view = team_view(session, _team_folder(args), follower)
     composer = Composer.open(session)
     if args.new:
         composer.working_text = read_file(args.new).text
-    composer.pending, gathered = read_pending(session, view)
+    composer.pending, gathered = read_pending(session, view, follower=follower)
+    if not args.dry_run:
+        keep(follower, session.folder)
     warn_all(gathered.problems)
     if not composer.has_update:
         missing = missing_gc(session)
@@ -173,7 +177,8 @@ def cmd_team(args: argparse.Namespace) -> int:
     if args.sender is not None or args.window:
         _set_link(session, args)
     failed = False  # a ping not delivered
-    view = team_view(session, _team_folder(args))
+    follower = cached_follower(session.folder)  # a second run reads what the transcripts gained
+    view = team_view(session, _team_folder(args), follower)
     if view.link is None:
         why = f" ({view.problems[0]})" if view.problems else ""
         raise UsageError(f"this session is linked to no Claude Code team{why}: give --team ~/.claude/teams/<team>/")
@@ -181,7 +186,8 @@ def cmd_team(args: argparse.Namespace) -> int:
     previews: list[Preview] = []
     if args.deliver or args.deliver_again or args.ping:
         failed = _deliveries(session, args, view, previews)
-        view = team_view(session, _team_folder(args))
+        view = team_view(session, _team_folder(args), follower)
+    keep(follower, session.folder)
     rows = [row.data() for row in view.rows.values()]
     if args.json:
         data = {

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
+from models.claude.transcript_read import TranscriptFollower
 from models.review.pending import pending_statuses
 from models.session.snapshot import SessionView
 
@@ -23,7 +24,9 @@ def pending_from(gathered: Gathered, lost: Mapping[str, tuple[str, str]]) -> Pen
     return {**lost, **pending_statuses(gathered.reviews, gathered.handled)}
 
 
-def read_pending(session: SessionView, view: TeamView | None, ack_timeout_min: int = 10) -> tuple[Pending, Gathered]:
+def read_pending(
+    session: SessionView, view: TeamView | None, ack_timeout_min: int = 10, follower: TranscriptFollower | None = None
+) -> tuple[Pending, Gathered]:
     """``pending_from`` a fresh read of every inbox, recording nothing (a preview writes nothing)."""
-    gathered = gather_reviews(session, datetime.now(UTC), ack_timeout_min, record=False)
+    gathered = gather_reviews(session, datetime.now(UTC), ack_timeout_min, record=False, follower=follower)
     return pending_from(gathered, view.lost() if view is not None else {}), gathered

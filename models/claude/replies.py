@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from models.claude.team import read_team
+from models.claude.transcript_read import TranscriptFollower
 from models.claude.transcripts import lead_transcript_messages
 from models.review.inbox import Message, claude_source, read_claude_team
 
 
-def team_replies(team_folder: Path) -> tuple[list[Message], list[str]]:
+def team_replies(team_folder: Path, follower: TranscriptFollower | None = None) -> tuple[list[Message], list[str]]:
     """(messages to the lead, problems): the inbox's, then the transcript's that the inbox no
     longer holds. Both name a message by sender, text and repeat count, so a reply read from
     either place is the same message to the ledger."""
@@ -19,7 +20,7 @@ def team_replies(team_folder: Path) -> tuple[list[Message], list[str]]:
     problems = [*team.problems, *problems]
     sources = {m.source for m in messages}
     seen: dict[tuple[str, str], int] = {}
-    for sender, text, stamp in lead_transcript_messages(team):
+    for sender, text, stamp in lead_transcript_messages(team, follower):
         source = claude_source(team_folder.name, sender, text, seen)
         if source not in sources:
             sources.add(source)

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from models.claude.replies import team_replies
 from models.claude.status import load_link
+from models.claude.transcript_read import TranscriptFollower
 from models.review.inbox import read_inbox
 from models.review.ledger import Handled, LedgerUnreadable, handled_keys, record_received
 from models.review.validation import Review, due_pings, review
@@ -32,9 +33,16 @@ class Gathered:
     problems: list[Problem] = field(default_factory=list)  # inbox entries that could not be read
 
 
-def gather_reviews(session: SessionView, now: datetime, ack_timeout_min: int, record: bool = True) -> Gathered:
+def gather_reviews(
+    session: SessionView,
+    now: datetime,
+    ack_timeout_min: int,
+    record: bool = True,
+    follower: TranscriptFollower | None = None,
+) -> Gathered:
     """Read the session's inboxes and its team's replies, record new messages (unless not to
-    ``record``: a command that only lists them writes nothing), review them all.
+    ``record``: a command that only lists them writes nothing), review them all. ``follower``:
+    what earlier reads of the lead's transcript kept.
 
     The team link is read here too, not on the caller's thread.
     """
@@ -43,7 +51,7 @@ def gather_reviews(session: SessionView, now: datetime, ack_timeout_min: int, re
     messages = read_inbox(session.folder, roles, problems)
     _, link, _ = load_link(session.folder, roles)
     if link is not None and link.team_folder.is_dir():
-        messages += team_replies(link.team_folder)[0]
+        messages += team_replies(link.team_folder, follower)[0]
     if record:
         try:
             record_received(session.folder, messages)

@@ -157,7 +157,7 @@ def team_view_of(
     for c in contexts.values():
         view.problems += c.problems
     seen = {name: (c.received, c.compactions) for name, c in contexts.items()}
-    followed = follow(folder, team, link, confirmed, ledger, acks_received(folder, roles, team, link), seen)
+    followed = follow(folder, team, link, confirmed, ledger, acks_received(folder, roles, team, link, follower), seen)
     if team is not None and link is not None:
         warned = sender_problem(link.sender, {m.name for m in team.members})
         if warned is not None:
@@ -170,12 +170,18 @@ def team_view_of(
     return view
 
 
-def acks_received(folder: Path, roles: list[str], team: Team | None, link: Link | None = None) -> set[tuple[str, int]]:
+def acks_received(
+    folder: Path,
+    roles: list[str],
+    team: Team | None,
+    link: Link | None = None,
+    follower: TranscriptFollower | None = None,
+) -> set[tuple[str, int]]:
     """(role, version) of every [ACK-UPDATE] read: the session's inbox and the team's replies
     (a member's name read back as the role it is linked to)."""
     messages = read_inbox(folder, roles)
     if team is not None:
-        messages += team_replies(team.folder)[0]
+        messages += team_replies(team.folder, follower)[0]
     role_of = {member: role for role, member in (link.members if link else {}).items() if member}
     out = set()
     for m in messages:
@@ -186,8 +192,10 @@ def acks_received(folder: Path, roles: list[str], team: Team | None, link: Link 
     return out
 
 
-def team_view(session: Session, team_folder: Path | None = None) -> TeamView:
+def team_view(
+    session: Session, team_folder: Path | None = None, follower: TranscriptFollower | None = None
+) -> TeamView:
     """``team_view_of`` for an open session."""
     roles = [t.role for t in session.teammates()]
     confirmed = dict(session.plan.teammate_gc_versions) if session.plan else {}
-    return team_view_of(session.folder, roles, confirmed, team_folder)
+    return team_view_of(session.folder, roles, confirmed, team_folder, follower)

@@ -13,13 +13,10 @@ from pathlib import Path
 
 from models.claude.team import Member, Team
 from models.claude.transcript_read import (
-    MAX_TRANSCRIPT_BYTES,
     TeammateContext,
     TranscriptFollower,
-    blocks_in,
     set_window,
 )
-from models.text.textfile import read_bounded
 
 
 def _candidates(team: Team, member: Member) -> list[Path]:
@@ -97,44 +94,16 @@ def team_context(
     return out
 
 
-_LEAD_BLOCKS: dict[Path, tuple[tuple[str, int, int, int], list[tuple[str, str, str | None]]]] = {}
-
-
-def lead_transcript_messages(team: Team) -> list[tuple[str, str, str | None]]:
+def lead_transcript_messages(
+    team: Team, follower: TranscriptFollower | None = None
+) -> list[tuple[str, str, str | None]]:
     """(sender, text, timestamp) of every ``<teammate-message>`` block in the lead's transcript:
-    the lasting record of replies on releases that drain the lead's inbox."""
+    the lasting record of replies on releases that drain the lead's inbox. ``follower``: what
+    earlier reads kept (the window's, the CLI's cache), so that only what was appended is read."""
     if not team.lead_session:
         return []
-    lead = Member(team.lead, session_id=team.lead_session)
-    path = find_transcript(team, lead)
+    path = find_transcript(team, Member(team.lead, session_id=team.lead_session))
     if path is None:
         return []
-    try:
-        st = path.stat()
-    except OSError:
-        return []
-    key = (team.lead, st.st_ino, st.st_size, st.st_mtime_ns)
-    cached = _LEAD_BLOCKS.get(path)
-    if cached is not None and cached[0] == key:
-        return list(cached[1])  # every Inbox refresh asks; the transcript is parsed once per change
-    try:
-        raw, _ = read_bounded(path, MAX_TRANSCRIPT_BYTES)
-    except OSError:
-        return []
-    out = []
-    for line in raw.decode("utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict):
-            continue
-        stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
-        for attrs, text in blocks_in(entry):
-            sender = attrs.get("teammate_id")
-            if sender and sender != team.lead:
-                out.append((sender, text, stamp))
-    if len(raw) == st.st_size:  # parsed what was stat'ed: nothing appended in between
-        _LEAD_BLOCKS.clear()  # one lead transcript is followed at a time
-        _LEAD_BLOCKS[path] = (key, out)
-    return list(out)
+    context = (follower if follower is not None else TranscriptFollower()).read(path, team.lead)
+    return [(r.sender, r.text, r.timestamp) for r in context.received if r.sender != team.lead]
