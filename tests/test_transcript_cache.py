@@ -17,7 +17,7 @@ from transcript_lines import compaction, lines, noise, reply, response
 import models.claude.transcript_read as transcript_read
 from app.cli.main import main
 from models.claude.replies import team_replies
-from models.claude.transcript_cache import CACHE, cached_follower
+from models.claude.transcript_cache import CACHE, FORM, cached_follower
 from models.claude.transcript_read import HEAD_BYTES
 
 
@@ -101,7 +101,7 @@ def test_a_damaged_or_foreign_cache_is_read_again_from_the_transcripts(
     record = json.loads(kept[2].read_text(encoding="utf-8"))
     kept[2].write_text(json.dumps({**record, "head": "not base64!"}), encoding="utf-8")
     assert _rows(capsys, str(demo_copy)) == first
-    assert all(json.loads(k.read_text(encoding="utf-8"))["form"] == 1 for k in kept)  # written again
+    assert all(json.loads(k.read_text(encoding="utf-8"))["form"] == FORM for k in kept)  # written again
 
 
 def test_a_replaced_transcript_is_read_from_its_start(

@@ -98,3 +98,31 @@ def test_a_read_after_an_append_reads_only_the_append(tmp_path: Path, monkeypatc
     monkeypatch.setattr(transcript_read.os, "pread", counting)
     assert follower.read(path, "implementer-1").tokens == 21_015
     assert sum(read) <= len(appended) + HEAD_BYTES  # the append and the first bytes, not the megabyte
+
+
+def test_wherever_the_reads_fall_they_say_what_one_read_says(tmp_path: Path) -> None:
+    """A transcript cut into two reads at every line end and in the middle of every line: a
+    synthetic response (no model), a split one, a compaction, updates and a broken line."""
+    synthetic = response(6, 0, model="<synthetic>")
+    items = [
+        update(1),
+        *response(1, 20_000),
+        noise(1),
+        *response(2, 250_000, split=True),
+        compaction(3, 4_000, pre=250_015),
+    ]
+    items += [update(4), noise(4), *response(5, 30_000, model="claude-opus-4-6"), *synthetic]
+    whole = lines(items) + b'{"type": "system", "subtype": "compact_boundary", "tim\n' + lines([update(7)])
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(whole)
+    once = read_transcript(path, "implementer-1")
+    assert (once.tokens, once.model, once.window, once.broken_lines) == (15, "claude-opus-4-6", 1_000_000, 1)
+    assert len(once.received) == 3 and len(once.compactions) == 1  # 250k before it proves 1M
+    ends = [i + 1 for i, b in enumerate(whole) if b == ord("\n")]
+    for cut in sorted({*ends, *(e - 7 for e in ends)}):
+        path.write_bytes(whole[:cut])
+        follower = TranscriptFollower()
+        follower.read(path, "implementer-1")
+        with path.open("ab") as fh:
+            fh.write(whole[cut:])
+        assert _facts(follower.read(path, "implementer-1")) == _facts(once), cut

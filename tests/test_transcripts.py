@@ -69,13 +69,16 @@ def test_the_context_held_is_the_last_responses_tokens_counted_once(tmp_path: Pa
 
 
 def test_compactions_broken_lines_and_a_1m_window(tmp_path: Path) -> None:
+    """A broken line that would be a compaction or a teammate's message is counted; a broken
+    response before the last one is passed over (only the last response says the context)."""
     path = _write(
         tmp_path / "t.jsonl",
         [
             _assistant("msg_1", "2026-11-22T03:00:00Z", _usage(1, 0, 100_000, 1), model="claude-sonnet-4-5[1m]"),
             {"type": "system", "subtype": "compact_boundary", "timestamp": "2026-11-22T04:00:00Z"},
-            '{"type": "assistant", "message": {"id": "msg_2", "usa',  # half a line
-            '["assistant", 2, 3]',  # parses, and is no line
+            '{"type": "system", "subtype": "compact_boundary", "timest',  # half a line
+            '["<teammate-message>", 2, 3]',  # parses, and is no line
+            '{"type": "assistant", "message": {"id": "msg_2", "usa',  # half a response: passed over
             _assistant("msg_3", "2026-11-22T04:01:00Z", _usage(1, 0, 30_000, 1)),
             {"type": "system", "subtype": "compact_boundary", "timestamp": "2026-11-22T05:00:00Z"},
         ],

@@ -30,8 +30,8 @@ def noise(n: int) -> dict[str, Any]:
     return {"type": "attachment", "timestamp": f"2026-11-29T01:{n:02d}:40.000Z", "attachment": {"kind": "x" * 300}}
 
 
-def compaction(n: int, post: int) -> dict[str, Any]:
-    meta = {"trigger": "auto", "preTokens": 150_000, "postTokens": post}
+def compaction(n: int, post: int, pre: int = 150_000) -> dict[str, Any]:
+    meta = {"trigger": "auto", "preTokens": pre, "postTokens": post}
     return {"type": "system", "subtype": "compact_boundary", "timestamp": f"2026-11-29T01:{n:02d}:50.000Z",
             "compactMetadata": meta}  # fmt: skip
 

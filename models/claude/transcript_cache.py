@@ -24,7 +24,7 @@ from models.text.atomic import atomic_write
 from models.text.textfile import read_bounded
 
 CACHE = Path(".lead-console") / "transcripts"
-FORM = 1
+FORM = 2
 _MAX_KEPT_BYTES = 64 * 1024 * 1024
 
 
@@ -80,9 +80,8 @@ def to_record(path: Path, p: Progress) -> dict[str, Any]:
         "stamp": list(p.stamp),
         "head": base64.b64encode(p.head).decode("ascii"),
         "offset": p.offset,
-        "recent": p.recent,
         "last": list(p.last) if p.last is not None else None,
-        "seen": p.seen,
+        "peak": p.peak,
         "model": p.model,
         "compactions": p.compactions,
         "after_compaction": p.after_compaction,
@@ -104,9 +103,8 @@ def from_record(record: Any) -> tuple[Path, Progress]:
         head=base64.b64decode(record["head"], validate=True),
         offset=int(record["offset"]),
         stamp=(size, mtime),
-        recent=[str(i) for i in record["recent"]],
         last=(None if last[0] is None else str(last[0]), int(last[1])) if last is not None else None,
-        seen=int(record["seen"]),
+        peak=int(record["peak"]),
         model=str(record["model"]),
         compactions=[str(c) for c in record["compactions"]],
         after_compaction=int(after) if after is not None else None,

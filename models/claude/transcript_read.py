@@ -3,14 +3,20 @@ compactions and the messages its model received, followed by what is appended.
 
 A transcript is JSONL (PROTOCOL.md) that Claude Code only appends to, and a working teammate
 appends a response a second: ``TranscriptFollower`` reads each file from where the last read
-stopped, keeping per file only what the views need (the last response's usage and model, the
-largest context seen, compactions, received messages, where the last whole line ended). A new
-file, a truncated one or one rewritten in place (its first bytes differ) is read from the start.
-Only lines that can matter are parsed (an assistant line, a compaction, a teammate message); a
-last line still being written is left for the next read. One API response may span several
-lines (parallel tool calls), so usage is counted once per ``message.id``; the context held now is
-the last response's ``input + cache_creation + cache_read + output`` tokens, or after a
-compaction its ``postTokens`` until the next response.
+stopped, keeping per file only what the views need (the last response's context and model, the
+largest context a compaction cut down, compactions, received messages, where the last whole line
+ended). A new file, a truncated one or one rewritten in place (its first bytes differ) is read
+from the start; a file whose size and modification time are as last read is not read at all.
+
+Most of a transcript is what the client keeps beside the model's turns (attachments, request
+shapes, tool results), so a read looks for words, not lines: compactions and teammate messages
+are found forward by ``bytes.find``, the last response backward from the end, and only those
+lines are parsed. What a read reports is therefore the same however the file was cut into
+reads: the context held now is the last response's ``input + cache_creation + cache_read +
+output`` tokens (one response may span several lines, each with the same usage), or after a
+compaction its ``postTokens`` until the next response; the largest context known (which proves
+a 1M window) is that, or any compaction's ``preTokens``. A last line still being written is left
+for the next read.
 """
 
 from __future__ import annotations
@@ -32,8 +38,9 @@ PRESSURE_SHARE = 0.8  # at 80% of the window the next update may push the teamma
 HEAD_BYTES = 256  # a file whose first bytes changed was rewritten, not appended to
 _BLOCK = re.compile(r"<teammate-message\s+([^>]*)>(.*?)</teammate-message>", re.DOTALL)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
-_MATTERS = (b"assistant", b"compact_boundary", b"teammate-message")
-_RECENT = 16  # response ids kept: one response may span several lines, never sixteen others
+_FORWARD = (b"compact_boundary", b"teammate-message")  # every one of them matters
+_ASSISTANT = b"assistant"  # only the last response matters
+_COPIES = b'{"type":"api-request'  # the client's copies of its requests (blobs, shapes): no turn of the model's
 _PIECE = 1 << 22
 
 
@@ -103,64 +110,74 @@ class Progress:
     head: bytes = b""
     offset: int = 0  # the bytes read, up to the end of the last whole line
     stamp: tuple[int, int] = (-1, -1)  # (size, mtime ns) at the last read: the same again, nothing to read
-    recent: list[str] = field(default_factory=list)  # the last responses' ids, newest last
     last: tuple[str | None, int] | None = None  # the last response's time and context
-    seen: int = 0  # the largest context any response held
+    peak: int = 0  # the largest context a compaction cut down (its preTokens)
     model: str = ""
     compactions: list[str] = field(default_factory=list)
     after_compaction: int | None = None  # a compaction's postTokens, until the next response
     received: list[Received] = field(default_factory=list)
     broken: int = 0
 
-    def feed_lines(self, data: bytes) -> None:
-        """Whole lines (``data`` ends with a newline): only those holding a word that can
-        matter are cut out and parsed; the rest is passed over by ``bytes.find``."""
-        starts: set[int] = set()
-        for word in _MATTERS:
-            at = data.find(word)
-            while at != -1:
-                start = data.rfind(b"\n", 0, at) + 1
-                starts.add(start)
-                at = data.find(word, data.find(b"\n", at))
-        for start in sorted(starts):
-            self.feed(data[start : data.find(b"\n", start)])
+    def feed(self, data: bytes, stop: int) -> None:
+        """Whole lines (``data[:stop]``, which ends with a newline; not sliced off, since a
+        piece is megabytes): the compactions and teammate messages in them, in order, then the
+        last response."""
+        compacted_at = -1
+        for start, end in _lines_holding(data, stop, _FORWARD):
+            entry = self._entry(data[start:end])
+            if entry is None:
+                continue
+            stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
+            if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
+                self.compactions.append(stamp or "?")
+                meta = entry.get("compactMetadata")
+                meta = meta if isinstance(meta, dict) else {}
+                post, pre = meta.get("postTokens"), meta.get("preTokens")
+                self.after_compaction = int(post) if isinstance(post, int | float) else None
+                self.peak = max(self.peak, int(pre) if isinstance(pre, int | float) else 0)
+                compacted_at = start
+                continue
+            for attrs, text in blocks_in(entry):
+                sender = attrs.get("teammate_id")
+                if sender:
+                    self.received.append(Received(sender, attrs.get("summary"), text, stamp))
+        found_at, model = self._last_response(data, stop)
+        if model:
+            self.model = model  # the latest response's model: a /model switch counts
+        if found_at > compacted_at:
+            self.after_compaction = None  # a response after the compaction says the context now
 
-    def feed(self, raw: bytes) -> None:
-        """One whole line."""
+    def _last_response(self, data: bytes, stop: int) -> tuple[int, str]:
+        """Where the last response starts (-1: none) and the latest model named, looking back
+        from ``stop``; the last response's time and context are kept."""
+        found_at, hi = -1, stop
+        while hi > 0:
+            at = data.rfind(_ASSISTANT, 0, hi)
+            if at == -1:
+                break
+            start = data.rfind(b"\n", 0, at) + 1
+            hi = start
+            if data.startswith(_COPIES, start):
+                continue
+            response = _response(data[start : data.find(b"\n", at)])
+            if response is None:
+                continue
+            stamp, tokens, model = response
+            if found_at == -1:
+                found_at, self.last = start, (stamp, tokens)
+            if model and model != "<synthetic>":
+                return found_at, model
+        return found_at, ""
+
+    def _entry(self, raw: bytes) -> dict[str, Any] | None:
         try:
             entry = json.loads(raw)
         except (ValueError, RecursionError):
-            self.broken += 1
-            return
+            entry = None
         if not isinstance(entry, dict):
             self.broken += 1
-            return
-        stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
-        if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
-            self.compactions.append(stamp or "?")
-            meta = entry.get("compactMetadata")
-            post = meta.get("postTokens") if isinstance(meta, dict) else None
-            self.after_compaction = int(post) if isinstance(post, int | float) else None
-            return
-        for attrs, text in blocks_in(entry):
-            sender = attrs.get("teammate_id")
-            if sender:
-                self.received.append(Received(sender, attrs.get("summary"), text, stamp))
-        message = entry.get("message")
-        if entry.get("type") != "assistant" or not isinstance(message, dict):
-            return
-        usage, mid = message.get("usage"), message.get("id")
-        if not isinstance(usage, dict) or not isinstance(mid, str):
-            return
-        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
-            self.model = message["model"]  # the latest response's model: a /model switch counts
-        tokens = _usage_tokens(usage)
-        if mid not in self.recent:
-            self.recent = [*self.recent[-(_RECENT - 1) :], mid]
-        if mid == self.recent[-1]:
-            self.last = (stamp, tokens)  # a split response: its lines carry the same usage
-        self.seen = max(self.seen, tokens)
-        self.after_compaction = None
+            return None
+        return entry
 
     def context(self, path: Path, member: str, model: str, override: int | None) -> TeammateContext:
         out = TeammateContext(member, path, model=self.model or model)
@@ -171,7 +188,7 @@ class Progress:
             out.tokens = self.after_compaction
         if self.broken:
             out.problems.append(f"{path.name}: {self.broken} broken lines skipped")
-        set_window(out, override, self.seen or None)
+        set_window(out, override, max(self.peak, self.last[1] if self.last else 0) or None)
         return out
 
 
@@ -235,24 +252,62 @@ class TranscriptFollower:
 
 def _read_on(fd: int, progress: Progress) -> None:
     """Feed ``progress`` what the file holds past its offset, a piece at a time (a first read
-    of a 100 MB transcript holds one piece and one line, not the file)."""
-    carry, at, read = b"", progress.offset, 0
+    of a 100 MB transcript holds one piece, not the file); a piece ends at its last newline,
+    and the next begins there."""
+    piece_size, read = _PIECE, 0
     while True:
-        piece = os.pread(fd, _PIECE, at)
-        if not piece:
-            break
-        at, read = at + len(piece), read + len(piece)
+        piece = os.pread(fd, piece_size, progress.offset)
+        read += len(piece)
         if read > MAX_TRANSCRIPT_BYTES:
             raise UnreadableFile(errno.EFBIG, "over the size the app reads")
-        data = carry + piece if carry else piece
-        end = data.rfind(b"\n") + 1
+        end = piece.rfind(b"\n") + 1
+        at_end = len(piece) < piece_size
+        if end == 0 and not at_end:
+            piece_size *= 2  # one line longer than a piece: read it whole
+            continue
         if end:
-            progress.feed_lines(data[:end] if end < len(data) else data)
+            progress.feed(piece, end)
             progress.offset += end
-        carry = data[end:]
-    if carry.strip() and _is_whole(carry):
-        progress.feed(carry)  # a last line without its newline, already whole
-        progress.offset += len(carry)
+        if at_end:
+            rest = piece[end:]
+            if rest.strip() and _is_whole(rest):
+                progress.feed(rest + b"\n", len(rest) + 1)  # a last line without its newline, already whole
+                progress.offset += len(rest)
+            return
+        piece_size = _PIECE
+
+
+def _lines_holding(data: bytes, stop: int, words: tuple[bytes, ...]) -> list[tuple[int, int]]:
+    """(start, end) of each line of ``data[:stop]`` that holds one of ``words``, in order; the
+    client's copies of its requests left out."""
+    found: set[tuple[int, int]] = set()
+    for word in words:
+        at = data.find(word, 0, stop)
+        while at != -1:
+            start, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at, stop)
+            if not data.startswith(_COPIES, start):
+                found.add((start, end))
+            at = data.find(word, end, stop)
+    return sorted(found)
+
+
+def _response(raw: bytes) -> tuple[str | None, int, str] | None:
+    """(time, context, model) of an assistant line with its usage; None for any other line."""
+    try:
+        entry = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    message = entry.get("message") if isinstance(entry, dict) and entry.get("type") == "assistant" else None
+    if not isinstance(message, dict) or not isinstance(message.get("usage"), dict):
+        return None
+    if not isinstance(message.get("id"), str):
+        return None
+    stamp, model = entry.get("timestamp"), message.get("model")
+    return (
+        (stamp if isinstance(stamp, str) else None),
+        _usage_tokens(message["usage"]),
+        (model if isinstance(model, str) else ""),
+    )
 
 
 def _is_whole(raw: bytes) -> bool:
