@@ -11,10 +11,22 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from models.text.atomic import is_temp_file
@@ -24,8 +36,23 @@ DEBOUNCE_MS = 40
 # (and journaled) on its own instead of being merged with the next writer's.
 QUICK_MS = 5
 QUICK_NAMES = frozenset({"TEAM-MEMORY.md"})
+# A stream of changes with no quiet spell in it (a team of agents appending to transcripts) is
+# still passed on this often: the quiet spell is waited for, not for ever.
+MAX_WAIT_MS = 400
 APP_FOLDER = ".lead-console"  # the app's own journal: never a change to show
 _IGNORED_EVENTS = {"opened", "closed_no_write"}
+# What the kernel is asked to report: not opens and reads, which every read of ours (and of the
+# agents') would otherwise wake the watcher with, four events a file.
+_REPORTED = [
+    FileCreatedEvent,
+    DirCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    DirMovedEvent,
+    FileDeletedEvent,
+    DirDeletedEvent,
+    FileClosedEvent,
+]
 
 
 class _StopRace(logging.Filter):
@@ -87,6 +114,7 @@ class FolderWatcher(QObject):
         super().__init__(parent)
         self.folder = folder
         self._pending: set[str] = set()
+        self._since = 0.0  # when the first of the pending changes came
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
@@ -97,12 +125,16 @@ class FolderWatcher(QObject):
         self._relay.pathWritten.connect(self.written, Qt.ConnectionType.QueuedConnection)
         self._observer = Observer()
         self._observer.daemon = True
-        self._observer.schedule(self._relay, str(folder), recursive=True)
+        self._observer.schedule(self._relay, str(folder), recursive=True, event_filter=_REPORTED)
         self._observer.start()
 
     def _collect(self, path: str) -> None:
         self.touched.emit(path)
+        if not self._pending:
+            self._since = time.monotonic()
         self._pending.add(path)
+        if self._timer.isActive() and time.monotonic() - self._since >= MAX_WAIT_MS / 1000:
+            return  # the stream has gone on long enough: emit when the timer runs out
         quick = os.path.basename(path) in QUICK_NAMES
         self._timer.setInterval(min(QUICK_MS, self._debounce_ms) if quick else self._debounce_ms)
         self._timer.start()  # restart: emit once the burst is over
