@@ -44,6 +44,8 @@ class TeamBridge(QObject):
         self.view: TeamView | None = None
         self.watchers: dict[Path, FolderWatcher] = {}
         self.follower = TranscriptFollower()  # transcripts read by what each change appended
+        self._reading = False  # a read of the team is under way
+        self._again = False  # and another was asked for meanwhile: one more read, not one each
         self._result.connect(self._on_result)
 
     # -- the session ----------------------------------------------------------------------------------
@@ -86,9 +88,14 @@ class TeamBridge(QObject):
         self.pool.start(Job(work, lambda result: self._result.emit(generation, kind, result)))
 
     def refresh(self) -> None:
-        """Read the team again (in the pool)."""
+        """Read the team again (in the pool). Asked again while a read runs (a working team
+        changes its files many times a second), it reads once more when that one is done."""
         if self.folder is None:
             return
+        if self._reading:
+            self._again = True
+            return
+        self._reading, self._again = True, False
         folder, roles, confirmed, follower = self.folder, list(self.roles), dict(self.confirmed), self.follower
         self._start("view", lambda: team_view_of(folder, roles, confirmed, follower=follower))
 
@@ -140,6 +147,10 @@ class TeamBridge(QObject):
         self.refresh()
 
     def _on_result(self, generation: int, kind: str, result: Any) -> None:
+        if kind == "view":
+            self._reading = False
+            if self._again:
+                self.refresh()  # what changed while it read: the result below is already old
         if generation != self.generation:
             return  # from a session the Lead has left
         if kind == "view":

@@ -1,0 +1,74 @@
+"""Issue 46: the window follows a working Claude Code team by what its transcripts gain. An
+append shows in its teammate's row through the real folder watch, and a burst of changes while
+the team is being read costs one more read, not one each."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from claude_team_steps import make_team
+from pytestqt.qtbot import QtBot
+from transcript_lines import lines, response
+
+import app.team_bridge as team_bridge
+from app.controller import Controller
+from models.claude.status import TeamView
+
+
+def _linked(controller: Controller, tmp_path: Path, qtbot: QtBot) -> Path:
+    """implementer-1 of a linked team, with a transcript holding one response (20,015 tokens)."""
+    team = make_team(tmp_path / "claude", members=("implementer-1",))
+    transcript = tmp_path / "claude" / "projects" / "-work" / "s-implementer-1.jsonl"
+    transcript.write_bytes(lines(response(1, 20_000, model="claude-opus-4-6")))
+    with qtbot.waitSignal(controller.team.viewReady, timeout=10_000):
+        controller.team.link(team)
+    return transcript
+
+
+def _context_cell(controller: Controller, role: str) -> str:
+    model = controller.window.teammate_model
+    for row in range(model.rowCount()):
+        if model.index(row, 0).data() == role:
+            return str(model.index(row, model.CONTEXT).data() or "")
+    raise AssertionError(f"no row for {role}")
+
+
+def test_an_append_to_a_transcript_shows_in_its_teammates_row(
+    qtbot: QtBot, controller: Controller, tmp_path: Path
+) -> None:
+    transcript = _linked(controller, tmp_path, qtbot)
+    qtbot.waitUntil(lambda: _context_cell(controller, "implementer-1").endswith("20k/200k"))
+    with transcript.open("ab") as fh:  # as the teammate's client appends a response
+        fh.write(lines(response(2, 61_000, model="claude-opus-4-6")))
+    qtbot.waitUntil(lambda: _context_cell(controller, "implementer-1").endswith("61k/200k"), timeout=10_000)
+
+
+def test_changes_while_the_team_is_read_cost_one_more_read(
+    qtbot: QtBot, controller: Controller, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcript = _linked(controller, tmp_path, qtbot)
+    controller.settle()
+    real = team_bridge.team_view_of
+    release, reads = threading.Event(), []
+
+    def held(*args: object, **kwargs: object) -> TeamView:
+        reads.append(1)
+        release.wait(30)  # the first read takes its time, as on a 100 MB transcript
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(team_bridge, "team_view_of", held)
+    views: list[object] = []
+    controller.team.viewReady.connect(views.append)
+    controller.team.refresh()
+    qtbot.waitUntil(lambda: len(reads) == 1)
+    with transcript.open("ab") as fh:
+        fh.write(lines(response(2, 61_000, model="claude-opus-4-6")))
+    for _ in range(10):  # the watcher's and others' asks while the read runs
+        controller.team.refresh()
+    release.set()
+    qtbot.waitUntil(lambda: len(views) == 2)
+    controller.settle()
+    assert len(reads) == 2 and len(views) == 2
+    qtbot.waitUntil(lambda: _context_cell(controller, "implementer-1").endswith("61k/200k"))
