@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import report_lost_context, settle_reviews
+from conftest import drop_two_replies, report_lost_context, settle_reviews
 from models.actions.attention import needs_lead
 from models.review.inbox import Message
 from models.review.validation import Review
@@ -66,6 +66,26 @@ def test_a_lost_context_is_answered_from_needs_you_with_return(
     assert sent.read_text(encoding="utf-8").startswith("[CONTEXT-UPDATE] GC-v6 (full injection)")
     # done: nothing of implementer-3's is left (no team is linked: the Lead pastes the re-send)
     qtbot.waitUntil(lambda: all(i.role != "implementer-3" for i in pane.model.items))
+
+
+def test_a_team_read_again_with_nothing_new_leaves_the_list_and_its_selection_alone(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """A working team is read again at every append to a transcript: the list is not made
+    again (which moved the Lead's selection back and re-measured its columns each time)."""
+    w = controller.window
+    w.show()
+    drop_two_replies(demo_copy / "messages" / "inbox")
+    report_lost_context(qtbot, controller, demo_copy)
+    pane = w.attention_pane
+    qtbot.waitUntil(lambda: pane.model.rowCount() > 1)
+    pane.view.setFocus()
+    qtbot.keyClick(pane.view, Qt.Key.Key_Down)
+    chosen = pane.current()
+    assert chosen is not None and chosen != pane.model.items[0]
+    with qtbot.assertNotEmitted(pane.model.modelReset), qtbot.waitSignal(controller.team.viewReady):
+        controller.team.refresh()
+    assert pane.current() == chosen
 
 
 def test_deliveries_in_trouble_are_listed_only_for_a_linked_team(tmp_path: Path) -> None:

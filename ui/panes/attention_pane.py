@@ -79,7 +79,10 @@ class AttentionPane(QWidget):
         stack(self, self.header, self.view, button_bar(self.do_button))
 
     def show_items(self, items: list[Attention]) -> None:
-        """The list as it is now; the selection stays on the same thing when it is still there."""
+        """The list as it is now; the selection stays on the same thing when it is still there.
+        The same list again (each read of a working team asks) changes nothing on screen."""
+        if tuple(items) == self.model.items:
+            return
         current = self.current()
         self.model.set_items(items)
         count = len(items)
