@@ -21,6 +21,7 @@ from ui.font_follow import follow_font
 # Rows measured at least, from the top row shown: a table not laid out yet (or out of sight)
 # has no rows on screen to go by, and widths taken from a screenful do not jump on a scroll.
 SCREEN_ROWS = 60
+_KEPT_WIDTHS = 5_000  # texts whose width is kept, per table
 
 Texts = Callable[[int, int], Sequence[Sequence[str]]]  # (first row, count) → each row's texts
 
@@ -66,6 +67,9 @@ class ColumnFit(QObject):
         self._pending = False
         self._fitting = False
         self.by_hand: set[int] = set()  # columns the Lead sized: not fitted again
+        # Widths measured in the font they were measured in: a working team's table is refitted
+        # at each append to a transcript, and all but one of its texts are the same.
+        self._widths: tuple[str, dict[str, int]] = ("", {})
         header = view.horizontalHeader()
         last = header.count() - 1
         self.stretch = last if stretch is None else stretch
@@ -122,6 +126,16 @@ class ColumnFit(QObject):
         rows = self.texts(top, max(SCREEN_ROWS, shown))
         font = view.font()
         metrics = QFontMetricsF(font)  # fractional widths, rounded up as the delegate does
+        if self._widths[0] != font.key() or len(self._widths[1]) > _KEPT_WIDTHS:
+            self._widths = (font.key(), {})
+        widths = self._widths[1]
+
+        def width(text: str) -> int:
+            known = widths.get(text)
+            if known is None:
+                known = widths[text] = text_width(text, font, metrics)
+            return known
+
         # What the item delegate adds around a text (Qt's CT_ItemViewItem), and the grid line.
         margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
         margin += 1 if view.showGrid() else 0
@@ -131,7 +145,7 @@ class ColumnFit(QObject):
                 if column == self.stretch or column in self.by_hand or header.isSectionHidden(column):
                     continue
                 texts = {row[column] for row in rows}
-                widest = max((text_width(text, font, metrics) for text in texts if text), default=0)
+                widest = max((width(text) for text in texts if text), default=0)
                 wanted = max(header.sectionSizeHint(column), widest + margin if widest else 0)
                 if header.sectionSize(column) != wanted:
                     header.resizeSection(column, wanted)
