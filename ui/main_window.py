@@ -284,8 +284,6 @@ class MainWindow(WindowMenus):
                 model.clear()  # another session: nothing of the last one's rows carries over
         self.session = session
         todo: set[Part] = set(ALL_PARTS) if first or parts is None else set(parts)
-        if todo & {"plan", "memory", "folders"}:
-            self.review_pane.roles = session.roles()  # whom Paste message… offers as the sender
         if "gc" in todo:
             self.sections_pane.show_gc(session, first)
             # A session opening previews its GC after the first frame: rendering the Markdown
@@ -300,6 +298,7 @@ class MainWindow(WindowMenus):
         if todo & {"plan", "folders"} or ("gc" in todo and version_changed) or ("memory" in todo and roles_changed):
             self._teammates_gc_version = session.gc_version
             self.teammates_pane.show_teammates(session)
+            self.review_pane.roles = session.roles()  # whom Paste message… offers as the sender
         if todo & {"gc", "plan", "memory", "folders"}:  # each teammate's context holds them all
             if first or self.context_pane.tokenizer is not session.tokenizer:  # or counted anew
                 self.context_pane.set_session(session, session.tokenizer)

@@ -28,10 +28,11 @@ def role_key(role: str) -> str:
     return role.strip().lower()
 
 
+_TYPED = re.compile(rf"({'|'.join(map(re.escape, AGENT_TYPES))})(?:[-_ ]|\d|$)")
+
+
 def role_type(role: str) -> str | None:
-    """The agent type of a role id, or None when it starts with no known type."""
-    key = role_key(role)
-    for kind in AGENT_TYPES:
-        if key == kind or re.match(rf"^{re.escape(kind)}(?:[-_ ]|\d|$)", key):
-            return kind
-    return None
+    """The agent type of a role id, or None when it starts with no known type. (Asked for each
+    of 500 teammates at each read of them: one compiled pattern, not seven built each time.)"""
+    found = _TYPED.match(role_key(role))
+    return found.group(1) if found else None
