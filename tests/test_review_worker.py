@@ -15,6 +15,7 @@ from PySide6.QtCore import QTimer
 import app.controller as controller_module
 from conftest import COW, settle_reviews
 from models.claude.reviews import Gathered, gather_reviews
+from models.claude.transcript_read import TranscriptFollower
 from models.session.folder import Session
 
 if TYPE_CHECKING:
@@ -30,10 +31,12 @@ class _Gate:
         self.release = threading.Event()
         self.started: list[tuple[str, str]] = []  # (session id, thread name)
 
-    def __call__(self, session: Session, now: datetime, timeout_min: int) -> Gathered:
+    def __call__(
+        self, session: Session, now: datetime, timeout_min: int, follower: TranscriptFollower | None = None
+    ) -> Gathered:
         self.started.append((session.id, threading.current_thread().name))
         assert self.release.wait(10), "the test never let the pass through"
-        return gather_reviews(session, now, timeout_min)
+        return gather_reviews(session, now, timeout_min, follower=follower)
 
 
 ACK = (
