@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+from models.session.ledger_records import HandledLine, ReceivedLine, SentLine
 from models.session.memory_entries import TAGS
 
 
@@ -56,4 +58,38 @@ def write_session(root: Path, teammates: int = 50, scale: int = 1) -> Path:
         (folder / f"phase-{phase}" / "gate-record.yaml").write_text(
             f"phase: {phase}\nresult: APPROVED\n", encoding="utf-8"
         )
+    return folder
+
+
+def write_field_session(root: Path) -> Path:
+    """Ten times the largest real session files (issue 46): a 2,500-line GC, a 5,000-line
+    TEAM-MEMORY, 50 teammates, a ledger of 100,000 lines and 10,000 inbox messages, every one
+    of them already recorded in the ledger (as after the team has worked for weeks)."""
+    folder = root / ".agent" / "teams" / "field-session"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "global-context.md").write_text(big_gc(lines=2_500, sections=250), encoding="utf-8")
+    (folder / "TEAM-MEMORY.md").write_text(big_memory(lines=5_000, sections=50), encoding="utf-8")
+    (folder / "orchestration-plan.md").write_text(big_plan(50), encoding="utf-8")
+    for n in range(50):
+        (folder / "phase-6" / f"implementer-{n + 1}").mkdir(parents=True, exist_ok=True)
+    inbox = folder / "messages" / "inbox"
+    inbox.mkdir(parents=True)
+    ledger: list[str] = []
+    for k in range(10_000):
+        role = f"implementer-{k % 50 + 1}"
+        version = 30 + k // 1_000
+        text = f"[ACK-UPDATE] GC-v{version} received. Items: 3/3. Impact: none. Action: CONTINUE (note {k})\n"
+        name = f"{role}-ack-{k:05d}.md"
+        (inbox / name).write_text(text, encoding="utf-8")
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        stamp = f"2026-11-{1 + k // 400:02d}T{k % 24:02d}:00:00Z"
+        ledger.append(ReceivedLine(stamp, role, f"inbox/{name}", "ack", None, sha).line())
+        ledger.append(HandledLine(stamp, f"inbox/{name}", sha, role, "recorded").line())
+    for k in range(80_000):
+        role = f"implementer-{k % 50 + 1}"
+        version = 1 + k // 2_000
+        stamp = f"2026-10-{1 + k // 3_000:02d}T{k % 24:02d}:00:00Z"
+        file = f"messages/outbox/GC-v{version}-{role}-delta.md"
+        ledger.append(SentLine(stamp, role, version, "delta", file, "0" * 64, version - 1, 120).line())
+    (folder / "messages" / "ledger.jsonl").write_text("".join(line + "\n" for line in ledger), encoding="utf-8")
     return folder

@@ -139,3 +139,47 @@ def tenfold_rows(one: SessionFigures) -> list[Row]:
             "< 3×",
         ),
     ]
+
+
+def field_rows() -> list[Row]:
+    """Issue 46's ten-times session: ten times the largest real session's files, with the
+    ledger and inbox of a team that has worked for weeks, in a process of its own."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.session_rows", "--field"], capture_output=True, cwd=ROOT, check=True
+    )
+    f = SessionFigures(**json.loads(done.stdout.decode().strip().splitlines()[-1]))
+    size = (
+        f"GC {f.gc_lines:,} lines, memory {f.memory_lines:,}, {f.teammates} teammates, "
+        "ledger 100,000 lines, 10,000 inbox messages"
+    )
+    return [
+        ratio_row(
+            "field ×10 session: open",
+            f"{size} / reading and counting it + the demo's open",
+            f.opened,
+            f.open_floor + f.demo_opened,
+            2,
+        ),
+        put_off_row(f.open_rest),
+        ratio_row(
+            "  write → view (TEAM-MEMORY)",
+            "one-line append, median of 5 / debounce + reading and counting the file",
+            f.memory_follow,
+            f.memory_floor,
+            1.5,
+        ),
+        ratio_row(
+            "  write → view (GC)",
+            "one-line edit, median of 5 / debounce + reading and counting the file",
+            f.gc_follow,
+            f.gc_floor,
+            1.5,
+        ),
+        ratio_row(
+            "  write → composer re-planned",
+            "the same GC edit, the composer in front, median of 5 / the same floor",
+            f.composer_follow,
+            f.gc_floor,
+            1.5,
+        ),
+    ]

@@ -31,7 +31,7 @@ from app.live_session import LiveSession
 from app.runtime import tune_gc, tune_malloc
 from app.settings import AppSettings
 from app.watcher import DEBOUNCE_MS, QUICK_MS
-from bench.generate import write_session
+from bench.generate import write_field_session, write_session
 from models.text.tokens import ExactTokenizer, get_tokenizer
 from ui.after_paint import AfterPaint
 
@@ -175,14 +175,19 @@ def open_until_shown(app: QApplication, controller: Controller, folder: Path, ti
     return max(watch.rows_painted.values()) - start
 
 
-def measure_session(root: Path, scale: int = 1) -> SessionFigures:
-    """Generate the session at ``scale``, open it as the app does and follow five appends to
-    TEAM-MEMORY and five edits of the GC."""
+def measure_session(root: Path, scale: int = 1, field: bool = False) -> SessionFigures:
+    """Generate the session at ``scale`` (or, with ``field``, ten times the largest real
+    session: ``bench.generate.write_field_session``), open it as the app does and follow five
+    appends to TEAM-MEMORY and five edits of the GC."""
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     tune_gc()  # as the app does at start
     tune_malloc()
-    folder = write_session(root / "project", teammates=50 * scale, scale=scale)
+    if field:
+        folder = write_field_session(root / "project")
+    else:
+        folder = write_session(root / "project", teammates=50 * scale, scale=scale)
+    edited = "item-100-0" if field else "item-1000-0"
     gc_path, mem_path = folder / "global-context.md", folder / "TEAM-MEMORY.md"
     settings = AppSettings(QSettings(str(root / "settings.ini"), QSettings.Format.IniFormat))
     start = time.perf_counter()
@@ -237,8 +242,8 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     def edit_gc(n: int) -> Callable[[], None]:
         def write() -> None:
             text = gc_path.read_text(encoding="utf-8")
-            edited = re.sub(r"- item-1000-0: [^\n]*", f"- item-1000-0: edited {n} times", text, count=1)
-            gc_path.write_text(edited, encoding="utf-8")
+            new = re.sub(rf"- {edited}: [^\n]*", f"- {edited}: edited {n} times", text, count=1)
+            gc_path.write_text(new, encoding="utf-8")
 
         return write
 
@@ -265,7 +270,7 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     composer_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     controller.close()
     controller.window.close()
-    demo_opened, demo_floor, switched, switched_floor = open_demo_then_another(app, root, settings)
+    demo_opened, demo_floor, switched, switched_floor = open_demo_then_another(app, root, settings, not field)
     figures = SessionFigures(
         gc_lines=gc_path.read_text(encoding="utf-8").count("\n"),
         sections=session.gc.section_count,
@@ -290,7 +295,9 @@ def measure_session(root: Path, scale: int = 1) -> SessionFigures:
     return figures
 
 
-def open_demo_then_another(app: QApplication, root: Path, settings: AppSettings) -> tuple[float, float, float, float]:
+def open_demo_then_another(
+    app: QApplication, root: Path, settings: AppSettings, another: bool = True
+) -> tuple[float, float, float, float]:
     """Open a copy of the bundled demo (a GC of 2,500 tokens, five teammates, no team linked)
     in a window of its own, as the large session was, and read and count its files: what an
     open costs the window whatever the session holds. Measured last, so that the large
@@ -306,6 +313,10 @@ def open_demo_then_another(app: QApplication, root: Path, settings: AppSettings)
     controller = shown_window(app, settings)
     opened = open_until_shown(app, controller, folder)
     controller.settle(timeout_s=60)
+    if not another:
+        controller.close()
+        controller.window.close()
+        return opened, floor, 0.0, 0.0
     other = write_session(root / "other", teammates=50)
     for name, (old, new) in {"global-context.md": ("value", "worth"), "TEAM-MEMORY.md": ("entry", "note")}.items():
         path = other / name
@@ -321,9 +332,10 @@ def open_demo_then_another(app: QApplication, root: Path, settings: AppSettings)
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.session_rows")
     parser.add_argument("--scale", type=int, default=1)
+    parser.add_argument("--field", action="store_true", help="ten times the largest real session's files")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        print(json.dumps(asdict(measure_session(Path(tmp), args.scale))))
+        print(json.dumps(asdict(measure_session(Path(tmp), args.scale, args.field))))
     return 0
 
 
