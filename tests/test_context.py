@@ -385,3 +385,21 @@ def test_cli_context_and_planning(agent: tuple[Path, Path], planning: Path, caps
     )
     plan = json.loads(capsys.readouterr().out)
     assert plan["delta_context"] is True and plan["saved_tokens"] > 0
+
+
+def test_a_journal_nested_past_the_parser_or_with_a_seq_that_is_no_number_is_read(
+    agent: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 45: both ended `context` in a traceback. A line nested deeper than JSON can be
+    read is no line; a ``seq`` that is no number is taken as 0, as a line without one is."""
+    journal = tmp_path / "journal.jsonl"
+    lines = [
+        '{"seq": 2, "type": "USER_MESSAGE", "payload": {"content": "second"}}',
+        '{"seq": "x", "type": "USER_MESSAGE", "payload": {"content": "no number"}}',
+        "[" * 100_000 + "]" * 100_000,
+        '{"seq": 1, "type": "USER_MESSAGE", "payload": {"content": "first"}}',
+    ]
+    journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    messages, problems = journal_messages(journal, None)
+    assert [m["content"] for m in messages] == ["no number", "first", "second"]  # seq 'x' taken as 0
+    assert problems == ["journal line 2: seq 'x' is not a number; taken as 0", "journal line 3 is not JSON"]

@@ -76,3 +76,18 @@ def test_a_phase_with_neither_goal_nor_criteria_gets_the_whole_roadmap_with_a_wa
         "Delta context extraction failed for ROADMAP.md, using full context "
         "(looked for a 'Phase 1' block with a 'Goal:' line or success criteria)"
     )
+
+
+def test_a_plan_that_is_not_utf8_is_read_and_said(tmp_path: Path) -> None:
+    """Issue 45: a PLAN.md with a byte that is no UTF-8 gave its requirements with no word of
+    it; they are read (the byte replaced) and the result names the file and the byte."""
+    planning = tmp_path / ".planning"
+    planning.mkdir()
+    (planning / "STATE.md").write_text(STATE, encoding="utf-8")
+    plan = planning / "02-01-PLAN.md"
+    plan.write_bytes(b"---\nrequirements: [EXP-01]\nowner: J\xf6rg\n---\n# Plan\n")
+    result = selective_context(planning, "gsd-executor", "2", get_tokenizer("estimate"), plan, delta=True)
+    assert result.requirements == ("EXP-01",)
+    assert result.problems == [
+        "02-01-PLAN.md: not valid UTF-8 (byte 0xf6 at offset 35); shown with replacement characters, never written back"
+    ]

@@ -206,19 +206,25 @@ def journal_messages(journal: Path, max_iterations: int | None) -> tuple[list[di
         body = read_utf8(journal)
     except OSError as exc:
         return [], [f"{journal.name}: {exc.strerror or exc}"]
+    order: list[tuple[int | float, int]] = []  # (seq, line): the journal's order, then the file's
     for n, line in enumerate(body.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             event = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             problems.append(f"journal line {n} is not JSON")
             continue
         if not isinstance(event, dict) or not isinstance(event.get("payload"), dict):
             problems.append(f"journal line {n} has no payload")
             continue
+        seq = event.get("seq", 0)
+        if isinstance(seq, bool) or not isinstance(seq, int | float) or seq != seq:  # NaN too
+            problems.append(f"journal line {n}: seq {str(seq)[:40]!r} is not a number; taken as 0")
+            seq = 0
+        order.append((seq, n))
         events.append(event)
-    events.sort(key=lambda e: e.get("seq", 0))
+    events = [e for _, e in sorted(zip(order, events, strict=True), key=lambda pair: pair[0])]
     if max_iterations is not None:
         thoughts = [i for i, e in enumerate(events) if e.get("type") == "THOUGHT"]
         if len(thoughts) > max_iterations:

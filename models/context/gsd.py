@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from models.context.gsd_extract import (
@@ -148,6 +148,7 @@ class PlanRequirements:
 
     ids: tuple[str, ...]
     source: str  # "front matter", "'Requirements' section", or "" when the plan names none
+    problem: str | None = None  # the plan is not valid UTF-8: read with replacement characters
 
 
 def plan_requirements(plan_path: Path | None) -> PlanRequirements:
@@ -156,7 +157,14 @@ def plan_requirements(plan_path: Path | None) -> PlanRequirements:
     empty list maps nothing."""
     if plan_path is None:
         return PlanRequirements((), "")
-    text = read_text(plan_path).text
+    loaded = read_text(plan_path)
+    reqs = _plan_requirements(plan_path, loaded.text)
+    if loaded.problems and not loaded.exact:
+        return replace(reqs, problem=f"{plan_path.name}: {loaded.problems[0].message}")
+    return reqs
+
+
+def _plan_requirements(plan_path: Path, text: str) -> PlanRequirements:
     front, problems = split_front_matter(text, plan_path.name)
     if "requirements" in front.data:
         return PlanRequirements(tuple(requirement_ids(front.data["requirements"])), "front matter")
@@ -284,6 +292,8 @@ def selective_context(
         result.problems.append(config.problem)
     reqs = plan_requirements(plan_path) if plan_path is not None else PlanRequirements((), "")
     result.requirements = reqs.ids
+    if reqs.problem:
+        result.problems.append(reqs.problem)
     for name in FILES:
         mode = MATRIX[agent][name] if enabled else (_FULL if name in FULL_MODE[agent] else _SKIP)
         text, problem = _read(planning / name)
