@@ -140,6 +140,19 @@ def test_other_sections_stay_byte_identical_and_crlf_is_kept(demo_copy: Path) ->
         assert section_text(after, header) == section_text(original, header)
 
 
+@pytest.mark.parametrize("boms", [1, 2])
+def test_an_entry_keeps_every_bom_the_file_began_with(demo_copy: Path, boms: int) -> None:
+    """Issue 45: a file that begins with two BOMs (an editor added one to a file that had one)
+    lost one on the next entry: bytes someone else wrote. Every one is kept."""
+    path = demo_copy / "TEAM-MEMORY.md"
+    original = b"\xef\xbb\xbf" * boms + path.read_bytes()
+    path.write_bytes(original)
+    add_entry(path, "implementer-3", "Finding", "the BOMs stay")
+    after = path.read_bytes()
+    entry = "- [Finding] the BOMs stay\n".encode()
+    assert after.startswith(b"\xef\xbb\xbf" * boms + b"# ") and after.replace(entry, b"") == original
+
+
 def test_access_matrix_and_relay() -> None:
     assert access_of("implementer-2") == DIRECT and access_of("integrator-1") == DIRECT
     assert access_of("architect-1") == RELAY and access_of("tester-1") == RELAY and access_of("researcher-1") == RELAY

@@ -72,7 +72,7 @@ class SettledRead:
         data = b""
         for _ in range(SETTLE_TRIES):
             data, self.state = _read_still(self.fd)
-            text = decode(data.removeprefix(BOM), self.target.name)[0]
+            text = decode(data, self.target.name)[0]  # which takes one BOM off, not two
             why = incomplete(parse_memory(text), self.journal) or ""
             if not why:
                 return text
@@ -164,7 +164,7 @@ def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledR
                 problem = "it kept changing"
                 continue
             bom = BOM if data.startswith(BOM) else b""
-            text, problems = decode(data.removeprefix(bom), path.name)
+            text, problems = decode(data, path.name)  # one BOM taken off: a second one is text
             errors = [p for p in problems if p.severity == "error"]
             if errors:
                 raise ValueError(f"{path.name}: {errors[0].message}")
@@ -187,7 +187,7 @@ def settled_read(path: Path, journal: MemoryJournal | None) -> Iterator[SettledR
         return
     if journal is not None and problem.startswith("sections"):
         with contextlib.suppress(OSError, ValueError):
-            text = decode(read_bounded(target)[0].removeprefix(BOM), path.name)[0]
+            text = decode(read_bounded(target)[0], path.name)[0]
             journal.observe(parse_memory(text), report=False)  # the new shape: the next edit goes ahead
     waited = SETTLE_TRIES * SETTLE_S
     raise HalfWritten(f"{path.name} looks half-written ({problem}) after {waited:.1f} s; nothing was written")
