@@ -199,12 +199,14 @@ def main(argv: list[str] | None = None) -> int:
                 one.switched_floor,
             )
         )
+        opens = [one.opened, *one.opened_again]
         rows.append(
             ratio_row(
                 "  the open, against a floor that paints",
-                "the session's open / reading and counting it + the demo's open",
-                one.opened,
-                one.open_floor + one.demo_opened,
+                f"median of {len(opens)} sessions of that size, each in a fresh window / reading and counting"
+                " it + the demo's open",
+                statistics.median(opens),
+                statistics.median([one.open_floor, *one.floors_again]) + one.demo_opened,
                 2,
             )
         )

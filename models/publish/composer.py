@@ -20,7 +20,7 @@ from models.delta.decisions import (
     snapshot_path,
     snapshot_versions,
 )
-from models.delta.diff import DiffResult, diff_gc
+from models.delta.diff import DiffResult, bumped_diff, diff_gc
 from models.delta.items import ApplyError, Delta, DeltaItem, Impact, structure
 from models.delta.message import render_message
 from models.publish.merge import Conflict, merge_drafts
@@ -172,7 +172,12 @@ class Composer:
         if memo is not None and memo[0] is self.base_text and memo[1] is self.working_text and memo[2] == version:
             return memo[3], memo[4]
         new = set_version(self.working_text, version) if version is not None else self.working_text
-        result = None if self.base_text is None else diff_gc(self.base_text, new)
+        if self.base_text is None:
+            result = None
+        elif self.base_text is self.working_text:  # the base itself, its version bumped: nothing to compare
+            result = bumped_diff(self.base_text, new)
+        else:
+            result = diff_gc(self.base_text, new)
         self._memo = (self.base_text, self.working_text, version, new, result)
         return new, result
 
@@ -190,11 +195,8 @@ class Composer:
             return True
         memo = self._same_memo  # asked five times a refresh: a comparison of the whole GC each
         if memo is None or memo[0] is not self.base_text or memo[1] is not self.working_text:
-            memo = self._same_memo = (
-                self.base_text,
-                self.working_text,
-                same_apart_from_version(self.working_text, self.base_text),
-            )
+            same = self.working_text is self.base_text or same_apart_from_version(self.working_text, self.base_text)
+            memo = self._same_memo = (self.base_text, self.working_text, same)
         return not memo[2]
 
     def items(self) -> tuple[DeltaItem, ...]:
