@@ -149,7 +149,7 @@ def test_an_entry_keeps_every_bom_the_file_began_with(demo_copy: Path, boms: int
     path.write_bytes(original)
     add_entry(path, "implementer-3", "Finding", "the BOMs stay")
     after = path.read_bytes()
-    entry = "- [Finding] the BOMs stay\n".encode()
+    entry = b"- [Finding] the BOMs stay\n"
     assert after.startswith(b"\xef\xbb\xbf" * boms + b"# ") and after.replace(entry, b"") == original
 
 
