@@ -72,6 +72,35 @@ def test_ping_dry_run_names_its_entry_and_writes_nothing(
     assert not inbox.exists()
 
 
+def test_a_ping_looks_at_its_teammates_inbox_only(
+    demo_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: planning a ping followed every role's last update (each member's inbox read)
+    to learn one role's; it reads the pinged teammate's alone."""
+    import models.claude.following as following
+    from models.claude.delivery import plan_ping
+    from models.claude.team import read_team
+
+    team = _published(demo_copy, tmp_path, capsys)
+    (demo_copy / "messages" / "inbox").mkdir(parents=True, exist_ok=True)
+    code, _, err = run_cli(capsys, "team", str(demo_copy), "--deliver")
+    assert code == 0, err
+    looked: list[str] = []
+    real = following._picked_up
+
+    def counting(team_: object, member: str, *rest: str) -> bool | None:
+        looked.append(member)
+        return real(team_, member, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(following, "_picked_up", counting)
+    view = team_view_of(demo_copy, list(MEMBERS), {})
+    assert view.link is not None
+    looked.clear()
+    entry = plan_ping(demo_copy, read_team(team), view.link, "implementer-2")
+    assert entry.what == "write" and entry.summary == "PING: ACK GC-v7"
+    assert looked == ["implementer-2"]
+
+
 def test_an_outbox_file_changed_after_the_preview_is_not_delivered(
     demo_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

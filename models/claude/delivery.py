@@ -290,7 +290,7 @@ def plan_ping(folder: Path, team: Team, link: Link, role: str) -> InboxEntry:
     plan's ``teammate_gc_last_delta`` has them (an update sent before the app kept a ledger).
     With neither, there is nothing to ACK, and nothing is written. No outbox file: it is no
     update, and never the last sent."""
-    last = follow(folder, team, link, {}).get(role)
+    last = follow(folder, team, link, {}, only=role).get(role)
     version, since = (last.gc_version, last.sent_ts) if last else _plan_last_sent(folder, role)
     rel, summary = f"ping:{role}:{stamp_ms()}", f"PING: ACK GC-v{version}"
     if version is None:

@@ -113,11 +113,13 @@ def follow(
     ledger: list[dict[str, Any]] | None = None,
     acks: set[tuple[str, int]] | None = None,
     seen: Mapping[str, tuple[Sequence[Received], Sequence[str]]] | None = None,
+    only: str | None = None,
 ) -> dict[str, Followed]:
     """Role → the last update sent to it (a CONTEXT-UPDATE or a re-send) and its state. An
     update is ACKed when the teammate's [ACK-UPDATE] for its version arrived (``acks``: role and
     version), or the plan already confirms that version. ``seen``: member → (what its
-    transcript shows received, its compactions)."""
+    transcript shows received, its compactions). ``only``: that role's alone (a ping asks for
+    one teammate's last update; the others' inboxes are not read)."""
     entries = ledger if ledger is not None else read_ledger(folder)
     last_sent: dict[str, dict[str, Any]] = {}
     delivered: dict[str, dict[str, Any]] = {}
@@ -133,6 +135,8 @@ def follow(
             failed[rel] = e
     out = {}
     for role, sent in last_sent.items():
+        if only is not None and role != only:
+            continue
         rel = str(sent.get("file"))
         done = delivered.get(rel)
         member = (done or {}).get("member") or (link.members.get(role) if link else None)
