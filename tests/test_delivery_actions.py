@@ -82,7 +82,6 @@ def test_a_ping_looks_at_its_teammates_inbox_only(
     from models.claude.team import read_team
 
     team = _published(demo_copy, tmp_path, capsys)
-    (demo_copy / "messages" / "inbox").mkdir(parents=True, exist_ok=True)
     code, _, err = run_cli(capsys, "team", str(demo_copy), "--deliver")
     assert code == 0, err
     looked: list[str] = []
