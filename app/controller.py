@@ -480,7 +480,7 @@ class Controller(QObject):
             time.sleep(0.01)
 
     def close(self) -> None:
-        self.drafts.flush()  # the draft as last typed is on disk before anything stops
+        self.drafts.finish()  # the draft as last typed is on disk before anything stops
         self.runner.stop()  # a write under way ends whole
         self.recent.close()
         self.team.stop()

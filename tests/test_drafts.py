@@ -6,8 +6,10 @@ real editor and the real buttons."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
+import pytest
 from composer_steps import select_section
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
@@ -108,7 +110,7 @@ def test_a_draft_file_that_cannot_be_read_is_said_and_left_as_it_is(
     ctl = _controller(qtbot, tmp_path, "broken")
     assert ctl.open(demo_copy)
     assert ".lead-console/draft.json holds no draft" in ctl.window.statusBar().currentMessage()
-    ctl.drafts.flush()
+    ctl.drafts.finish()
     assert (demo_copy / DRAFT).read_bytes() == b'{"working_text": 7'
     ctl.close()
 
@@ -123,8 +125,32 @@ def test_a_draft_that_cannot_be_kept_is_said_once(qtbot: QtBot, tmp_path: Path, 
     ctl.drafts.failed.connect(said.append)
     _type_line(qtbot, ctl, "Open Questions", LINE)
     qtbot.waitUntil(lambda: len(said) == 1, timeout=5000)
-    _type_line(qtbot, ctl, "Open Questions", " and who keeps it")
-    ctl.drafts.flush()
+    with qtbot.waitSignal(ctl.drafts.written, timeout=5000):
+        _type_line(qtbot, ctl, "Open Questions", " and who keeps it")  # written after a pause: it fails again
     assert len(said) == 1 and said[0].startswith("Your draft could not be kept in ")
     assert LINE in (ctl.window.composer.composer.working_text if ctl.window.composer.composer else "")
+    ctl.close()
+
+
+def test_a_draft_is_written_off_the_gui_thread(
+    qtbot: QtBot, tmp_path: Path, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 42: the draft's atomic write (an fsync of the file and of its folder) ran on the
+    GUI thread after each pause in the Lead's typing; a slow disk held the window that long."""
+    import app.drafts as drafts
+
+    threads: list[str] = []
+    real = drafts.atomic_write
+
+    def recording(path: Path, data: bytes, expected: object) -> object:
+        threads.append(threading.current_thread().name)
+        return real(path, data, None)
+
+    monkeypatch.setattr(drafts, "atomic_write", recording)
+    ctl = _controller(qtbot, tmp_path, "threads")
+    assert ctl.open(demo_copy)
+    with qtbot.waitSignal(ctl.drafts.written, timeout=5000):
+        _type_line(qtbot, ctl, "Open Questions", LINE)
+    assert threads and threading.main_thread().name not in threads
+    assert LINE in json.loads((demo_copy / DRAFT).read_text(encoding="utf-8"))["working_text"]
     ctl.close()
