@@ -173,8 +173,6 @@ class Controller(QObject):
         self._changed({"gc", "plan", "memory"})
         if outcome.preview.deliveries:
             self.team.deliver_published(outcome.preview)
-        elif self.team.team_folder() is not None:  # published before the team's view was read
-            self.team.deliver_due()
 
     def _may_leave_cycles(self, parts: set[Part]) -> bool:
         """Whether a change may have left reference cycles for a full collection to free: a GC

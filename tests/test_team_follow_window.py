@@ -4,6 +4,7 @@ the team is being read costs one more read, not one each."""
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -72,3 +73,50 @@ def test_changes_while_the_team_is_read_cost_one_more_read(
     controller.settle()
     assert len(reads) == 2 and len(views) == 2
     qtbot.waitUntil(lambda: _context_cell(controller, "implementer-1").endswith("61k/200k"))
+
+
+def test_a_publish_before_the_team_is_read_lists_and_delivers_its_inbox_entries(
+    qtbot: QtBot, controller: Controller, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: published while the team's first read (its transcripts) had not come back, the
+    review listed no inbox and the window then delivered from the ledger, unreviewed. The link
+    says where each message goes: the review lists it, and exactly that is delivered."""
+    from composer_steps import select_section, type_into_section
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    from conftest import actions_done
+
+    _linked(controller, tmp_path, qtbot)
+    controller.settle()
+    real, release = team_bridge.team_view_of, threading.Event()
+
+    def held(*args: object, **kwargs: object) -> TeamView:
+        release.wait(30)  # the read of a long transcript, still under way
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(team_bridge, "team_view_of", held)
+    folder = controller.live.session.folder if controller.live else Path()
+    controller.window.composer.team_view = None  # as before the first read came back
+    controller.team.view = None
+    pane = controller.window.composer
+    controller.window.central_tabs.setCurrentWidget(pane)
+    select_section(controller, "Open Questions")
+    type_into_section(qtbot, pane, "", "- Q-9: who signs the ledger export?\n")
+    shown: list[str] = []
+
+    def ok(box: QMessageBox) -> QMessageBox.StandardButton:
+        shown.append(box.detailedText())
+        return QMessageBox.StandardButton.Ok
+
+    pane.confirm = ok  # type: ignore[method-assign]
+    qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
+    actions_done(qtbot, controller)
+    inbox = tmp_path / "claude" / "teams" / "pay" / "inboxes" / "implementer-1.json"
+    (review,) = shown
+    assert "deliver implementer-1's CONTEXT-UPDATE GC-v7 (delta) into implementer-1's inbox" in review
+    release.set()
+    qtbot.waitUntil(lambda: inbox.is_file(), timeout=10_000)
+    (entry,) = json.loads(inbox.read_text(encoding="utf-8"))
+    (sent,) = (folder / "messages" / "outbox").glob("GC-v7-implementer-1-*.md")
+    assert entry["text"].startswith(sent.read_text(encoding="utf-8").rstrip("\n"))

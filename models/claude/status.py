@@ -139,6 +139,13 @@ def load_link(
     return team, link, problems
 
 
+def linked_team(folder: Path, roles: list[str]) -> TeamView:
+    """The session's link and its team's config, no row read: where each message would be
+    delivered, for a publish asked before the team's full read (its transcripts) came back."""
+    team, link, problems = load_link(folder, roles)
+    return TeamView(team, link, problems=problems)
+
+
 def team_view_of(
     folder: Path,
     roles: list[str],

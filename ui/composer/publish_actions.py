@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from models.actions.preview import Outcome, Preview
 from models.actions.publish import prepare_publish
+from models.claude.status import linked_team
 from models.actions.session_edits import (
     gate_question,
     prepare_baseline,
@@ -110,7 +111,10 @@ class SessionActions:
         Inbox's last pass read it): the window's and the CLI's one ``prepare_publish``."""
         c = self.pane.composer
         assert c is not None
-        return prepare_publish(c, add_meta=add_meta, team=self.pane.team_view)
+        team = self.pane.team_view
+        if team is None:  # the team's read has not come back yet: its link says where messages go
+            team = linked_team(c.session.folder, list(c.session.roles()))
+        return prepare_publish(c, add_meta=add_meta, team=team)
 
     def publish(self) -> None:
         """Show every file publishing writes, ask, then write them (or refuse, writing nothing)."""
