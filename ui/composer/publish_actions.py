@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from models.actions.preview import Outcome, Preview
 from models.actions.publish import prepare_publish
-from models.claude.status import linked_team
 from models.actions.session_edits import (
     gate_question,
     prepare_baseline,
@@ -22,6 +21,7 @@ from models.actions.session_edits import (
     prepare_gate_start,
     proposed_gate_phase,
 )
+from models.claude.status import linked_team
 from models.publish.baseline import BaselineError
 from models.publish.composer import Composer
 from models.publish.gate import VERDICTS, GateError
