@@ -322,10 +322,9 @@ class Controller(QObject):
         elif item.action == "ping" and item.role is not None:
             self.team.ping(item.role)
         elif item.action == "show-next" and item.role is not None:
-            self.window.teammates_pane.decisionRequested.emit(item.role)
+            self.window.show_decision(item.role)
         elif item.action == "conclude-gate":
-            self.window.central_tabs.setCurrentWidget(self.window.composer)
-            self.window.composer.gate_button.click()
+            self.window.toggle_gate()
 
     def _delivered(self, outcomes: object) -> None:
         if not isinstance(outcomes, list):

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import drop_two_replies, report_lost_context, settle_reviews
+from conftest import drop_two_replies, report_lost_context, run_cli, settle_reviews
 from models.actions.attention import needs_lead
 from models.review.inbox import Message
 from models.review.validation import Review
@@ -86,6 +87,35 @@ def test_a_team_read_again_with_nothing_new_leaves_the_list_and_its_selection_al
     with qtbot.assertNotEmitted(pane.model.modelReset), qtbot.waitSignal(controller.team.viewReady):
         controller.team.refresh()
     assert pane.current() == chosen
+
+
+def test_a_gate_waiting_is_concluded_from_needs_you(
+    qtbot: QtBot,
+    controller: Controller,
+    demo_copy: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Return on the gate's row brings the composer to the front and asks for the verdict and
+    the notes, as its Conclude gate button does."""
+    from PySide6.QtWidgets import QInputDialog
+
+    assert run_cli(capsys, "gate", "start", str(demo_copy), "--phase", "6")[0] == 0
+    controller.reload()
+    settle_reviews(qtbot, controller)
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *args: ("APPROVED", True))
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *args: ("", True))
+    w = controller.window
+    w.show()
+    pane = w.attention_pane
+    qtbot.waitUntil(lambda: any(i.kind == "gate" for i in pane.model.items))
+    row = next(n for n, i in enumerate(pane.model.items) if i.kind == "gate")
+    pane.view.setFocus()
+    pane.view.setCurrentIndex(pane.model.index(row, 0))
+    with qtbot.waitSignal(w.composer.gateConcluded, timeout=5000) as concluded:
+        qtbot.keyClick(pane.view, Qt.Key.Key_Return)
+    assert w.central_tabs.currentWidget() is w.composer
+    assert "result: APPROVED" in Path(concluded.args[0]).read_text(encoding="utf-8")
 
 
 def test_deliveries_in_trouble_are_listed_only_for_a_linked_team(tmp_path: Path) -> None:

@@ -110,7 +110,7 @@ class MainWindow(WindowMenus):
         self.teammates_pane.stateShown.connect(lambda text: self.statusBar().showMessage(text, 5000))
         view = self.teammates_pane.teammate_view
         widget_action(view, "Copy this teammate's update message", "Ctrl+Shift+M", self._copy_teammate_message)
-        self.teammates_pane.decisionRequested.connect(self._show_decision)
+        self.teammates_pane.decisionRequested.connect(self.show_decision)
         self.memory_pane = MemoryPane(self.settings, self._memory_writer)
         self.gates_pane = GatesPane()
         self.review_pane = ReviewPane()
@@ -364,11 +364,16 @@ class MainWindow(WindowMenus):
 
     # -- user actions ----------------------------------------------------------------------------
 
-    def _show_decision(self, role: str) -> None:
+    def show_decision(self, role: str) -> None:
         """The composer in front, on what ``role`` is sent next and why."""
         self.central_tabs.setCurrentWidget(self.composer)
         if not self.composer.item_actions.show_decision(role):
             self.statusBar().showMessage(f"Nothing is composed for {role}: see the composer's header", 5000)
+
+    def toggle_gate(self) -> None:
+        """The composer in front, asked to start or conclude the gate (its own review follows)."""
+        self.central_tabs.setCurrentWidget(self.composer)
+        self.composer.session_actions.toggle_gate()
 
     def _copy_teammate_message(self) -> str | None:
         """Copy the composed update for the teammate selected in the table (nothing if none is due)."""
