@@ -53,14 +53,20 @@ def test_a_second_run_reads_only_what_was_appended_and_says_what_a_whole_read_sa
     appended += _append(work / "s-implementer-2.jsonl", lines(response(2, 30_000)))
     appended += _append(work / "lead-session.jsonl", lines([reply(1, "implementer-2", "[STATUS] WORKING")]))
     read: list[int] = []
-    real = os.pread
+    real, real_v = os.pread, os.preadv
 
     def counting(fd: int, n: int, offset: int) -> bytes:
         data = real(fd, n, offset)
         read.append(len(data))
         return data
 
+    def counting_v(fd: int, buffers: list[bytearray], offset: int) -> int:
+        got = real_v(fd, buffers, offset)
+        read.append(got)
+        return got
+
     monkeypatch.setattr(transcript_read.os, "pread", counting)
+    monkeypatch.setattr(transcript_read.os, "preadv", counting_v)
     second = _rows(capsys, str(demo_copy))
     monkeypatch.undo()
     assert sum(read) <= appended + 3 * HEAD_BYTES  # not the two megabytes: the appends and three files' first bytes

@@ -118,7 +118,7 @@ class Progress:
     received: list[Received] = field(default_factory=list)
     broken: int = 0
 
-    def feed(self, data: bytes, stop: int) -> None:
+    def feed(self, data: bytes | bytearray, stop: int) -> None:
         """Whole lines (``data[:stop]``, which ends with a newline; not sliced off, since a
         piece is megabytes): the compactions and teammate messages in them, in order, then the
         last response."""
@@ -147,7 +147,7 @@ class Progress:
         if found_at > compacted_at:
             self.after_compaction = None  # a response after the compaction says the context now
 
-    def _last_response(self, data: bytes, stop: int) -> tuple[int, str]:
+    def _last_response(self, data: bytes | bytearray, stop: int) -> tuple[int, str]:
         """Where the last response starts (-1: none) and the latest model named, looking back
         from ``stop``; the last response's time and context are kept."""
         found_at, hi = -1, stop
@@ -169,7 +169,7 @@ class Progress:
                 return found_at, model
         return found_at, ""
 
-    def _entry(self, raw: bytes) -> dict[str, Any] | None:
+    def _entry(self, raw: bytes | bytearray) -> dict[str, Any] | None:
         try:
             entry = json.loads(raw)
         except (ValueError, RecursionError):
@@ -251,33 +251,34 @@ class TranscriptFollower:
 
 
 def _read_on(fd: int, progress: Progress) -> None:
-    """Feed ``progress`` what the file holds past its offset, a piece at a time (a first read
-    of a 100 MB transcript holds one piece, not the file); a piece ends at its last newline,
-    and the next begins there."""
-    piece_size, read = _PIECE, 0
+    """Feed ``progress`` what the file holds past its offset, a piece at a time into one buffer
+    (a first read of a 100 MB transcript holds one piece, not the file, and makes no new block
+    for each piece); a piece ends at its last newline, and the next begins there."""
+    buffer, read = bytearray(_PIECE), 0
     while True:
-        piece = os.pread(fd, piece_size, progress.offset)
-        read += len(piece)
+        got = os.preadv(fd, [buffer], progress.offset)
+        read += got
         if read > MAX_TRANSCRIPT_BYTES:
             raise UnreadableFile(errno.EFBIG, "over the size the app reads")
-        end = piece.rfind(b"\n") + 1
-        at_end = len(piece) < piece_size
+        end = buffer.rfind(b"\n", 0, got) + 1
+        at_end = got < len(buffer)
         if end == 0 and not at_end:
-            piece_size *= 2  # one line longer than a piece: read it whole
+            buffer = bytearray(2 * len(buffer))  # one line longer than a piece: read it whole
             continue
         if end:
-            progress.feed(piece, end)
+            progress.feed(buffer, end)
             progress.offset += end
         if at_end:
-            rest = piece[end:]
+            rest = bytes(buffer[end:got])
             if rest.strip() and _is_whole(rest):
                 progress.feed(rest + b"\n", len(rest) + 1)  # a last line without its newline, already whole
                 progress.offset += len(rest)
             return
-        piece_size = _PIECE
+        if len(buffer) > _PIECE:
+            buffer = bytearray(_PIECE)
 
 
-def _lines_holding(data: bytes, stop: int, words: tuple[bytes, ...]) -> list[tuple[int, int]]:
+def _lines_holding(data: bytes | bytearray, stop: int, words: tuple[bytes, ...]) -> list[tuple[int, int]]:
     """(start, end) of each line of ``data[:stop]`` that holds one of ``words``, in order; the
     client's copies of its requests left out."""
     found: set[tuple[int, int]] = set()
@@ -291,7 +292,7 @@ def _lines_holding(data: bytes, stop: int, words: tuple[bytes, ...]) -> list[tup
     return sorted(found)
 
 
-def _response(raw: bytes) -> tuple[str | None, int, str] | None:
+def _response(raw: bytes | bytearray) -> tuple[str | None, int, str] | None:
     """(time, context, model) of an assistant line with its usage; None for any other line."""
     try:
         entry = json.loads(raw)
