@@ -72,7 +72,7 @@ def cli_rows(root: Path) -> list[Row]:
     big_paths = make_team(root / "claude-big", big, ROLES, BIG)
     small_paths = make_team(root / "claude-small", small, ROLES, SMALL)
     firsts: tuple[list[float], list[float], list[float]] = ([], [], [])
-    for _ in range(3):  # in turns, so that a busy minute weighs on both sides
+    for _ in range(5):  # in turns, so that a busy minute weighs on both sides
         for session in (big, small):
             shutil.rmtree(session / CACHE, ignore_errors=True)
         firsts[0].append(_timed(_team_command(big)))
@@ -90,7 +90,7 @@ def cli_rows(root: Path) -> list[Row]:
     return [
         ratio_row(
             "team --json, first run",
-            f"{size}, nothing kept, median of 3 / the same on 1 KB transcripts + reading the files once",
+            f"{size}, nothing kept, median of 5 / the same on 1 KB transcripts + reading the files once",
             first,
             small_first + read,
             1.5,
