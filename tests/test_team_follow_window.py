@@ -51,6 +51,7 @@ def test_changes_while_the_team_is_read_cost_one_more_read(
 ) -> None:
     transcript = _linked(controller, tmp_path, qtbot)
     controller.settle()
+    controller.team._watch([])  # the asks below are the only ones: no watcher's, at its own moment
     real = team_bridge.team_view_of
     release, reads = threading.Event(), []
 
@@ -102,7 +103,7 @@ def test_a_publish_before_the_team_is_read_lists_and_delivers_its_inbox_entries(
     pane = controller.window.composer
     controller.window.central_tabs.setCurrentWidget(pane)
     select_section(controller, "Open Questions")
-    type_into_section(qtbot, pane, "", "- Q-9: who signs the ledger export?\n")
+    type_into_section(qtbot, pane, "(owner: Lead)", "(owner: Lead)\n- Q-9: who signs the ledger export?")
     shown: list[str] = []
 
     def ok(box: QMessageBox) -> QMessageBox.StandardButton:
@@ -116,7 +117,7 @@ def test_a_publish_before_the_team_is_read_lists_and_delivers_its_inbox_entries(
     (review,) = shown
     assert "deliver implementer-1's CONTEXT-UPDATE GC-v7 (delta) into implementer-1's inbox" in review
     release.set()
-    qtbot.waitUntil(lambda: inbox.is_file(), timeout=10_000)
+    qtbot.waitUntil(lambda: inbox.is_file() and bool(json.loads(inbox.read_text(encoding="utf-8"))), timeout=10_000)
     (entry,) = json.loads(inbox.read_text(encoding="utf-8"))
     (sent,) = (folder / "messages" / "outbox").glob("GC-v7-implementer-1-*.md")
     assert entry["text"].startswith(sent.read_text(encoding="utf-8").rstrip("\n"))
