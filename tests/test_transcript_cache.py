@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 from claude_team_steps import MEMBERS, make_team
-from transcript_lines import compaction, lines, noise, reply, response
+from transcript_lines import compaction, count_reads, lines, noise, reply, response
 
-import models.claude.transcript_read as transcript_read
 from app.cli.main import main
 from models.claude.replies import team_replies
 from models.claude.transcript_cache import CACHE, FORM, cached_follower
@@ -52,21 +51,7 @@ def test_a_second_run_reads_only_what_was_appended_and_says_what_a_whole_read_sa
     appended = _append(work / "s-implementer-1.jsonl", lines([compaction(3, 4_000)]))
     appended += _append(work / "s-implementer-2.jsonl", lines(response(2, 30_000)))
     appended += _append(work / "lead-session.jsonl", lines([reply(1, "implementer-2", "[STATUS] WORKING")]))
-    read: list[int] = []
-    real, real_v = os.pread, os.preadv
-
-    def counting(fd: int, n: int, offset: int) -> bytes:
-        data = real(fd, n, offset)
-        read.append(len(data))
-        return data
-
-    def counting_v(fd: int, buffers: list[bytearray], offset: int) -> int:
-        got = real_v(fd, buffers, offset)
-        read.append(got)
-        return got
-
-    monkeypatch.setattr(transcript_read.os, "pread", counting)
-    monkeypatch.setattr(transcript_read.os, "preadv", counting_v)
+    read = count_reads(monkeypatch)
     second = _rows(capsys, str(demo_copy))
     monkeypatch.undo()
     assert sum(read) <= appended + 3 * HEAD_BYTES  # not the two megabytes: the appends and three files' first bytes

@@ -9,9 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-from transcript_lines import compaction, lines, noise, response, update
+from transcript_lines import compaction, count_reads, lines, noise, response, update
 
-import models.claude.transcript_read as transcript_read
 from models.claude.transcript_read import HEAD_BYTES, TeammateContext, TranscriptFollower, read_transcript
 
 
@@ -87,21 +86,7 @@ def test_a_read_after_an_append_reads_only_the_append(tmp_path: Path, monkeypatc
     appended = lines(response(2, 21_000))
     with path.open("ab") as fh:
         fh.write(appended)
-    read: list[int] = []
-    real, real_v = os.pread, os.preadv
-
-    def counting(fd: int, n: int, offset: int) -> bytes:
-        data = real(fd, n, offset)
-        read.append(len(data))
-        return data
-
-    def counting_v(fd: int, buffers: list[bytearray], offset: int) -> int:
-        got = real_v(fd, buffers, offset)
-        read.append(got)
-        return got
-
-    monkeypatch.setattr(transcript_read.os, "pread", counting)
-    monkeypatch.setattr(transcript_read.os, "preadv", counting_v)
+    read = count_reads(monkeypatch)
     assert follower.read(path, "implementer-1").tokens == 21_015
     assert sum(read) <= len(appended) + HEAD_BYTES  # the append and the first bytes, not the megabyte
 

@@ -5,7 +5,10 @@ matter, a compaction."""
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
+
+import pytest
 
 
 def response(n: int, tokens: int, model: str = "claude-opus-5-5", split: bool = False) -> list[dict[str, Any]]:
@@ -48,3 +51,26 @@ def reply(n: int, sender: str, text: str) -> dict[str, Any]:
         "timestamp": f"2026-11-29T02:{n:02d}:00.000Z",
         "message": {"role": "user", "content": block},
     }
+
+
+def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The bytes each read of a transcript returns from now on (``os.pread`` for a file's first
+    bytes, ``os.preadv`` for what it holds past the last read)."""
+    import models.claude.transcript_read as transcript_read
+
+    read: list[int] = []
+    real, real_v = os.pread, os.preadv
+
+    def counting(fd: int, n: int, offset: int) -> bytes:
+        data = real(fd, n, offset)
+        read.append(len(data))
+        return data
+
+    def counting_v(fd: int, buffers: list[bytearray], offset: int) -> int:
+        got = real_v(fd, buffers, offset)
+        read.append(got)
+        return got
+
+    monkeypatch.setattr(transcript_read.os, "pread", counting)
+    monkeypatch.setattr(transcript_read.os, "preadv", counting_v)
+    return read
