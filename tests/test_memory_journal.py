@@ -146,3 +146,31 @@ def test_an_entry_removed_on_purpose_and_written_again_is_watched_again(tmp_path
     assert identity("- [Decision] pruned") not in journal.removed
     gone = journal.observe(parse_memory(text.replace("- [Decision] pruned\n", "")))
     assert [v.seen.entry for v in gone] == ["- [Decision] pruned"]
+
+
+def test_the_journal_lines_are_the_forms_every_process_reads(tmp_path: Path) -> None:
+    """Issue 41: the journal's records are typed (``models.memory.journal_records``), and what
+    they write is the JSON form other app processes read back, written out here by hand."""
+    import json
+
+    text = "# TEAM-MEMORY\n\n## implementer-1\n- [Finding] one\n- [Finding] two\n"
+    journal = MemoryJournal(tmp_path)
+    journal.observe(parse_memory(text), ["- [Finding] two"])
+    journal.forget(["- [Finding] two"])
+    journal.observe(parse_memory(text.replace("- [Finding] one\n", "")))
+    lines = [
+        json.loads(line) for line in (tmp_path / ".lead-console" / "memory-journal.jsonl").read_text().splitlines()
+    ]
+    at = [line.pop("at") for line in lines]
+    assert all(isinstance(a, str) and a.endswith("Z") for a in at)
+    assert lines == [
+        {"kind": "seen", "id": "- [Finding] one", "header": "implementer-1", "entry": "- [Finding] one",
+         "by": "the file", "after": None},
+        {"kind": "seen", "id": "- [Finding] two", "header": "implementer-1", "entry": "- [Finding] two",
+         "by": "Lead Console", "after": "- [Finding] one"},
+        {"kind": "sections", "headers": ["implementer-1"]},
+        {"kind": "removed", "id": "- [Finding] two"},
+        {"kind": "lost", "id": "- [Finding] one"},
+        {"kind": "seen", "id": "- [Finding] two", "header": "implementer-1", "entry": "- [Finding] two",
+         "by": "the file", "after": None},
+    ]  # fmt: skip

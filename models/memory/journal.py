@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from models.memory.journal_records import LostRecord, Record, RemovedRecord, SectionsRecord, SeenRecord
 from models.session.memory_entries import entries_of
 from models.session.team_memory import MemorySection, TeamMemory
 from models.text.atomic import append_whole
@@ -70,8 +71,8 @@ class Vanished:
         return f"## {self.seen.header}: {first[:100]} ({who} at {self.seen.at})"
 
 
-def _chunks(records: Iterable[dict[str, object]], size: int) -> Iterator[list[dict[str, object]]]:
-    chunk: list[dict[str, object]] = []
+def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    chunk: list[Record] = []
     for record in records:
         chunk.append(record)
         if len(chunk) == size:
@@ -169,7 +170,7 @@ class MemoryJournal:
             if isinstance(headers, list):
                 self.sections = [str(h) for h in headers]
 
-    def _append(self, records: Iterable[dict[str, object]]) -> None:
+    def _append(self, records: Iterable[Record]) -> None:
         """Append ``records`` (under the lock), a few thousand at a time, each chunk taken in
         before the next is made: the first look at a 200,000-entry file would otherwise hold
         every record, and every line of it, in memory at once."""
@@ -178,10 +179,11 @@ class MemoryJournal:
             for chunk in _chunks(records, _CHUNK):
                 if fd is None:
                     fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-                data = "".join(_ENCODE(r) + "\n" for r in chunk).encode("utf-8")
+                forms = [r.data() for r in chunk]
+                data = "".join(_ENCODE(f) + "\n" for f in forms).encode("utf-8")
                 append_whole(fd, data)  # whole records or none: no torn line swallows the next
-                for record in chunk:
-                    self._take(record)
+                for form in forms:
+                    self._take(form)
                 self._offset += len(data)
             if fd is not None:
                 os.fsync(fd)
@@ -217,10 +219,10 @@ class MemoryJournal:
             }
             gone = [(key, s) for key, s in seen.items() if key in candidates] if candidates else []
             vanished = [Vanished(s, now) for _, s in gone]
-            lost: list[dict[str, object]] = [{"kind": "lost", "id": k, "at": now} for k, _ in gone] if report else []
+            lost = [LostRecord(k, now) for k, _ in gone] if report else []
             settled = self._settled if not ours else {}
 
-            def seen_records() -> Iterator[dict[str, object]]:
+            def seen_records() -> Iterator[SeenRecord]:
                 """New entries, made as they are written (the journal takes them in as it goes:
                 an identity twice in the file is journaled once)."""
                 for section, k in keyed:
@@ -233,21 +235,11 @@ class MemoryJournal:
                         # again.
                         if key not in self.seen or key in self.removed or (key in self.reported and key in ours):
                             by = APP if key in ours else "the file"
-                            yield {
-                                "kind": "seen",
-                                "id": key,
-                                "header": section.header,
-                                "entry": lines,
-                                "by": by,
-                                "at": now,
-                                "after": previous,
-                            }
+                            yield SeenRecord(key, section.header, lines, by, now, previous)
                         previous = lines
 
             headers = [s.header for s in memory.sections]
-            changed: list[dict[str, object]] = []
-            if headers and headers != self.sections:
-                changed.append({"kind": "sections", "headers": headers, "at": now})
+            changed = [SectionsRecord(tuple(headers), now)] if headers and headers != self.sections else []
             self._append(itertools.chain(lost, seen_records(), changed))
             # Every entry now present is journaled and not marked removed, until a "removed"
             # record comes in (``_take``); what vanished unreported is judged again next time.
@@ -314,7 +306,7 @@ class MemoryJournal:
     def forget(self, identities: Iterable[str]) -> None:
         """The app removed these entries on purpose (prune): their absence is no loss."""
         with self._locked():
-            self._append([{"kind": "removed", "id": key, "at": _now()} for key in identities if key in self.seen])
+            self._append([RemovedRecord(key, _now()) for key in identities if key in self.seen])
 
 
 def _entry_sections(memory: TeamMemory) -> Iterator[MemorySection]:
