@@ -119,3 +119,16 @@ def test_a_cache_folder_linked_out_of_the_session_is_not_written(
     (demo_copy / CACHE).symlink_to(elsewhere)
     assert _rows(capsys, str(demo_copy), "--team", str(team))["implementer-1"]["context_tokens"] == 20_015
     assert list(elsewhere.iterdir()) == []
+
+
+def test_an_app_folder_linked_out_of_the_session_gets_no_cache_folder(
+    demo_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    team, _ = _team(demo_copy, tmp_path)
+    _rows(capsys, str(demo_copy), "--team", str(team))  # links the session: .lead-console/ exists
+    elsewhere = tmp_path / "elsewhere"
+    (demo_copy / ".lead-console").rename(elsewhere)
+    (demo_copy / ".lead-console").symlink_to(elsewhere)
+    shutil.rmtree(elsewhere / "transcripts")
+    assert _rows(capsys, str(demo_copy))["implementer-1"]["context_tokens"] == 20_015
+    assert not (elsewhere / "transcripts").exists()  # nothing made through the link

@@ -57,9 +57,9 @@ def keep(follower: TranscriptFollower, session_folder: Path) -> None:
         return
     folder = session_folder / CACHE
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         if not folder.resolve().is_relative_to(session_folder.resolve()):
-            return
+            return  # checked before any folder is made: a link on the way would take it elsewhere
+        folder.mkdir(parents=True, exist_ok=True)
         for path, progress in advanced.items():
             data = json.dumps(to_record(path, progress), ensure_ascii=False).encode("utf-8")
             atomic_write(folder / _name_of(path), data, None)
