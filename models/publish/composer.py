@@ -67,10 +67,9 @@ class Composer:
     disk_base: bool = False
     # The last new text and diff worked out, with the texts they were worked out from: a
     # re-plan asks for the items, the delta, the flags and the check of the delta, and on a
-    # 200,000-line GC each diff is tens of milliseconds.
-    _memo: tuple[str | None, str, int | None, str, DiffResult | None] | None = field(
-        default=None, repr=False, compare=False
-    )
+    # 200,000-line GC each copy is milliseconds and each diff tens of them.
+    _new_memo: tuple[str, int | None, str] | None = field(default=None, repr=False, compare=False)
+    _diff_memo: tuple[str, str, DiffResult] | None = field(default=None, repr=False, compare=False)
     _same_memo: tuple[str, str, bool] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -160,26 +159,25 @@ class Composer:
 
     @property
     def new_text(self) -> str:
-        return self._worked_out()[0]
+        version, memo = self.new_version, self._new_memo
+        if memo is None or memo[0] is not self.working_text or memo[1] != version:
+            new = set_version(self.working_text, version) if version is not None else self.working_text
+            memo = self._new_memo = (self.working_text, version, new)
+        return memo[2]
 
     def computed(self) -> DiffResult | None:
-        return self._worked_out()[1]
-
-    def _worked_out(self) -> tuple[str, DiffResult | None]:
-        """The new text and the diff from the base, again only when a text they come from (or
-        the version) is another object than last time."""
-        memo, version = self._memo, self.new_version
-        if memo is not None and memo[0] is self.base_text and memo[1] is self.working_text and memo[2] == version:
-            return memo[3], memo[4]
-        new = set_version(self.working_text, version) if version is not None else self.working_text
+        """The diff from the base to the new text, worked out again only when either is another
+        text than last time (a re-plan asks for it four times)."""
         if self.base_text is None:
-            result = None
-        elif self.base_text is self.working_text:  # the base itself, its version bumped: nothing to compare
-            result = bumped_diff(self.base_text, new)
-        else:
-            result = diff_gc(self.base_text, new)
-        self._memo = (self.base_text, self.working_text, version, new, result)
-        return new, result
+            return None
+        new, memo = self.new_text, self._diff_memo
+        if memo is None or memo[0] is not self.base_text or memo[1] is not new:
+            if self.base_text is self.working_text:  # the base itself, its version bumped: nothing to compare
+                result = bumped_diff(self.base_text, new)
+            else:
+                result = diff_gc(self.base_text, new)
+            memo = self._diff_memo = (self.base_text, new, result)
+        return memo[2]
 
     @property
     def dirty(self) -> bool:
