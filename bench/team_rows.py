@@ -108,14 +108,13 @@ def cli_rows(root: Path) -> list[Row]:
 def follow_rows(root: Path, seconds: int = 60) -> list[Row]:
     """The window following the big team for ``seconds``, and the same window with no team."""
     linked = _session(root, "followed")
-    paths = make_team(root / "claude-followed", linked, ROLES, BIG)
+    make_team(root / "claude-followed", linked, ROLES, BIG)
     alone = _session(root, "alone")
     command = [sys.executable, "-m", "bench.team_rows", "--follow"]
     done = subprocess.run([*command, str(linked), str(seconds)], capture_output=True, cwd=ROOT, check=True)
     team = json.loads(done.stdout.decode().strip().splitlines()[-1])
     done = subprocess.run([*command, str(alone), "0"], capture_output=True, cwd=ROOT, check=True)
     bare = json.loads(done.stdout.decode().strip().splitlines()[-1])
-    del paths
     share = team["cpu"] / team["wall"]
     latencies = team["latencies"]
     shown = f"{len(latencies)} of {team['appends']} appends shown"
@@ -185,6 +184,7 @@ def follow(session: Path, seconds: int) -> dict[str, object]:
     paths = [c.transcript for c in contexts if c is not None and c.transcript is not None]
     cpu = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
+    writer = None
     if seconds:
         writer = subprocess.Popen(
             [sys.executable, "-m", "bench.transcripts", str(seconds), *map(str, paths)],
@@ -192,15 +192,10 @@ def follow(session: Path, seconds: int) -> dict[str, object]:
             text=True,
             cwd=ROOT,
         )
-        loop = QEventLoop()
-        QTimer.singleShot(seconds * 1000 + 2000, loop.quit)  # the last append's view included
-        loop.exec()
-        appended = [line.split() for line in writer.communicate(timeout=60)[0].splitlines()]
-    else:
-        appended = []
-        loop = QEventLoop()
-        QTimer.singleShot(2000, loop.quit)
-        loop.exec()
+    loop = QEventLoop()
+    QTimer.singleShot(seconds * 1000 + 2000, loop.quit)  # the last append's view included
+    loop.exec()
+    appended = [line.split() for line in writer.communicate(timeout=60)[0].splitlines()] if writer else []
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_SELF)
     used = (after.ru_utime - cpu.ru_utime) + (after.ru_stime - cpu.ru_stime)
