@@ -27,7 +27,7 @@ def test_transcripts_count_each_response_once_and_flag_compactions(tmp_path: Pat
     # A compaction and a teammate message that do not parse are counted; a broken response
     # before the last one is passed over (only the last says the context), and a line that
     # names none of them is not parsed at all.
-    tail = '{"type": "assistant", half a line\n{"subtype": "compact_boundary"\n<teammate-message x\nnot json at all\n'
+    tail = '{"type": "assistant", half a line\n{"subtype": "compact_boundary"\n<teammate-message teammate_id=\\"x\nnot json at all\n'
     broken.write_text(path.read_text() + tail, encoding="utf-8")
     damaged = read_transcript(broken, "implementer-1")
     assert damaged.tokens == expected and damaged.broken_lines == 2 and "2 broken lines" in damaged.problems[0]

@@ -77,7 +77,7 @@ def test_compactions_broken_lines_and_a_1m_window(tmp_path: Path) -> None:
             _assistant("msg_1", "2026-11-22T03:00:00Z", _usage(1, 0, 100_000, 1), model="claude-sonnet-4-5[1m]"),
             {"type": "system", "subtype": "compact_boundary", "timestamp": "2026-11-22T04:00:00Z"},
             '{"type": "system", "subtype": "compact_boundary", "timest',  # half a line
-            '["<teammate-message>", 2, 3]',  # parses, and is no line
+            '["<teammate-message teammate_id=\\"x\\">", 2, 3]',  # parses, and is no line
             '{"type": "assistant", "message": {"id": "msg_2", "usa',  # half a response: passed over
             _assistant("msg_3", "2026-11-22T04:01:00Z", _usage(1, 0, 30_000, 1)),
             {"type": "system", "subtype": "compact_boundary", "timestamp": "2026-11-22T05:00:00Z"},
