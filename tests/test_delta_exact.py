@@ -403,19 +403,26 @@ def test_setting_the_version_a_gc_already_has_hands_back_the_same_text() -> None
 def test_a_version_bump_is_the_empty_delta_however_it_is_found(path: Path) -> None:
     """Every real GC with its version bumped by one (the composer's state before the Lead edits):
     the delta has no item and goes from the file's version to the next, whether found by the
-    diff, by its short cut for a bump, or told by the composer (``bumped_diff``), and applying
-    it gives the bumped GC."""
-    from models.delta.diff import bumped_diff
-
+    diff or by its short cut for a bump, and applying it gives the bumped GC. The GC against
+    itself (what the composer and the plan compare before they bump) is the empty delta at its
+    own version."""
     old = path.read_text(encoding="utf-8")
     version = parse_gc(old, EstimateTokenizer()).version
     assert version is not None  # every shared GC names its version in its front matter
     new = set_version(old, version + 1)
-    for found in (diff_gc(old, new), bumped_diff(old, new)):
-        assert (found.delta.old_version, found.delta.new_version, found.delta.items, found.exact) == (
-            version,
-            version + 1,
-            (),
-            True,
-        )
-        assert apply_delta(old, found.delta) == new
+    found = diff_gc(old, new)
+    assert (found.delta.old_version, found.delta.new_version, found.delta.items, found.exact) == (
+        version,
+        version + 1,
+        (),
+        True,
+    )
+    assert apply_delta(old, found.delta) == new
+    itself = diff_gc(old, old)
+    assert (itself.delta.old_version, itself.delta.new_version, itself.delta.items, itself.exact) == (
+        version,
+        version,
+        (),
+        True,
+    )
+    assert apply_delta(old, itself.delta) == old

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO, REAL_SESSIONS
-from models.delta.decisions import plan_update, snapshot_versions
+from models.delta.decisions import plan_update, render_full, snapshot_versions
 from models.delta.items import Impact
 from models.delta.savings import scenario_rows, team_rows
 from models.session.folder import open_session
@@ -364,3 +364,30 @@ def test_the_full_gc_of_a_bump_is_counted_as_the_text_publishing_writes(version:
         assert full_tokens(text, version, tokenizer, parsed, bump=True) == whole, path.parent.name
         checked += set_version(text, version) != text  # a GC already at this version proves less
     assert checked >= 4
+
+
+_WITH_GC = sorted(p for p in REAL_SESSIONS.iterdir() if (p / "global-context.md").is_file())
+
+
+@pytest.mark.parametrize("folder", [DEMO, *_WITH_GC], ids=lambda p: p.name)
+def test_the_composer_plans_what_the_bumped_copy_would_give(folder: Path, tmp_path: Path) -> None:
+    """The composer plans a working GC that still says the session's version as it is (the
+    plan bumps it), not a copy set to the next version. Each teammate's decision, delta and
+    message size must be those of the bumped copy publishing writes, and a message's size
+    its rendered text's count."""
+    from models.delta.message import render_message
+    from models.publish.composer import Composer
+
+    session = open_session(folder, TOK)
+    composer = Composer.open(session)
+    assert session.gc is not None and session.gc.version is not None
+    assert composer.new_version == session.gc.version + 1
+    ours, copy = composer.plan(), plan_update(session, composer.new_text)
+    assert (ours.current_version, ours.full_tokens) == (copy.current_version, copy.full_tokens)
+    assert ours.full_tokens == TOK.count(render_full(composer.new_text, composer.new_version))
+    assert [(d.role, d.mode, d.delta, d.tokens) for d in ours.decisions] == [
+        (d.role, d.mode, d.delta, d.tokens) for d in copy.decisions
+    ]
+    for decision in ours.decisions:
+        if decision.delta is not None:
+            assert decision.tokens == TOK.count(render_message(decision.delta)), decision.role

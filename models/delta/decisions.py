@@ -226,6 +226,7 @@ def plan_update(
     delta_override: Delta | None = None,
     forced_full: Mapping[str, str] | None = None,
     pending: Mapping[str, tuple[str, str]] | None = None,
+    known: tuple[int, str, DiffResult] | None = None,
 ) -> UpdatePlan:
     """Decide, for every teammate, delta or full (or frozen, or nothing due) for an update.
 
@@ -235,7 +236,9 @@ def plan_update(
     the items; it is proven against ``new_text`` like a computed one), and ``forced_full``
     maps teammates the Lead sends the full GC to, to the reason the Lead gave. ``pending``
     maps teammates to a status an unanswered reply asks for (NEED_CLARIFICATION, CONTEXT_LOST)
-    and where it was read: it counts as if the plan said so.
+    and where it was read: it counts as if the plan said so. ``known`` is a diff the caller
+    worked out already, (base version, base text, diff from it to ``new_text``): used when that
+    version's base is still that text (the composer's, asked again by the plan it makes).
     """
     tokenizer = session.tokenizer
     gc = session.gc
@@ -252,6 +255,11 @@ def plan_update(
         current += 1
     plan = UpdatePlan(current, tokenizer.name, full_tokens(text, current, tokenizer, gc, bump))
     bases = _Bases(session, text, current, previous_text, bump)
+    if known is not None and bases.text_of(known[0]) == known[1]:
+        told = known[2]
+        if bump:
+            told = DiffResult(replace(told.delta, new_version=current), told.exact, told.problem)
+        bases.cache[known[0]] = told
     if delta_override is not None and delta_override.old_version is not None:
         bases.cache[delta_override.old_version] = _proven(bases, delta_override)
     gate = session.plan.gate_evaluation if session.plan is not None else None

@@ -11,7 +11,6 @@ whether that gave the new version byte for byte. A delta that is not exact is ne
 from __future__ import annotations
 
 import re
-import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -192,28 +191,10 @@ def diff_gc(old_text: str, new_text: str) -> DiffResult:
     A new text that is the old one with its version bumped (the composer's state until the Lead
     edits, and a first publish's base) is the empty delta, known without parsing either: what
     the parse would give, in a comparison's time (on a 200,000-line GC, 5 ms against 30)."""
-    with _LAST_LOCK:
-        last = _LAST[0]
-    if last is not None and last[0] is old_text and last[1] is new_text:
-        return last[2]  # the composer's diff, asked again by the plan it makes
-    result = _diff(old_text, new_text)
-    with _LAST_LOCK:
-        _LAST[0] = (old_text, new_text, result)
-    return result
-
-
-_LAST: list[tuple[str, str, DiffResult] | None] = [None]  # the last diff, by the very texts it was of
-_LAST_LOCK = threading.Lock()
-
-
-def bumped_diff(old_text: str, new_text: str) -> DiffResult:
-    """``diff_gc(old_text, new_text)`` for a ``new_text`` made as ``set_version(old_text, …)``
-    (the composer's GC before the Lead edits it): the empty delta, known without comparing two
-    10 MB texts, and remembered for the plan that asks next."""
-    result = DiffResult(Delta(front_version(old_text), front_version(new_text), ()), True)
-    with _LAST_LOCK:
-        _LAST[0] = (old_text, new_text, result)
-    return result
+    if old_text is new_text:  # the GC itself: nothing to compare
+        version = front_version(old_text)
+        return DiffResult(Delta(version, version, ()), True)
+    return _diff(old_text, new_text)
 
 
 def _diff(old_text: str, new_text: str) -> DiffResult:

@@ -9,7 +9,7 @@ touches the disk: ``publish_plan`` describes what publishing would write.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from models.delta.apply import apply_delta, same_apart_from_version, set_version
 from models.delta.decisions import (
@@ -20,7 +20,7 @@ from models.delta.decisions import (
     snapshot_path,
     snapshot_versions,
 )
-from models.delta.diff import DiffResult, bumped_diff, diff_gc
+from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, DeltaItem, Impact, structure
 from models.delta.message import render_message
 from models.publish.merge import Conflict, merge_drafts
@@ -165,18 +165,35 @@ class Composer:
             memo = self._new_memo = (self.working_text, version, new)
         return memo[2]
 
+    def _planned(self) -> tuple[str, bool]:
+        """(the text the diff and the plan are of, whether publishing bumps it on the way).
+
+        While the working GC still carries the session's version and publishing makes it the
+        next, that is the working text itself, its deltas set to the new version: the bumped
+        copy is a second 10 MB text that no kept parse knows, and planning it parsed it again
+        on every re-plan. Items the Lead edited are proven against the bumped text itself."""
+        gc, version, working = self.session.gc, self.new_version, self.working_text
+        bumps = (
+            self.hand_items is None
+            and gc is not None
+            and gc.version is not None
+            and version == gc.version + 1
+            and front_version(working) == gc.version
+        )
+        return (working, True) if bumps else (self.new_text, False)
+
     def computed(self) -> DiffResult | None:
         """The diff from the base to the new text, worked out again only when either is another
         text than last time (a re-plan asks for it four times)."""
         if self.base_text is None:
             return None
-        new, memo = self.new_text, self._diff_memo
-        if memo is None or memo[0] is not self.base_text or memo[1] is not new:
-            if self.base_text is self.working_text:  # the base itself, its version bumped: nothing to compare
-                result = bumped_diff(self.base_text, new)
-            else:
-                result = diff_gc(self.base_text, new)
-            memo = self._diff_memo = (self.base_text, new, result)
+        target, bumps = self._planned()
+        memo = self._diff_memo
+        if memo is None or memo[0] is not self.base_text or memo[1] is not target:
+            result = diff_gc(self.base_text, target)
+            if bumps:
+                result = DiffResult(replace(result.delta, new_version=self.new_version), result.exact, result.problem)
+            memo = self._diff_memo = (self.base_text, target, result)
         return memo[2]
 
     @property
@@ -249,10 +266,15 @@ class Composer:
     # -- the plan and publishing -------------------------------------------------------------------
 
     def plan(self) -> UpdatePlan:
+        """The decisions for the new text, given the composer's own diff from its base (the
+        plan would otherwise work out the same one again)."""
         override = self.delta() if self.hand_items is not None else None
+        target, _ = self._planned()
+        diff, base = self.computed(), self.base_version
         return plan_update(
             self.session,
-            self.new_text,
+            target,
+            known=(base, self.base_text, diff) if diff is not None and base is not None and self.base_text else None,
             impact=self.impact or self.default_impact(),
             delta_override=override,
             forced_full=self.forced_full,
