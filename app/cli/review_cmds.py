@@ -17,8 +17,11 @@ from app.cli.report import (
 from app.resolve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, read_file, resolve_session
 from models.actions.carry import CarriedAlready, prepare_carry_out
 from models.actions.commit import commit
+from models.actions.deliver import commit_delivery
 from models.actions.paste import PasteError, prepare_paste
+from models.actions.reply import prepare_reply
 from models.claude.reviews import gather_reviews
+from models.claude.status import linked_team
 from models.claude.transcript_cache import cached_follower, keep
 from models.review.inbox import Message, sender_from
 from models.review.ledger import Handled
@@ -110,50 +113,68 @@ def cmd_inbox(args: argparse.Namespace) -> int:
             return EXIT_FAILED
         print(f"saved as {preview.writes[0].path}", file=sys.stderr)
         session.reload({"inbox"})
-    carrying = args.carry_out is not None
-    record = carrying and not args.dry_run  # a dry run writes nothing, not even what was read
+    wanted = args.carry_out if args.carry_out is not None else args.reply
+    acting = wanted is not None
+    record = acting and not args.dry_run  # a dry run writes nothing, not even what was read
     follower = cached_follower(session.folder)
     gathered = gather_reviews(session, datetime.now(UTC), args.ack_timeout, record=record, follower=follower)
     if record:
         keep(follower, session.folder)  # what was read of the lead's transcript, for the next run
     warn_all(gathered.problems)
     reviews = [r for r in gathered.reviews if r.message.kind != "protocol"]  # idle notices: not shown
-    if not carrying:
+    if not acting:
         data = inbox_data(reviews, gathered.handled, gathered.pings)
         print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else _inbox_text(data))
         return EXIT_OK
-    matches = [r for r in reviews if message_id(r).startswith(args.carry_out)]
+    matches = [r for r in reviews if message_id(r).startswith(wanted)]
     if len(matches) != 1:
         said = "no message has" if not matches else f"{len(matches)} messages have"
-        print(f"lead-console: {said} the id {args.carry_out} (see 'lead-console inbox')", file=sys.stderr)
+        print(f"lead-console: {said} the id {wanted} (see 'lead-console inbox')", file=sys.stderr)
         return EXIT_USAGE
     (result,) = matches
-    try:
-        preview = prepare_carry_out(session, result, again=args.again)
-    except CarriedAlready as exc:
-        print(
-            f"lead-console: carried out already ({exc.done}); --again does it again "
-            "(a second re-send, second ledger lines)",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+    team = linked_team(session.folder, list(session.roles())) if args.deliver else None
+    if args.deliver and team is not None and team.team is None:
+        raise UsageError("--deliver needs a linked team: give 'team SESSION --team ~/.claude/teams/<team>/' first")
+    if args.reply is not None:
+        if args.text is None:
+            raise UsageError("--reply needs --text FILE (or - for standard input): the reply's words")
+        words = sys.stdin.read() if args.text == "-" else read_file(args.text).text
+        preview = prepare_reply(session, result, words, team=team)
+    else:
+        try:
+            preview = prepare_carry_out(session, result, again=args.again, team=team)
+        except CarriedAlready as exc:
+            print(
+                f"lead-console: carried out already ({exc.done}); --again does it again "
+                "(a second re-send, second ledger lines)",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     if args.dry_run:
         print(json.dumps(preview.data(), ensure_ascii=False, indent=2) if args.json else preview.text())
         return EXIT_OK
+    doing = "reply" if args.reply is not None else f"carry out {result.action}"
     try:
         commit(preview)
     except WriteRefused as exc:
-        print(f"lead-console: Could not carry out {result.action}: {exc}. Nothing was changed.", file=sys.stderr)
+        print(f"lead-console: Could not {doing}: {exc}. Nothing was changed.", file=sys.stderr)
         return EXIT_FAILED
+    outcomes = commit_delivery(preview) if preview.deliveries else []
     path = dict(preview.messages).get(result.message.sender or "?")
     written = str(path) if path is not None else None
+    delivered = [{"member": o.member, "delivered": o.delivered, "reason": o.reason} for o in outcomes]
     if args.json:
-        done_data = {"id": message_id(result), "action": result.action, "resend": written}
-        print(json.dumps(done_data, ensure_ascii=False, indent=2))
+        key = "reply" if args.reply is not None else "resend"
+        done_data = {"id": message_id(result), "action": "reply" if args.reply else result.action, key: written}
+        print(json.dumps(done_data | {"deliveries": delivered}, ensure_ascii=False, indent=2))
     else:
-        resend = f"; re-send in {written}" if written else ""
-        print(f"{result.action} for {result.message.sender or '?'}: done{resend}")
-    return EXIT_OK
+        kept = f"; {'reply' if args.reply is not None else 're-send'} in {written}" if written else ""
+        into = "".join(
+            f"; delivered to {o.member}" if o.delivered else f"; not delivered: {o.reason}" for o in outcomes
+        )
+        did = "reply" if args.reply is not None else result.action
+        print(f"{did} for {result.message.sender or '?'}: done{kept}{into}")
+    return EXIT_OK if all(o.delivered for o in outcomes) else EXIT_FAILED
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -165,12 +186,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ack.add_argument("--from", dest="sender", help="the sender's role id (else a 'From:' line)")
     ack.add_argument("--json", action="store_true", help="print JSON for scripts")
     ack.set_defaults(func=cmd_ack)
-    inbox = sub.add_parser("inbox", help="every reply reviewed, with the Lead's action; --carry-out ID does it")
+    inbox = sub.add_parser(
+        "inbox", help="every reply reviewed, with the Lead's action; --carry-out ID does it, --reply ID answers"
+    )
     session_args(inbox)
     inbox.add_argument("--carry-out", metavar="ID", help="do the Lead's action for this message (its id, or a prefix)")
     inbox.add_argument("--again", action="store_true", help="with --carry-out: again, for one carried out already")
+    inbox.add_argument("--reply", metavar="ID", help="reply to this message in your own words (--text)")
+    inbox.add_argument("--text", metavar="FILE", help="with --reply: the reply (a file, or - for standard input)")
     inbox.add_argument(
-        "--dry-run", action="store_true", help="with --carry-out: print what it would write; write nothing"
+        "--deliver", action="store_true", help="with --carry-out or --reply: also into the linked team's inbox"
+    )
+    inbox.add_argument(
+        "--dry-run", action="store_true", help="with --carry-out or --reply: print what it would write; write nothing"
     )
     inbox.add_argument("--add", metavar="FILE", help="save a message into the inbox first (a file, or - for stdin)")
     inbox.add_argument("--from", dest="sender", help="with --add: the sender's role id (else a 'From:' line)")

@@ -102,6 +102,32 @@ class HandledLine:
         )
 
 
+@dataclass(frozen=True)
+class ReplyLine:
+    """The Lead's reply to one of a teammate's messages (its source and content's hash): kept
+    apart from ``sent``, which are updates (a reply is never a teammate's last update)."""
+
+    ts: str
+    to: str
+    file: str
+    sha256: str
+    source: str
+    in_reply_to: str  # the sha256 of the message answered
+
+    def line(self) -> str:
+        return _ENCODE(
+            {
+                "ts": self.ts,
+                "direction": "replied",
+                "to": self.to,
+                "file": self.file,
+                "sha256": self.sha256,
+                "source": self.source,
+                "in_reply_to": self.in_reply_to,
+            }
+        )
+
+
 DeliveryStep = Literal["delivering", "delivered", "undelivered"]
 
 
