@@ -22,24 +22,26 @@ from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
 from app.team_dialogs import ask_carry_out_again, pick_member, pick_team_folder
-from models.actions.attention import Attention, needs_lead
+from models.actions.attention import Attention, needs_lead, unadopted
 from models.actions.carry import CarriedAlready, prepare_carry_out
 from models.actions.paste import PasteError, prepare_paste
 from models.actions.preview import Outcome, Preview
 from models.actions.replies import pending_from
+from models.actions.reply import prepare_reply
 from models.actions.session_edits import prepare_state
 from models.claude.delivery import describe_outcomes
 from models.claude.reviews import Gathered, gather_reviews
-from models.claude.status import TeamView
+from models.claude.status import TeamView, linked_team
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state
 from models.review.validation import Review
-from models.session.folder import Part
+from models.session.folder import Part, Session
 from models.session.locate import find_sessions
 from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import Tokenizer, get_tokenizer
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
+from ui.reply_dialog import ReplyDialog
 from ui.review_dialog import ReviewDialog
 from ui.workers import LatestWork
 
@@ -73,6 +75,8 @@ class Controller(QObject):
         self.runner.committed.connect(self._committed)
         self.runner.refused.connect(self._refused)
         self.window.review_pane.carryOut.connect(self.carry_out)
+        self.window.review_pane.replyRequested.connect(self.reply)
+        self._unsent: dict[tuple[str, str], str] = {}  # replies typed and not sent, by the message answered
         self.window.review_pane.pasted.connect(self.paste)
         self.window.review_pane.teamRequested.connect(self._ask_team)
         self.window.teammates_pane.stateRequested.connect(self.set_state)
@@ -303,7 +307,13 @@ class Controller(QObject):
         session, gathered = self.live.session, self._gathered
         gate = session.plan.gate_evaluation if session.plan else None
         items = needs_lead(
-            gathered.reviews, gathered.handled, session.teammates(), gathered.pings, self.team.view, gate
+            gathered.reviews,
+            gathered.handled,
+            session.teammates(),
+            gathered.pings,
+            self.team.view,
+            gate,
+            unadopted=unadopted(session),
         )
         self.window.attention_pane.show_items(items)
 
@@ -311,10 +321,12 @@ class Controller(QObject):
         """Do what a Needs you row asks: its one action."""
         if not isinstance(item, Attention):
             return
-        if item.action == "carry-out":
+        if item.action in ("carry-out", "reply"):
             review = next((r for r in self.reviews if r.message.source == item.source), None)
             if review is not None:
-                self.carry_out(review)
+                (self.carry_out if item.action == "carry-out" else self.reply)(review)
+        elif item.action == "baseline":
+            self.window.composer.session_actions.baseline()
         elif item.action == "deliver-again" and item.role is not None:
             self.team.deliver_again(item.role)
         elif item.action == "deliver":
@@ -367,13 +379,14 @@ class Controller(QObject):
             return False
         self.runner.settle()  # prepared from the files as the last action left them
         session = self.live.session
+        team = self._team_now(session)  # a re-send's inbox entry is reviewed with the rest
         try:
             try:
-                preview = prepare_carry_out(session, result)
+                preview = prepare_carry_out(session, result, team=team)
             except CarriedAlready as exc:
                 if not self.confirm_repeat(result, exc.done):
                     return False
-                preview = prepare_carry_out(session, result, again=True)
+                preview = prepare_carry_out(session, result, again=True, team=team)
         except OSError as exc:
             self._error(f"Could not carry out {result.action}: {exc}. Nothing was changed.")
             return False
@@ -384,6 +397,40 @@ class Controller(QObject):
             return False
         self.runner.commit(preview)
         return True
+
+    def reply(self, result: Review) -> bool:
+        """The Lead's own words to the sender of ``result``: typed, reviewed (the outbox file,
+        the ledger, the inbox entry of a linked team), then written by the runner. What was
+        typed and not sent comes back the next time this message is answered."""
+        if self.live is None:
+            return False
+        key = (result.message.source, result.message.sha)
+        text = self.ask_reply(result, self._unsent.get(key, ""))
+        if text is None:
+            return False
+        self._unsent[key] = text
+        self.runner.settle()
+        preview = prepare_reply(self.live.session, result, text, team=self._team_now(self.live.session))
+        if preview.refusals:
+            self._error(f"No reply was sent: {'; '.join(preview.refusals)}")
+            return False
+        if not self.review_write(preview, f"Send this reply to {result.message.sender}?"):
+            return False
+        del self._unsent[key]
+        self.runner.commit(preview)
+        return True
+
+    def _team_now(self, session: Session) -> TeamView:
+        """The linked team as last read, or before its first read, where its link points."""
+        return self.team.view or linked_team(session.folder, list(session.roles()))
+
+    def ask_reply(self, result: Review, text: str) -> str | None:
+        """The reply's words, or None when the Lead cancels (what was typed is kept)."""
+        dialog = ReplyDialog(result, text, self.window)
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted.value
+        if not accepted and dialog.text.strip():
+            self._unsent[(result.message.source, result.message.sha)] = dialog.text
+        return dialog.text if accepted else None
 
     def review_write(self, preview: Preview, question: str) -> bool:
         """Show every file and inbox entry ``preview`` writes and ask (tests replace this)."""
@@ -398,13 +445,13 @@ class Controller(QObject):
                 self.window.show_session(self.live.session, {"gc", "plan", "gates"})
                 files = ", ".join(preview.relative_path(p) for p in outcome.written)
                 self.window.statusBar().showMessage(f"{preview.title}: wrote {files}", 10_000)
-        elif self.live is not None and preview.action == "carry-out":
-            resend = preview.message_write(preview.messages[0][0]) if preview.messages else None
-            if resend is not None:
-                QGuiApplication.clipboard().setText(resend.data.decode("utf-8"))
-                self.window.statusBar().showMessage(f"{resend.summary} written to the outbox and copied", 5000)
-                if self.team.team_folder() is not None:
-                    self.team.deliver_due()
+        elif self.live is not None and preview.action in ("carry-out", "reply"):
+            sent = preview.message_write(preview.messages[0][0]) if preview.messages else None
+            if sent is not None:
+                QGuiApplication.clipboard().setText(sent.data.decode("utf-8"))
+                self.window.statusBar().showMessage(f"{sent.summary} written to the outbox and copied", 5000)
+            if preview.deliveries:
+                self.team.deliver_published(preview)  # the inbox entries its review listed
             self.live.reload({"plan"})
             self.window.show_session(self.live.session, {"plan"})
             self.window.composer.on_session_changed()

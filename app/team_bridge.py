@@ -109,7 +109,8 @@ class TeamBridge(QObject):
         self._deliver(lambda folder, view: prepare_delivery(folder, view, [role], due=False))
 
     def deliver_published(self, preview: Preview) -> None:
-        """Deliver what a committed publish's preview listed, as it listed it."""
+        """Deliver what a committed action's preview listed (a publish, a re-send, a reply),
+        as it listed it."""
         self._start("deliver", lambda: commit_delivery(preview))
 
     def ping(self, role: str) -> None:

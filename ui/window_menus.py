@@ -123,6 +123,7 @@ class WindowMenus(QMainWindow):
             ("&Publish Update…", "Ctrl+Shift+P", lambda: self._in_composer(self.composer.session_actions.publish)),
             ("Paste &Message…", "Ctrl+Shift+V", lambda: self._in_inbox(self.review_pane._paste)),
             ("&Carry Out Selected Message", "Ctrl+Return", lambda: self._in_inbox(self.review_pane._carry)),
+            ("&Reply to Selected Message…", "Ctrl+Shift+Return", lambda: self._in_inbox(self.review_pane._reply)),
             ("&Deliver Undelivered Updates", "Ctrl+Shift+D", self.deliverRequested.emit),
         ):
             action = QAction(text, self, shortcut=QKeySequence(keys))

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from models.actions.preview import Preview
+from models.claude.delivery import InboxEntry, entry_for, summary_for
+from models.claude.status import TeamView
 from models.publish.publishing import utc_now
 from models.review.actions import compose_resend, handled_line, plan_edit, resend_write
 from models.review.ledger import LedgerUnreadable, handled_keys
@@ -28,10 +30,18 @@ class CarriedAlready(Exception):
         super().__init__(f"this message from {sender or '?'} was carried out already ({done})")
 
 
-def prepare_carry_out(session: SessionView, result: Review, *, again: bool = False, now: str | None = None) -> Preview:
+def prepare_carry_out(
+    session: SessionView,
+    result: Review,
+    *,
+    again: bool = False,
+    now: str | None = None,
+    team: TeamView | None = None,
+) -> Preview:
     """The preview of carrying out ``result``. Raises ``CarriedAlready`` for a message carried
     out before, unless ``again``; a ledger that cannot be read blocks it (whether it was carried
-    out cannot be told), as does a plan that cannot be edited."""
+    out cannot be told), as does a plan that cannot be edited. With a linked Claude Code
+    ``team``, a re-send's inbox entry is in the preview, exactly as it will be delivered."""
     role = result.message.sender or "?"
     title = f"Carry out {result.action} for {role}"
     try:
@@ -46,6 +56,7 @@ def prepare_carry_out(session: SessionView, result: Review, *, again: bool = Fal
     lines: list[str] = []
     blocked: list[str] = []
     messages: tuple[tuple[str, Path], ...] = ()
+    deliveries: tuple[InboxEntry, ...] = ()
     composed = compose_resend(session, result)
     if composed is not None and not names_a_file(role):
         blocked.append(f"the sender {role!r} {NOT_A_FILE_NAME}: its re-send would name no file of the outbox")
@@ -55,6 +66,11 @@ def prepare_carry_out(session: SessionView, result: Review, *, again: bool = Fal
         writes.append(write)
         lines.append(line)
         messages = ((role, write.path),)
+        if team is not None and team.team is not None and team.link is not None:
+            rel = write.path.relative_to(session.folder).as_posix()
+            version = session.gc.version if session.gc is not None else None
+            summary = summary_for({"gc_version": version, "mode": composed[1]})
+            deliveries = (entry_for(team.team, team.link, role, rel, version, summary, composed[0]),)
     edit = plan_edit(session, result)
     if edit is not None:
         try:
@@ -68,4 +84,12 @@ def prepare_carry_out(session: SessionView, result: Review, *, again: bool = Fal
     data = "".join(line + "\n" for line in lines).encode("utf-8")
     said = "a sent and a handled line" if len(lines) == 2 else "a handled line"
     writes.append(FileWrite(session.folder / LEDGER, "append", said, data, None))
-    return Preview("carry-out", title, session.folder, tuple(writes), blocked=tuple(blocked), messages=messages)
+    return Preview(
+        "carry-out",
+        title,
+        session.folder,
+        tuple(writes),
+        blocked=tuple(blocked),
+        messages=messages,
+        deliveries=deliveries,
+    )

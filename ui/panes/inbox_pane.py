@@ -120,6 +120,7 @@ class ReviewPane(QWidget):
     """Messages in, the Lead's actions out (the controller carries them out)."""
 
     carryOut = Signal(object)
+    replyRequested = Signal(object)
     pasted = Signal(str, str)
     teamRequested = Signal()
 
@@ -150,10 +151,14 @@ class ReviewPane(QWidget):
         follow_font(self.raw, lambda: self.raw.setMinimumHeight(self.raw.fontMetrics().height() * 2 + 12))
         # Their keys are the window's (Session menu), so that they work from any pane.
         self.carry_button = button("Carry out", self._carry, None, self, "Carry out the selected message (Ctrl+Return)")
+        self.reply_button = button(
+            "Reply…", self._reply, None, self, "Reply to the selected message in your own words (Ctrl+Shift+Return)"
+        )
         buttons = button_bar(
             self.header,
             self.reports_only,
             self.carry_button,
+            self.reply_button,
             button("Paste message…", self._paste, None, self, "Paste a teammate's message (Ctrl+Shift+V)"),
             button("Watch Claude Code team…", self.teamRequested.emit, None, self),
         )
@@ -209,6 +214,11 @@ class ReviewPane(QWidget):
         r = self.selected()
         if r is not None:
             self.carryOut.emit(r)
+
+    def _reply(self) -> None:
+        r = self.selected()
+        if r is not None:
+            self.replyRequested.emit(r)
 
     def _paste(self) -> None:
         """The message, then who sent it, picked from the session's teammates (a typed name
