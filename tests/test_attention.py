@@ -154,3 +154,42 @@ def test_deliveries_in_trouble_are_listed_only_for_a_linked_team(tmp_path: Path)
         ),  # since it was delivered
     ]
     assert needs_lead([], set(), [], {}, TeamView(None, None, rows), None) == []  # not linked: the Lead pastes
+
+
+def test_a_session_with_no_snapshot_is_offered_a_baseline_first(
+    qtbot: QtBot, controller: Controller, demo_copy: Path
+) -> None:
+    """Issue 42 (adopt on first open): a GC whose version gc-history has no snapshot of (every
+    session an agent Lead ran by hand) is offered a baseline at the top of Needs you; Return
+    shows the review, and once taken, the offer is gone."""
+    import shutil
+
+    from PySide6.QtWidgets import QMessageBox
+
+    shutil.rmtree(demo_copy / "gc-history")
+    controller.reload()
+    settle_reviews(qtbot, controller)
+    w = controller.window
+    w.show()
+    pane = w.attention_pane
+    qtbot.waitUntil(lambda: pane.model.rowCount() > 0)
+    first = pane.model.items[0]
+    assert (first.kind, first.action_label) == ("adopt", "Baseline…")
+    assert first.what.startswith("GC-v6 has no snapshot in gc-history/")
+    shown: list[str] = []
+
+    def review(box: object) -> QMessageBox.StandardButton:
+        shown.extend(box.preview.relative(wr) for wr in box.preview.writes)  # type: ignore[attr-defined]
+        return QMessageBox.StandardButton.Ok
+
+    w.composer.confirm = review  # type: ignore[method-assign]
+    pane.view.setFocus()
+    pane.view.setCurrentIndex(pane.model.index(0, 0))
+    qtbot.keyClick(pane.view, Qt.Key.Key_Return)
+    settle_reviews(qtbot, controller)
+    assert "gc-history/GC-v6.md" in shown
+    gc = (demo_copy / "global-context.md").read_text(encoding="utf-8")
+    assert (demo_copy / "gc-history" / "GC-v6.md").read_text(encoding="utf-8") == gc
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+    assert all(i.kind != "adopt" for i in pane.model.items)

@@ -13,20 +13,22 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from models.claude.status import TeamView
+from models.delta.decisions import snapshot_versions
 from models.review.validation import Review
+from models.session.snapshot import SessionView
 from models.session.teammates import Teammate
 
-Action = Literal["carry-out", "deliver-again", "deliver", "ping", "conclude-gate", "show-next"]
+Action = Literal["carry-out", "reply", "deliver-again", "deliver", "ping", "conclude-gate", "show-next", "baseline"]
 # What an Inbox reply asks of the Lead (the review's action), and how urgent it is.
 REPLY_ACTIONS = {"lost": 0, "attention": 1, "full": 2, "resend": 2, "guide": 3, "confirm": 5}
-ORDER = {"lost": 0, "reply": 1, "blocked": 2, "delivery": 3, "ping": 4, "gate": 5}
+ORDER = {"adopt": -1, "lost": 0, "reply": 1, "blocked": 2, "delivery": 3, "ping": 4, "gate": 5}
 
 
 @dataclass(frozen=True)
 class Attention:
     """One thing the Lead has to do: what, for whom, since when, and how."""
 
-    kind: Literal["lost", "reply", "blocked", "delivery", "ping", "gate"]
+    kind: Literal["adopt", "lost", "reply", "blocked", "delivery", "ping", "gate"]
     role: str | None
     what: str
     action: Action | None  # None: only the Lead can answer it (a blocked teammate)
@@ -38,6 +40,8 @@ class Attention:
     def action_label(self) -> str:
         return {
             "carry-out": "Carry out",
+            "reply": "Reply…",
+            "baseline": "Baseline…",
             "deliver-again": "Deliver again",
             "deliver": "Deliver",
             "ping": "Ping",
@@ -55,21 +59,27 @@ def needs_lead(
     team: TeamView | None = None,
     gate: Mapping[str, object] | None = None,
     now: datetime | None = None,
+    unadopted: str | None = None,
 ) -> list[Attention]:
-    """Every item, most urgent first (a lost context before a reply, before a ping)."""
+    """Every item, most urgent first (a lost context before a reply, before a ping).
+    ``unadopted`` says why the session has no snapshot to compute deltas from (a session run
+    by hand until now): taking one comes before anything else."""
     out: list[Attention] = []
+    if unadopted is not None:
+        out.append(Attention("adopt", None, unadopted, "baseline"))
     for r in reviews:
         done = (r.message.source, r.message.sha) in handled
         if done or r.action not in REPLY_ACTIONS:
             continue
         kind: Literal["lost", "reply"] = "lost" if r.action == "lost" else "reply"
         what = r.summary or f"{r.action} for {r.message.sender}"
+        consult = r.report is not None and r.report.attention and r.action == "attention"
         out.append(
             Attention(
                 kind,
                 r.message.sender,
                 what,
-                "carry-out",
+                "reply" if consult else "carry-out",  # a decision asked for is answered in words
                 r.message.timestamp,
                 r.message.source,
                 REPLY_ACTIONS[r.action],
@@ -101,3 +111,16 @@ def needs_lead(
         phase = gate.get("phase", "?")
         out.append(Attention("gate", None, f"the gate of phase {phase} waits for a verdict", "conclude-gate"))
     return sorted(out, key=lambda a: (ORDER[a.kind], a.urgency, a.since or ""))
+
+
+def unadopted(session: SessionView) -> str | None:
+    """Why Needs you offers a baseline: the GC names a version that gc-history has no snapshot
+    of (every session an agent Lead ran by hand), so no delta can be proven from it. None when
+    there is one, or no versioned GC to take it of."""
+    gc = session.gc
+    if gc is None or gc.version is None or gc.version in snapshot_versions(session.folder):
+        return None
+    return (
+        f"GC-v{gc.version} has no snapshot in gc-history/: take a baseline, so that the next update is a "
+        "delta from what teammates hold"
+    )
