@@ -98,6 +98,7 @@ class MemoryActions(QObject):
         self._look_delay.timeout.connect(self._start_look)
         self._look: Callable[[], object] | None = None
         self.last_preview = ""
+        self.last_change: tuple[str, str] = ("", "")  # TEAM-MEMORY.md's text before and after, as previewed
         # Asks the Lead (title, diff) → yes: the pane puts its dialog here. Unasked, nothing is written.
         self.confirm: Callable[[str, str], bool] = lambda title, diff: False
 
@@ -191,7 +192,7 @@ class MemoryActions(QObject):
         diff = "".join(
             difflib.unified_diff(before.splitlines(True), after.splitlines(True), "TEAM-MEMORY.md", "after", n=1)
         )
-        self.last_preview = diff
+        self.last_preview, self.last_change = diff, (before, after)
         if not diff or not self.confirm(title, diff):
             return False
         step = self.undo_stack.index()
@@ -242,7 +243,7 @@ class MemoryActions(QObject):
             self.failed.emit(str(exc))
             return False
         diff = "".join(difflib.unified_diff([], new.splitlines(True), "(no TEAM-MEMORY.md)", "TEAM-MEMORY.md"))
-        self.last_preview = diff
+        self.last_preview, self.last_change = diff, ("", new)
         if not self.confirm("Create TEAM-MEMORY.md", diff):
             return False
         try:

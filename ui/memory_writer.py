@@ -23,6 +23,7 @@ class MemoryWriter(Protocol):
 
     path: Path | None
     confirm: Callable[[str, str], bool]
+    last_change: tuple[str, str]  # TEAM-MEMORY.md's text before and after the change ``confirm`` asks about
     failed: SignalInstance  # one line: why nothing was written
     lossFound: SignalInstance  # a Loss: entries an outside write took away
     undo_stack: QUndoStack

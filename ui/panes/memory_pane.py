@@ -13,15 +13,16 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QDialog,
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QTreeView,
     QWidget,
 )
 
+from models.actions.memory_change import memory_preview
 from models.memory.access import access_of
 from models.memory.check import missing_sections
 from models.memory.loss import Loss
@@ -31,8 +32,10 @@ from models.session.team_memory import LINE_LIMIT, MemoryQuery, MemorySection
 from models.text.problems import Problem
 from ui.after_paint import AfterPaint
 from ui.item_models import MemoryModel
+from ui.memory_entry_dialog import MemoryEntryDialog
 from ui.memory_writer import MemoryWriter
 from ui.node_model import PAYLOAD_ROLE
+from ui.review_dialog import ReviewDialog
 from ui.strips import ProblemBanner, TonedLabel, error_tone, over_limit_tone
 from ui.widgets import button, button_bar, number_columns, plain_label, row, stack, to_clipboard, widget_action
 
@@ -226,12 +229,13 @@ class MemoryPane(QWidget):
             self.memory_view.expand(model.index(number, 0))
 
     def _confirm_change(self, title: str, diff: str) -> bool:
-        box = QMessageBox(self)
-        box.setWindowTitle(title)
-        box.setText(f"{title}: write this change to TEAM-MEMORY.md?")
-        box.setDetailedText(diff)
-        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
-        return box.exec() == QMessageBox.StandardButton.Ok
+        """The change reviewed as every other write is: wide, the diff shown, each file listed
+        (TEAM-MEMORY.md, and the app's journal of what it wrote there)."""
+        path = self.memory_actions.path
+        if path is None:
+            return False
+        box = ReviewDialog(memory_preview(path, title, *self.memory_actions.last_change), f"{title}?", self)
+        return box.exec() == QDialog.DialogCode.Accepted.value
 
     def _show_loss(self, loss: Loss) -> None:
         if not loss.any:
@@ -254,21 +258,17 @@ class MemoryPane(QWidget):
         return list(dict.fromkeys([*roles, *mates]))
 
     def add_entry(self) -> None:
-        role, ok = QInputDialog.getItem(
-            self, "Add entry", "Section (relay roles are marked relayed):", self._roles(), 0, False
-        )
-        if not ok:
+        """One dialog for the entry (the selected section first), then the review of the write."""
+        selected = self.memory_model.data(self.memory_view.currentIndex(), PAYLOAD_ROLE)
+        current = selected.role if isinstance(selected, MemorySection) else None
+        dialog = MemoryEntryDialog(self._roles(), current, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted.value:
             return
-        tag, ok = QInputDialog.getItem(self, "Add entry", "Tag:", list(TAGS), 0, False)
-        if not ok:
-            return
-        text, ok = QInputDialog.getText(self, "Add entry", f"[{tag}] entry for {role}:")
-        if not ok or not text.strip():
-            return
+        role, tag, text = dialog.request()
         if self.session is not None and not (self.session.folder / "TEAM-MEMORY.md").exists():
-            self.memory_actions.create_with(self.session, role, tag, text.strip())
+            self.memory_actions.create_with(self.session, role, tag, text)
         else:
-            self.memory_actions.add_entry(role, tag, text.strip())
+            self.memory_actions.add_entry(role, tag, text)
 
     def selected_rows(self) -> list[QModelIndex]:
         return self.memory_view.selectionModel().selectedRows(0)
