@@ -113,3 +113,30 @@ def test_an_outbox_file_changed_after_the_preview_is_not_delivered(
     assert "changed since the preview" in (outcomes["implementer-1"].reason or "")
     assert not (team / "inboxes" / "implementer-1.json").exists()
     assert all(outcomes[r].delivered for r in MEMBERS[1:])
+
+
+def test_a_carry_out_lists_its_re_send_s_inbox_entry_and_delivers_exactly_that(
+    demo_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Carry out of a CONTEXT_LOST with the team linked: the review lists the full GC's entry
+    for the member (the outbox file's text and the reply line), and that entry is written."""
+    team = make_team(tmp_path / "claude")
+    assert run_cli(capsys, "team", str(demo_copy), "--team", str(team))[0] == 0
+    inbox = demo_copy / "messages" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "implementer-3-status.md").write_text("[STATUS] Phase 6 | CONTEXT_LOST\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "inbox", str(demo_copy), "--json")
+    ident = next(m["id"] for m in json.loads(out)["messages"] if m["from"] == "implementer-3")
+    code, out, err = run_cli(capsys, "inbox", str(demo_copy), "--carry-out", ident, "--deliver", "--dry-run", "--json")
+    assert code == 0, err
+    (shown,) = json.loads(out)["deliveries"]
+    gc = (demo_copy / "global-context.md").read_text(encoding="utf-8")
+    reply = "Reply to team-lead with SendMessage: [ACK-UPDATE] GC-v6 (applied/total, impact, action, unclear items)."
+    assert (shown["role"], shown["what"]) == ("implementer-3", "write")
+    assert shown["text"] == f"[CONTEXT-UPDATE] GC-v6 (full injection)\n\n{gc}".rstrip("\n") + "\n\n" + reply
+    assert entries(team / "inboxes" / "implementer-3.json") == []
+    code, out, err = run_cli(capsys, "inbox", str(demo_copy), "--carry-out", ident, "--deliver")
+    assert code == 0, err
+    (entry,) = entries(team / "inboxes" / "implementer-3.json")
+    assert entry["text"] == shown["text"]
+    assert [entries(team / "inboxes" / f"{m}.json") for m in MEMBERS if m != "implementer-3"] == [[], [], []]
