@@ -89,3 +89,55 @@ def test_trust_covers_the_workspace_and_the_scripts(tmp_path: Path) -> None:
     refused = compose(home, one, TOK, lambda m: m.trust_key in trusted)
     assert refused.blocks[0].status == "refused"
     assert not (one / "PWNED").exists()
+
+
+@pytest.mark.parametrize("flags", [["-ec"], ["-lc"], ["-xec"], ["-e", "-c"]], ids=lambda f: " ".join(f))
+def test_a_code_flag_in_a_cluster_still_gets_the_path_quoted(tmp_path: Path, flags: list[str]) -> None:
+    """Issue 45.5: `sh -ec` or `bash -lc` took the script for a plain argument, so a workspace
+    named ``ws;touch INJECTED;#`` ran `touch`. The generator runs, and nothing is made."""
+    command = json_list(["sh", *flags, "echo made > ${CWD}/out.md"])
+    home, cwd = _agent(tmp_path, command)
+    (block,) = compose(home, cwd, TOK, lambda m: True).blocks
+    assert block.status == "ok", block.reason
+    assert (cwd / "out.md").read_text(encoding="utf-8") == "made\n"
+    assert list(tmp_path.rglob("INJECTED")) == []
+
+
+def test_python_with_a_cluster_refuses_an_unusual_path(tmp_path: Path) -> None:
+    home, cwd = _agent(tmp_path, json_list([sys.executable, "-Bc", "open('${CWD}/out.md', 'w').write('x')"]))
+    (block,) = compose(home, cwd, TOK, lambda m: True).blocks
+    assert block.status == "refused" and not (cwd / "out.md").exists()
+
+
+def test_trust_covers_what_a_script_sources_and_says_what_it_cannot(tmp_path: Path) -> None:
+    """Issue 45.5: trust by hash did not cover a script the trusted one sources. A sourced file
+    named as it is written is covered (changing it asks again); one worked out at run time is
+    said to be not covered."""
+    from models.context.generators import coverage
+
+    home = tmp_path / "home"
+    (home / "tools").mkdir(parents=True)
+    (home / "tools" / "gen.sh").write_text('. ./lib.sh\nsource "$HOME/.genrc"\necho made\n', encoding="utf-8")
+    lib = home / "tools" / "lib.sh"
+    lib.write_text("WHO=v1\n", encoding="utf-8")
+    (home / "context.yaml").write_text(
+        "sources:\n  - type: computed_file\n    id: gen\n"
+        '    generator:\n      command: ["sh", "${AGENT_HOME}/tools/gen.sh"]\n'
+        '    output_path: "${CWD}/out.md"\n',
+        encoding="utf-8",
+    )
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    manifest = load_manifest(home)
+    files, uncovered = coverage(manifest.commands(), home.resolve(), ws.resolve())
+    assert sorted(p.name for p in files) == ["gen.sh", "lib.sh"]
+    assert uncovered == ['gen.sh sources "$HOME/.genrc", worked out when it runs: not covered']
+    key = manifest.key_for(home, ws)
+    lib.write_text("WHO=v2; touch PWNED\n", encoding="utf-8")
+    assert load_manifest(home).key_for(home, ws) != key  # the sourced file changed: asked again
+
+
+def json_list(argv: list[str]) -> str:
+    import json
+
+    return json.dumps(argv)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
@@ -16,6 +17,7 @@ from app.cli.report import (
 )
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError
 from models.context.compose import compose
+from models.context.generators import coverage
 from models.context.gsd import AGENT_TYPES, selective_context
 from models.context.links import Link, load_links, save_link
 from models.context.team import context_rows
@@ -30,6 +32,10 @@ def cmd_context(args: argparse.Namespace) -> int:
     if not home.is_dir():
         raise UsageError(f"{home}: no such folder")
     composed = compose(home, Path(args.cwd or "."), get_tokenizer(args.tokenizer), lambda m: bool(args.allow_exec))
+    if args.allow_exec:  # what --allow-exec ran that nobody could look at first
+        cwd = Path(args.cwd or ".").resolve()
+        for note in coverage(composed.manifest.commands(), home.resolve(), cwd)[1]:
+            print(f"lead-console: warning: {note}", file=sys.stderr)
     data = composed_data(composed)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))

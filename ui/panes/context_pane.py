@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from models.context.compose import Block, Composed, compose, load_manifest
+from models.context.generators import coverage
 from models.context.links import Link, load_links, save_link
 from models.context.team import ContextRow, context_rows
 from models.session.folder import Session
@@ -243,10 +244,17 @@ class ContextPane(QWidget):
         if key is None or not commands:
             self.status.setText("No generators to trust")
             return
+        files, uncovered = coverage(manifest.commands(), link.agent_home.resolve(), link.workspace.resolve())
         box = QMessageBox(self)
         box.setWindowTitle("Trust this context.yaml?")
-        box.setText(f"{manifest.path} runs these commands in {link.workspace}:")
-        box.setDetailedText("\n".join(commands))
+        covered = ", ".join(sorted(p.name for p in files)) or "no script file"
+        warning = "\n\nNot covered (it may change without asking you again):\n" + "\n".join(uncovered)
+        box.setText(
+            f"{manifest.path} runs these commands in {link.workspace}:\n\n"
+            + "\n".join(commands)
+            + f"\n\nTrust covers this file and the bytes of: {covered}; any change asks again."
+            + (warning if uncovered else "")
+        )
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         if self.confirm(box):
             self.trust(key)
