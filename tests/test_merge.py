@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from conftest import DEMO
 from models.publish.merge import Conflict, merge_drafts
+from ui.composer.merge_dialog import MergeReview
 from ui.widgets import is_shown
 
 BASE = (DEMO / "global-context.md").read_text(encoding="utf-8")
@@ -58,7 +60,22 @@ def test_the_merge_button_takes_the_agents_change_into_the_draft(
     with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "gc" in p):
         gc.write_text(theirs, encoding="utf-8")
     assert is_shown(pane.merge_button) and not pane.publish_button.isEnabled()
+    shown: list[str] = []
+
+    def review() -> None:  # the merge's review, up in its own loop: read, then taken
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, MergeReview):
+            QTimer.singleShot(10, review)
+            return
+        shown.append(dialog.change.toPlainText())
+        ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(0, review)
     qtbot.mouseClick(pane.merge_button, Qt.MouseButton.LeftButton)
+    (diff,) = shown  # Issue 42.10: Merge with disk… showed nothing of what it took
+    added = [line for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert added == ["+- R-9: theirs"]
     working = pane.composer.working_text  # type: ignore[union-attr]
     assert "- R-9: theirs\n" in working and "- Q-9: mine\n" in working
     assert not is_shown(pane.merge_button) and pane.publish_button.isEnabled()
@@ -83,7 +100,10 @@ def test_a_conflict_is_decided_in_the_dialog(qtbot: QtBot, controller: Controlle
         return {"Risks": "theirs"}
 
     pane.choose_conflicts = choose  # type: ignore[method-assign]
+    reviewed: list[str] = []
+    pane.confirm_merge = lambda diff: reviewed.append(diff) is None  # type: ignore[method-assign]
     assert pane.merge_with_disk()
+    assert "-- R-8: mine\n+- R-9: theirs\n" in reviewed[0]
     assert seen == [["Risks"]]
     assert pane.composer.working_text == theirs  # type: ignore[union-attr]
 

@@ -117,6 +117,13 @@ class Composer:
         self.taken_text = self.working_text
         return True
 
+    def merged_with_disk(self, choose: dict[str, str] | None = None) -> tuple[str, list[Conflict]]:
+        """What ``merge_with_disk(choose)`` would make the draft, and the conflicts still to
+        choose; nothing changes (the window shows it first)."""
+        if self.session.gc is None or self.taken_text is None:
+            return self.working_text, []
+        return merge_drafts(self.taken_text, self.working_text, self.session.gc.text, choose)
+
     def merge_with_disk(self, choose: dict[str, str] | None = None) -> list[Conflict]:
         """Merge the Lead's draft with the GC agents wrote meanwhile (``models.publish.merge``);
         with every conflict chosen, the draft is now based on the disk GC. Returns the conflicts

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QPlainTextEdit,
     QScrollArea,
     QVBoxLayout,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from models.publish.merge import Conflict
+from ui.review_dialog import DiffHighlighter
 
 MINE, THEIRS = "Keep my draft", "Take the agent's version"
 
@@ -63,3 +65,29 @@ class MergeDialog(QDialog):
 
     def chosen(self) -> dict[str, str]:
         return {key: "theirs" if combo.currentText() == THEIRS else "mine" for key, combo in self.choices.items()}
+
+
+class MergeReview(QDialog):
+    """What the merge takes into the draft, as a diff of the draft, before it is taken: the
+    agents' changes and the Lead's choices. Nothing is written: the draft changes, and only a
+    publish writes it."""
+
+    def __init__(self, parent: QWidget, diff: str) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Merge your draft with the GC on disk")
+        heading = QLabel("Take these changes into your draft? Nothing is written until you publish.")
+        heading.setWordWrap(True)
+        self.change = QPlainTextEdit(diff or "(your draft already holds what is on disk)")
+        self.change.setReadOnly(True)
+        self.change.setFont(QFont("DejaVu Sans Mono"))
+        self.highlighter = DiffHighlighter(self.change.document())
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Take into the draft")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addWidget(self.change)
+        layout.addWidget(self.buttons)
+        screen = self.screen().availableGeometry()
+        self.resize(min(1100, screen.width() - 60), min(640, screen.height() - 60))

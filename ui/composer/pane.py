@@ -8,6 +8,7 @@ shows every file it will write and refuses when any of them changed since.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection
 from dataclasses import replace
 
@@ -37,7 +38,7 @@ from models.session.team_memory import teammate_facts_kept
 from models.text.problems import Problem
 from ui.composer.header import describe, shown_message
 from ui.composer.item_actions import ItemActions
-from ui.composer.merge_dialog import MergeDialog
+from ui.composer.merge_dialog import MergeDialog, MergeReview
 from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
 from ui.composer.publish_actions import SessionActions
 from ui.composer.section_editor import SectionEditor
@@ -326,15 +327,31 @@ class ComposerPane(QWidget):
         if c is None:
             return False
         self.commit_section_edit()
-        conflicts = c.merge_with_disk()
+        merged, conflicts = c.merged_with_disk()
+        choices: dict[str, str] | None = None
         if conflicts:
             choices = self.choose_conflicts(conflicts)
-            if choices is None or c.merge_with_disk(choices):
+            if choices is None:
                 return False
+            merged, conflicts = c.merged_with_disk(choices)
+            if conflicts:
+                return False
+        before = c.working_text
+        diff = "".join(
+            difflib.unified_diff(
+                before.splitlines(True), merged.splitlines(True), "your draft", "merged with disk", n=2
+            )
+        )
+        if not self.confirm_merge(diff) or c.merge_with_disk(choices):
+            return False
         # The undo steps were drafts of the old base: undoing into them would drop the agent's change.
         self.undo_stack.clear()
         self.refresh()
         return True
+
+    def confirm_merge(self, diff: str) -> bool:
+        """The Lead's word on what the merge takes into the draft (tests replace this)."""
+        return MergeReview(self, diff).exec() == QDialog.DialogCode.Accepted.value
 
     def choose_conflicts(self, conflicts: list[Conflict]) -> dict[str, str] | None:
         """The Lead's choice per conflicting section (tests replace this); None: cancelled."""
