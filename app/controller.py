@@ -8,11 +8,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from app.action_runner import ActionRunner
 from app.busy import loading_vocabulary, opening
 from app.drafts import DraftKeeper, restore_into
+from app.inbox_actions import InboxActions
 from app.live_session import LiveSession
 from app.looks import Looks
 from app.memory_actions import MemoryActions
@@ -21,17 +22,14 @@ from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
-from app.team_dialogs import ask_carry_out_again, pick_member, pick_team_folder
+from app.team_dialogs import pick_member, pick_team_folder
 from models.actions.attention import Attention, needs_lead, unadopted
-from models.actions.carry import CarriedAlready, prepare_carry_out
-from models.actions.paste import PasteError, prepare_paste
 from models.actions.preview import Outcome, Preview
 from models.actions.replies import pending_from
-from models.actions.reply import prepare_reply
 from models.actions.session_edits import prepare_state
 from models.claude.delivery import describe_outcomes
 from models.claude.reviews import Gathered, gather_reviews
-from models.claude.status import TeamView, linked_team
+from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state
 from models.review.validation import Review
@@ -41,8 +39,6 @@ from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import Tokenizer, get_tokenizer
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
-from ui.reply_dialog import ReplyDialog
-from ui.review_dialog import ReviewDialog
 from ui.workers import LatestWork
 
 
@@ -74,10 +70,6 @@ class Controller(QObject):
         self.window.composer.commitRequested.connect(self.runner.commit)
         self.runner.committed.connect(self._committed)
         self.runner.refused.connect(self._refused)
-        self.window.review_pane.carryOut.connect(self.carry_out)
-        self.window.review_pane.replyRequested.connect(self.reply)
-        self._unsent: dict[tuple[str, str], str] = {}  # replies typed and not sent, by the message answered
-        self.window.review_pane.pasted.connect(self.paste)
         self.window.review_pane.teamRequested.connect(self._ask_team)
         self.window.teammates_pane.stateRequested.connect(self.set_state)
         self.reviews: list[Review] = []
@@ -85,6 +77,11 @@ class Controller(QObject):
         self.reviewer = LatestWork(self)  # inboxes, ledger and team replies, off the GUI thread
         self.reviewer.finished.connect(self._reviewed)
         self.team = TeamBridge(self)
+        self.inbox = InboxActions(self.window, self.runner, self.team, self._session, self)
+        self.inbox.failed.connect(self._error)
+        self.window.review_pane.carryOut.connect(self.inbox.carry_out)
+        self.window.review_pane.replyRequested.connect(self.inbox.reply)
+        self.window.review_pane.pasted.connect(self.inbox.paste)
         self._team_roles: tuple[str, ...] = ()  # the roles the team's columns were read for
         self.team.viewReady.connect(self._team_view)
         self.team.delivered.connect(self._delivered)
@@ -104,6 +101,9 @@ class Controller(QObject):
         self.window.set_tokenizer(settings.tokenizer)
         self.looks.attach(self.window)
         self.recent = RecentSessions(settings, self.window, self)
+
+    def _session(self) -> Session | None:
+        return self.live.session if self.live is not None else None
 
     def _pick(self, folder: Path, session_id: str | None) -> Path | None:
         sessions = find_sessions(folder)
@@ -324,7 +324,7 @@ class Controller(QObject):
         if item.action in ("carry-out", "reply"):
             review = next((r for r in self.reviews if r.message.source == item.source), None)
             if review is not None:
-                (self.carry_out if item.action == "carry-out" else self.reply)(review)
+                (self.inbox.carry_out if item.action == "carry-out" else self.inbox.reply)(review)
         elif item.action == "baseline":
             self.window.composer.session_actions.baseline()
         elif item.action == "deliver-again" and item.role is not None:
@@ -369,73 +369,6 @@ class Controller(QObject):
             self.window.composer.refresh()
         self.reviewsShown.emit()
 
-    def carry_out(self, result: Review) -> bool:
-        """Do what the review says on the plan side and mark the message handled in the ledger
-        (the runner writes it; ``actionDone`` follows). False when nothing is asked of it.
-
-        A message carried out before is carried out again only when the Lead says so, told
-        what it would repeat (a second re-send, second ledger lines)."""
-        if self.live is None:
-            return False
-        self.runner.settle()  # prepared from the files as the last action left them
-        session = self.live.session
-        team = self._team_now(session)  # a re-send's inbox entry is reviewed with the rest
-        try:
-            try:
-                preview = prepare_carry_out(session, result, team=team)
-            except CarriedAlready as exc:
-                if not self.confirm_repeat(result, exc.done):
-                    return False
-                preview = prepare_carry_out(session, result, again=True, team=team)
-        except OSError as exc:
-            self._error(f"Could not carry out {result.action}: {exc}. Nothing was changed.")
-            return False
-        if preview.refusals:
-            self._error(f"Could not carry out {result.action}: {'; '.join(preview.refusals)}. Nothing was changed.")
-            return False
-        if not self.review_write(preview, f"Carry out {result.action} for {result.message.sender or 'this message'}?"):
-            return False
-        self.runner.commit(preview)
-        return True
-
-    def reply(self, result: Review) -> bool:
-        """The Lead's own words to the sender of ``result``: typed, reviewed (the outbox file,
-        the ledger, the inbox entry of a linked team), then written by the runner. What was
-        typed and not sent comes back the next time this message is answered."""
-        if self.live is None:
-            return False
-        key = (result.message.source, result.message.sha)
-        text = self.ask_reply(result, self._unsent.get(key, ""))
-        if text is None:
-            return False
-        self._unsent[key] = text
-        self.runner.settle()
-        preview = prepare_reply(self.live.session, result, text, team=self._team_now(self.live.session))
-        if preview.refusals:
-            self._error(f"No reply was sent: {'; '.join(preview.refusals)}")
-            return False
-        if not self.review_write(preview, f"Send this reply to {result.message.sender}?"):
-            return False
-        del self._unsent[key]
-        self.runner.commit(preview)
-        return True
-
-    def _team_now(self, session: Session) -> TeamView:
-        """The linked team as last read, or before its first read, where its link points."""
-        return self.team.view or linked_team(session.folder, list(session.roles()))
-
-    def ask_reply(self, result: Review, text: str) -> str | None:
-        """The reply's words, or None when the Lead cancels (what was typed is kept)."""
-        dialog = ReplyDialog(result, text, self.window)
-        accepted = dialog.exec() == QDialog.DialogCode.Accepted.value
-        if not accepted and dialog.text.strip():
-            self._unsent[(result.message.source, result.message.sha)] = dialog.text
-        return dialog.text if accepted else None
-
-    def review_write(self, preview: Preview, question: str) -> bool:
-        """Show every file and inbox entry ``preview`` writes and ask (tests replace this)."""
-        return ReviewDialog(preview, question, self.window).exec() == QDialog.DialogCode.Accepted.value
-
     def _committed(self, outcome: Outcome) -> None:
         """An action was written: the views follow, and a message goes on to a linked team."""
         preview = outcome.preview
@@ -474,10 +407,6 @@ class Controller(QObject):
                 self.live.reload({"plan"})
         self.actionDone.emit(preview)
 
-    def confirm_repeat(self, result: Review, done: str) -> bool:
-        """Ask before repeating a carry-out (tests replace this)."""
-        return ask_carry_out_again(self.window, result, done)
-
     def set_state(self, role: str, state: str) -> bool:
         """The Lead's word on a teammate's lifecycle: written to the plan by the runner;
         recipients follow. False when it cannot be asked (an unknown role or state)."""
@@ -491,20 +420,6 @@ class Controller(QObject):
             return False
         self.runner.commit(preview)
         return True
-
-    def paste(self, text: str, sender: str) -> Path | None:
-        """A pasted message goes into messages/inbox/ like any other (and is never deleted):
-        the runner writes it, and the Inbox reads it then. Returns the file it will be."""
-        if self.live is None:
-            return None
-        self.runner.settle()  # two pastes in one second: the second's name sees the first
-        try:
-            preview = prepare_paste(self.live.session, text, sender or None)
-        except PasteError as exc:
-            self._error(str(exc))
-            return None
-        self.runner.commit(preview)
-        return preview.writes[0].path
 
     def settle(self, timeout_s: float = 5.0) -> None:
         """Process events until the Inbox pass, the team read and the memory journal's first

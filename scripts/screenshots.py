@@ -102,7 +102,7 @@ def main() -> int:
         ctl.settle()
         for r in list(ctl.reviews):
             if r.message.source.startswith("inbox/implementer-1"):
-                ctl.carry_out(r)
+                ctl.inbox.carry_out(r)
         w.central_tabs.setCurrentIndex(0)
         w.inbox_dock.raise_()
         ctl.settle()

@@ -121,7 +121,7 @@ def controller(qtbot: QtBot, tmp_path: Path, demo_copy: Path) -> Iterator[Contro
     ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
     qtbot.addWidget(ctl.window)
     ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]
-    ctl.review_write = lambda preview, question: True  # type: ignore[method-assign]
+    ctl.inbox.review_write = lambda preview, question: True  # type: ignore[method-assign]
     assert ctl.open(demo_copy)
     settle_reviews(qtbot, ctl)  # the Inbox is read in a worker: start from the window as loaded
     yield ctl

@@ -105,12 +105,12 @@ def test_a_carry_out_writes_what_the_windows_carry_out_writes(
     said = json.loads(out)
     assert said["action"] == "full" and Path(said["resend"]).parent == by_cli / "messages" / "outbox"
     controller = shown_controller(qtbot, tmp_path)
-    controller.review_write = lambda preview, question: True  # type: ignore[method-assign]  # the Lead's OK
+    controller.inbox.review_write = lambda preview, question: True  # type: ignore[method-assign]  # the Lead's OK
     try:
         assert controller.open(by_window)
         settle_reviews(qtbot, controller)
         (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
-        assert controller.carry_out(review)
+        assert controller.inbox.carry_out(review)
         settle_reviews(qtbot, controller)
     finally:
         controller.window.context_pane.wait()
@@ -164,7 +164,7 @@ def test_add_saves_what_the_windows_paste_saves(
     controller = shown_controller(qtbot, tmp_path)
     try:
         assert controller.open(by_window)
-        assert controller.paste(message.read_text(encoding="utf-8"), "implementer-4") is not None
+        assert controller.inbox.paste(message.read_text(encoding="utf-8"), "implementer-4") is not None
     finally:
         controller.window.context_pane.wait()
         controller.close()

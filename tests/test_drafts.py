@@ -26,7 +26,7 @@ LINE = "- Q-9: who signs the ledger export?"
 def _controller(qtbot: QtBot, tmp_path: Path, name: str) -> Controller:
     ctl = Controller(AppSettings(QSettings(str(tmp_path / f"{name}.ini"), QSettings.Format.IniFormat)), headless=True)
     qtbot.addWidget(ctl.window)
-    ctl.review_write = lambda preview, question: True  # type: ignore[method-assign]
+    ctl.inbox.review_write = lambda preview, question: True  # type: ignore[method-assign]
     ctl.window.confirm_discard = lambda: True  # type: ignore[method-assign]  # the test's end closes it
     return ctl
 

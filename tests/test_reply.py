@@ -74,7 +74,7 @@ def test_a_consult_report_is_answered_with_a_decision_and_leaves_needs_you(
     whose = [attention.index(r, 0).data() for r in range(attention.rowCount())]
     assert "implementer-4" in whose  # the report that asks to consult needs the Lead
     reviewed: list[Preview] = []
-    controller.review_write = lambda preview, question: reviewed.append(preview) is None  # type: ignore[method-assign]
+    controller.inbox.review_write = lambda preview, question: reviewed.append(preview) is None  # type: ignore[method-assign]
     _select(controller, "implementer-4")
     seen = _answer_when_shown(qtbot, "Keep the corrections table.", decide="Go ahead")
     qtbot.mouseClick(controller.window.review_pane.reply_button, Qt.MouseButton.LeftButton)

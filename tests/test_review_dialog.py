@@ -48,7 +48,7 @@ def _listed(dialog: ReviewDialog) -> list[str]:
 def test_carry_out_shows_every_file_it_writes_and_cancel_writes_nothing(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    del controller.review_write  # the fixture's yes: the real dialog here
+    del controller.inbox.review_write  # the fixture's yes: the real dialog here
     _lost_context_row(qtbot, controller, demo_copy)
     before = session_files(demo_copy)
     seen: list[ReviewDialog] = []

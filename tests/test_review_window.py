@@ -105,7 +105,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
 
     for r in list(controller.reviews):
         if r.action == "confirm" and r.message.sender in ("implementer-1", "implementer-2", "implementer-4"):
-            assert controller.carry_out(r)
+            assert controller.inbox.carry_out(r)
     settle_reviews(qtbot, controller)
     confirmed = _confirmed(demo_copy)
     assert confirmed["implementer-1"] == 7 and confirmed["implementer-2"] == 7 and confirmed["implementer-4"] == 7
@@ -135,7 +135,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
 def test_pasted_and_unreadable_messages_are_kept_and_shown_raw(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    path = controller.paste("I think the GC is fine?? no tags here", "implementer-3")
+    path = controller.inbox.paste("I think the GC is fine?? no tags here", "implementer-3")
     settle_reviews(qtbot, controller)  # the runner writes it, then the Inbox reads it
     assert path is not None and path.read_text(encoding="utf-8").startswith("From: implementer-3\n")
     w = controller.window
@@ -168,7 +168,7 @@ def test_a_message_is_carried_out_once_unless_the_lead_says_again(
     controller.refresh_reviews()
     settle_reviews(qtbot, controller)
     (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
-    assert controller.carry_out(review)
+    assert controller.inbox.carry_out(review)
     settle_reviews(qtbot, controller)
     ledger = demo_copy / "messages" / "ledger.jsonl"
     outbox = demo_copy / "messages" / "outbox"
@@ -178,19 +178,19 @@ def test_a_message_is_carried_out_once_unless_the_lead_says_again(
     assert model.index(row, model.ACTION).data() == f"done: {review.action}"
     assert f"done: {review.action} at 20" in model.index(row, model.ACTION).data(Qt.ItemDataRole.ToolTipRole)
     asked: list[str] = []
-    controller.confirm_repeat = lambda r, done: asked.append(done) or False  # type: ignore[method-assign]
-    assert not controller.carry_out(review)
+    controller.inbox.confirm_repeat = lambda r, done: asked.append(done) or False  # type: ignore[method-assign]
+    assert not controller.inbox.carry_out(review)
     assert asked and asked[0].startswith(f"{review.action} at 20")
     assert ledger.read_text(encoding="utf-8") == lines and sorted(outbox.iterdir()) == sent  # nothing repeated
-    controller.confirm_repeat = lambda r, done: True  # type: ignore[method-assign]
-    assert controller.carry_out(review)  # the Lead said again
+    controller.inbox.confirm_repeat = lambda r, done: True  # type: ignore[method-assign]
+    assert controller.inbox.carry_out(review)  # the Lead said again
 
 
 def test_two_pastes_in_one_second_make_two_files(controller: Controller) -> None:
     """Names the app creates never collide (issue 16): the second gets '-2', nothing is overwritten."""
     text = "[STATUS] Phase 6 | IN_PROGRESS"
-    first = controller.paste(text, "implementer-2")
-    second = controller.paste(text + " ", "implementer-2")
+    first = controller.inbox.paste(text, "implementer-2")
+    second = controller.inbox.paste(text + " ", "implementer-2")
     assert first is not None and second is not None and first != second
     assert first.read_text(encoding="utf-8") == f"From: implementer-2\n{text}\n"
 
@@ -247,7 +247,7 @@ def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
     fail_carry_out_at(monkeypatch, step)
     errors: list[str] = []
     monkeypatch.setattr(controller, "_error", errors.append)
-    assert controller.carry_out(review)  # asked of the runner, which says it refused
+    assert controller.inbox.carry_out(review)  # asked of the runner, which says it refused
     actions_done(qtbot, controller)
     assert errors and "No space left on device" in errors[0] and "nothing was written" in errors[0]
     # The steps before the failing one (the re-send, the plan) are undone: every file as it was.
@@ -291,7 +291,7 @@ def test_the_title_counts_what_needs_the_lead_and_the_taskbar_is_asked_while_the
     settle_reviews(qtbot, controller)
     assert alerted == [w]
     review = next(r for r in controller.reviews if r.message.sender == "implementer-1")
-    controller.carry_out(review)  # the first time: nothing to ask
+    controller.inbox.carry_out(review)  # the first time: nothing to ask
     settle_reviews(qtbot, controller)
     assert w.windowTitle() == "Lead Console — payments-ledger-v2"
 
