@@ -378,6 +378,7 @@ class Controller(QObject):
                 self.window.show_session(self.live.session, {"gc", "plan", "gates"})
                 files = ", ".join(preview.relative_path(p) for p in outcome.written)
                 self.window.statusBar().showMessage(f"{preview.title}: wrote {files}", 10_000)
+            self._show_attention()  # a baseline taken, a gate started or concluded: Needs you follows
         elif self.live is not None and preview.action in ("carry-out", "reply"):
             sent = preview.message_write(preview.messages[0][0]) if preview.messages else None
             if sent is not None:

@@ -39,6 +39,7 @@ PAUSE_MS = 900  # long enough for the views to settle before each screenshot
 CTRL, SHIFT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
 
 Answer = Callable[[QWidget], None]
+Expected = tuple[str, type, Answer]  # the screenshot's name, the dialog's class, the Lead's answer
 
 
 def main() -> int:
@@ -61,23 +62,35 @@ def main() -> int:
         prefix = f"{size.width()}x{size.height()}-{folder.name}"
         live = ctl.live
         assert live is not None
-        roles = [t.role for t in live.session.teammates() if t.receives]
+        roles = [t.role for t in live.session.teammates()]  # a finished teammate's message is answered too
+        step = [0]  # the step under way: a dialog is looked for by its own step only
 
         def shot(name: str) -> None:
             path = out / f"{prefix}-{name}.png"
             app.primaryScreen().grabWindow(0).save(str(path))
             print(path)
 
-        def expect(chain: list[tuple[str, Answer]]) -> None:
+        def activate() -> None:
+            """The window active again (a dialog closing leaves none active under Xvfb, and keys
+            would go nowhere)."""
+            w.activateWindow()
+            for _ in range(200):
+                if QApplication.activeWindow() is w:
+                    return
+                app.processEvents()
+                QTest.qWait(10)
+
+        def expect(chain: list[Expected]) -> None:
             """Photograph each modal dialog of ``chain`` as it comes up, then answer it."""
             if not chain:
                 return
-            name, answer = chain[0]
+            name, kind, answer = chain[0]
+            mine = step[0]
 
             def look(tries: int = 0) -> None:
                 dialog = QApplication.activeModalWidget()
-                if dialog is None or dialog.property("walked"):
-                    if tries < 50:
+                if not isinstance(dialog, kind) or dialog.property("walked") or step[0] != mine:
+                    if tries < 50 and step[0] == mine:
                         QTimer.singleShot(100, lambda: look(tries + 1))
                     else:
                         print(f"{prefix}: no dialog came up for {name}")
@@ -116,9 +129,9 @@ def main() -> int:
             QTest.keyClicks(dialog.text_box, "Replay order settled: by event time, then by id")
             dialog.ok_button.click()
 
-        def needs_you(kind: str) -> bool:
+        def needs_you(action: str) -> bool:
             pane = w.attention_pane
-            row = next((n for n, item in enumerate(pane.model.items) if item.kind == kind), None)
+            row = next((n for n, item in enumerate(pane.model.items) if item.action == action), None)
             if row is None:
                 return False
             w.attention_dock.show()
@@ -129,12 +142,14 @@ def main() -> int:
             return True
 
         def adopt() -> None:
-            expect([("2b-baseline-review", ok)])
-            if not needs_you("adopt"):
+            expect([("2b-baseline-review", ReviewDialog, ok)])
+            if not needs_you("baseline"):
                 print(f"{prefix}: no baseline offered (the GC has no version, or a snapshot)")
 
         def edit() -> None:
             QTest.keyClick(w.gc_view, Qt.Key.Key_U, CTRL | SHIFT)  # Compose Update
+            if w.central_tabs.currentWidget() is not w.composer:
+                print(f"{prefix}: Ctrl+Shift+U did not bring the composer forward")
             model = w.gc_model
             for row in range(model.rowCount()):
                 if model.index(row, 2).data():  # the first section with items
@@ -145,6 +160,7 @@ def main() -> int:
             cursor = editor.textCursor()
             cursor.movePosition(cursor.MoveOperation.End)
             editor.setTextCursor(cursor)
+            QTest.keyClick(editor, Qt.Key.Key_Return)  # a new line at the section's end, then the item
             QTest.keyClicks(editor, "- Walk Check: typed in the window")
 
         def publish() -> None:
@@ -152,7 +168,7 @@ def main() -> int:
             if not w.composer.publish_button.isEnabled():
                 print(f"{prefix}: nothing to publish ({w.composer.header.text()})")
                 return
-            expect([("4b-publish-review", ok)])
+            expect([("4b-publish-review", ReviewDialog, ok)])
             QTest.keyClick(w, Qt.Key.Key_P, CTRL | SHIFT)
 
         def drop_messages() -> None:
@@ -171,25 +187,25 @@ def main() -> int:
             w.inbox_dock.show()
             w.inbox_dock.raise_()
             pane.view.setCurrentIndex(model.index(row, 0))
-            expect([("6b-reply", decide), ("6c-reply-review", ok)])
+            expect([("6b-reply", ReplyDialog, decide), ("6c-reply-review", ReviewDialog, ok)])
             QTest.keyClick(w, Qt.Key.Key_Return, CTRL | SHIFT)
 
         def resend_lost() -> None:
-            expect([("7b-carry-out-review", ok)])
-            if not needs_you("lost"):
+            expect([("7b-carry-out-review", ReviewDialog, ok)])
+            if not needs_you("carry-out"):
                 print(f"{prefix}: no lost context to re-send")
 
         def add_memory() -> None:
             w.memory_dock.show()
             w.memory_dock.raise_()
-            expect([("8b-memory-entry", memory_entry), ("8c-memory-review", ok)])
+            expect([("8b-memory-entry", MemoryEntryDialog, memory_entry), ("8c-memory-review", ReviewDialog, ok)])
             QTest.keyClick(w, Qt.Key.Key_A, CTRL | SHIFT)
 
         def gate(start: bool) -> None:
             if start:
-                expect([("9b-gate-phase", ok), ("9c-gate-review", ok)])
+                expect([("9b-gate-phase", QInputDialog, ok), ("9c-gate-review", ReviewDialog, ok)])
             else:
-                expect([("10b-gate-verdict", ok), ("10c-gate-notes", notes)])
+                expect([("10b-gate-verdict", QInputDialog, ok), ("10c-gate-notes", QInputDialog, notes)])
             QTest.keyClick(w, Qt.Key.Key_G, CTRL)
 
         steps: list[tuple[str, Callable[[], None]]] = [
@@ -214,9 +230,11 @@ def main() -> int:
                 app.quit()
                 return
             name, act = steps[i]
+            step[0] = i
+            activate()
             try:
                 act()
-            except Exception as exc:  # noqa: BLE001 - the walk goes on and says what broke
+            except Exception as exc:  # the walk goes on, and says what broke
                 print(f"{prefix}: {name} failed: {exc!r}")
             ctl.settle(timeout_s=10)
             QTimer.singleShot(PAUSE_MS, lambda: (shot(name), run(i + 1)))

@@ -47,7 +47,6 @@ def _answer_when_shown(qtbot: QtBot, typed: str, decide: str | None = None, canc
         if decide is not None:
             choice = next(b for b in dialog.findChildren(QPushButton) if b.text() == decide)
             qtbot.mouseClick(choice, Qt.MouseButton.LeftButton)
-        dialog.editor.moveCursor(dialog.editor.textCursor().MoveOperation.End)
         qtbot.keyClicks(dialog.editor, typed)
         seen.append(dialog.text)
         target = dialog.buttons.button(dialog.buttons.StandardButton.Cancel) if cancel else dialog.review_button

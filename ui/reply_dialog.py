@@ -7,7 +7,7 @@ gathers the words: the review of what the reply writes and delivers comes next.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from models.actions.reply import DECISIONS
@@ -35,6 +35,7 @@ class ReplyDialog(QDialog):
         self.editor.setObjectName("reply-text")
         self.editor.setPlaceholderText(f"Your reply to {sender}")
         self.editor.setPlainText(text)
+        self.editor.moveCursor(QTextCursor.MoveOperation.End)  # what was typed before goes on from its end
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.review_button = self.buttons.addButton("Review Reply…", QDialogButtonBox.ButtonRole.AcceptRole)
         self.buttons.accepted.connect(self.accept)
@@ -64,6 +65,7 @@ class ReplyDialog(QDialog):
         """A decision's words go first, before whatever the Lead typed already (kept)."""
         typed = self.text.strip()
         self.editor.setPlainText(f"{said}\n\n{typed}" if typed else said)
+        self.editor.moveCursor(QTextCursor.MoveOperation.End)  # typing goes on after the words
         self.editor.setFocus()
 
     def _enable(self) -> None:

@@ -135,7 +135,8 @@ class WindowMenus(QMainWindow):
         watch.triggered.connect(self.review_pane.teamRequested.emit)
         session_menu.addAction(watch)
         wrap = QAction("&Wrap Long Lines in the Editor", self, checkable=True, shortcut=QKeySequence("Alt+Z"))
-        wrap.setChecked(self.settings.value("editor/wrap", "false") == "true")
+        # Wrapped unless the Lead turned it off: on a laptop the editor's column is narrow.
+        wrap.setChecked(self.settings.value("editor/wrap", "true") == "true")
         self.composer.section_editor.set_wrapped(wrap.isChecked())
         wrap.toggled.connect(self._wrap_editor)
         view_menu.addAction(wrap)

@@ -173,7 +173,7 @@ class ComposerPane(QWidget):
         split.setObjectName("composer-editor-and-items")
         split.addWidget(self.section_editor)
         split.addWidget(right)
-        split.setSizes([420, 620])
+        split.setSizes([520, 520])  # halves: the editor wraps its prose in its own column
 
         undo = self.undo_stack.createUndoAction(self, "Undo")
         undo.setShortcut(QKeySequence.StandardKey.Undo)
