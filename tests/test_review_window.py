@@ -242,6 +242,8 @@ def test_a_carry_out_failing_at_any_step_changes_nothing_and_says_so(
     controller.refresh_reviews()
     settle_reviews(qtbot, controller)
     (review,) = [r for r in controller.reviews if r.message.sender == "implementer-1"]
+    # TEAM-MEMORY's first look (which may start its journal) is done: only the carry out writes now.
+    qtbot.waitUntil(lambda: not controller.memory_actions.looking)
     tree = {p: p.read_bytes() for p in demo_copy.rglob("*") if p.is_file()}
 
     fail_carry_out_at(monkeypatch, step)

@@ -53,9 +53,9 @@ def test_a_dragged_divider_is_kept_for_the_next_run_and_reset_layout_sets_it_bac
     split = _splitter(first, "composer-editor-and-items")
     qtbot.waitUntil(lambda: split.isVisible() and all(split.sizes()))
     made = split.sizes()
-    _drag(qtbot, split, 80)
+    _drag(qtbot, split, -80)  # the editor narrower (the items' side is at its least already)
     dragged = split.sizes()
-    assert dragged[0] == pytest.approx(made[0] + 80, abs=2)
+    assert dragged[0] == pytest.approx(made[0] - 80, abs=2)
     window.close()  # the layout is kept as the window closes
     first.close()
 
