@@ -56,7 +56,7 @@ def test_an_entry_is_asked_in_one_dialog_and_its_write_reviewed(
 
     _when_shown(MemoryEntryDialog, fill)
     qtbot.keyClick(w, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    (files, change), = reviewed
+    ((files, change),) = reviewed
     assert files == ["TEAM-MEMORY.md", ".lead-console/memory-journal.jsonl"]
     added = [line for line in change.splitlines() if line.startswith("+") and not line.startswith("+++")]
     assert len(added) == 1 and re.fullmatch(
