@@ -68,17 +68,22 @@ def test_without_a_team_the_team_columns_are_hidden_and_due_is_in_sight(
 ) -> None:
     controller = _open(qtbot, tmp_path, source)
     view = controller.window.teammate_view
-    assert _shown_titles(view) == ["Teammate", "Confirmed", "Last sent", "ACK", "Status", "Due", "State", "Sources"]
+    assert _shown_titles(view) == ["Teammate", "Confirmed", "Last sent", "ACK", "Status", "Due", "State"]
     _due_in_sight(qtbot, controller)
     controller.close()
 
 
-def test_with_the_demo_team_linked_every_column_shows_and_due_is_in_sight(qtbot: QtBot, tmp_path: Path) -> None:
+def test_with_the_demo_team_linked_member_and_sources_wait_in_the_menu(qtbot: QtBot, tmp_path: Path) -> None:
+    """Issue 42.9: with a team linked, the Member column was past the table's edge at 1366×768.
+    Member and Sources wait in the header's menu, and the row's tooltip says both."""
     controller = _open(qtbot, tmp_path, None)  # the demo comes with its team linked
     view = controller.window.teammate_view
     qtbot.waitUntil(lambda: controller.window.teammate_model.linked, timeout=10_000)
-    assert _shown_titles(view) == list(TeammateModel.headers)
+    assert _shown_titles(view) == [t for t in TeammateModel.headers if t not in ("Member", "Sources")]
     _due_in_sight(qtbot, controller)
+    model = controller.window.teammate_model
+    tip = str(model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole))
+    assert "Claude Code member: implementer-" in tip and "Named in: plan" in tip
     controller.close()
 
 
@@ -116,12 +121,13 @@ def test_a_column_hidden_from_the_header_menu_stays_hidden_at_the_next_start(qtb
         "Fit Columns to Their Text",
     ]
     assert [a.isEnabled() for a in menu.actions() if a.text().endswith("team)")] == [False] * 4
+    assert not next(a for a in menu.actions() if a.text() == "Sources").isChecked()  # hidden until asked
     _click(menu, "Sources")
-    assert view.isColumnHidden(TeammateModel.SOURCES)
+    assert not view.isColumnHidden(TeammateModel.SOURCES)
     menu = _right_click_header(qtbot, view, 0)
-    assert not next(a for a in menu.actions() if a.text() == "Sources").isChecked()
+    assert next(a for a in menu.actions() if a.text() == "Sources").isChecked()
     _click(menu, "Last sent")
-    assert _shown_titles(view) == ["Teammate", "Confirmed", "ACK", "Status", "Due", "State"]
+    assert _shown_titles(view) == ["Teammate", "Confirmed", "ACK", "Status", "Due", "State", "Sources"]
     controller.window.close()
     controller.close()
 
@@ -131,11 +137,11 @@ def test_a_column_hidden_from_the_header_menu_stays_hidden_at_the_next_start(qtb
     assert restarted.open(copy_session(None, tmp_path / "demo"))
     view = restarted.window.teammate_view
     qtbot.waitUntil(lambda: restarted.window.teammate_model.linked, timeout=10_000)
-    assert _shown_titles(view) == [t for t in TeammateModel.headers if t not in ("Last sent", "Sources")]
+    assert _shown_titles(view) == [t for t in TeammateModel.headers if t not in ("Last sent", "Member")]
     menu = _right_click_header(qtbot, view, 0)
-    _click(menu, "Sources")  # shown again, and fitted to its text
-    assert not view.isColumnHidden(TeammateModel.SOURCES)
-    qtbot.waitUntil(lambda: view.columnWidth(TeammateModel.SOURCES) > 0)
+    _click(menu, "Member")  # shown, and fitted to its text
+    assert not view.isColumnHidden(TeammateModel.MEMBER)
+    qtbot.waitUntil(lambda: view.columnWidth(TeammateModel.MEMBER) > 0)
     restarted.close()
 
 

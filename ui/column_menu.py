@@ -31,9 +31,11 @@ class ColumnMenu(QObject):
         fit: ColumnFit | None = None,
         fixed: Collection[int] = (0,),
         idle: Callable[[int], str | None] = lambda _: None,
+        default_hidden: Collection[str] = (),
     ) -> None:
         super().__init__(view)
         self.view, self.settings, self.key, self.fit = view, settings, key, fit
+        self.default_hidden = frozenset(default_hidden)  # until the Lead chooses, these are hidden
         self.fixed, self.idle = fixed, idle
         header = view.horizontalHeader()
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -47,7 +49,9 @@ class ColumnMenu(QObject):
     @property
     def hidden(self) -> set[str]:
         """The titles of the columns the Lead hid (a title no longer in the table is kept)."""
-        value = self.settings.value(self.key, [])
+        value = self.settings.value(self.key, None)
+        if value is None:  # never chosen: the defaults
+            return set(self.default_hidden)
         if isinstance(value, str):  # QSettings gives a one-item list back as a string
             value = [value]
         return {str(v) for v in value} if isinstance(value, list) else set()

@@ -165,6 +165,10 @@ class TeammateModel(NodeTreeModel):
         if role == FOREGROUND and not mate.receives:
             return tones().muted
         if role == TOOLTIP:
+            if column == 0:  # what the hidden-by-default columns hold, on the row's name
+                row = self.team.get(mate.role) if self.linked else None
+                member = f"Claude Code member: {row.member or '(not found)'}\n" if row is not None else ""
+                return f"{member}Named in: {', '.join(mate.sources)}"
             if column == self.CONFIRMED and self._behind(mate):
                 return f"Confirmed {label(mate.confirmed)}, the GC is at {label(self.current)}"
             if column == self.SENT and mate.last_delta is not None:

@@ -20,7 +20,7 @@ def memory_preview(path: Path, title: str, before: str, after: str) -> Preview:
     edit itself is made surgically on the file as it is at write time
     (``models.memory.edits``): what an agent wrote meanwhile stays."""
     folder = path.parent
-    journal = "the app's record of what it added and removed (kept to tell its own removals from a loss)"
+    journal = "the app's record of this change"
     writes = (
         FileWrite(path, "replace" if before else "create", title, after.encode("utf-8"), None, before or None),
         FileWrite(folder / JOURNAL, "append", journal, b"", None),

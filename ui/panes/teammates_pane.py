@@ -56,6 +56,9 @@ class TeammatesPane(QWidget):
             "teammates/hidden_columns",
             self.column_fit,
             idle=lambda c: "with a linked team" if c in model.TEAM_COLUMNS and not model.linked else None,
+            # What a laptop's width leaves out until asked for: the member a role maps to (its
+            # row's tooltip says it) and where each teammate was read from.
+            default_hidden=("Member", "Sources"),
         )
         model.linkedChanged.connect(self.columns.apply)
         self.teammate_view.setSortingEnabled(True)
