@@ -56,6 +56,13 @@ def _answer_when_shown(qtbot: QtBot, typed: str, decide: str | None = None, canc
     return seen
 
 
+def _two_replies_read(qtbot: QtBot, controller: Controller, folder: Path) -> None:
+    """implementer-2's NEED_CLARIFICATION and implementer-4's consult report, in the Inbox."""
+    drop_two_replies(folder / "messages" / "inbox")
+    controller.refresh_reviews()
+    settle_reviews(qtbot, controller)
+
+
 def _select(controller: Controller, role: str) -> None:
     pane = controller.window.review_pane
     model = pane.model
@@ -66,9 +73,7 @@ def _select(controller: Controller, role: str) -> None:
 def test_a_consult_report_is_answered_with_a_decision_and_leaves_needs_you(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    drop_two_replies(demo_copy / "messages" / "inbox")
-    controller.refresh_reviews()
-    settle_reviews(qtbot, controller)
+    _two_replies_read(qtbot, controller, demo_copy)
     attention = controller.window.attention_pane.model
     whose = [attention.index(r, 0).data() for r in range(attention.rowCount())]
     assert "implementer-4" in whose  # the report that asks to consult needs the Lead
@@ -103,9 +108,7 @@ def test_a_consult_report_is_answered_with_a_decision_and_leaves_needs_you(
 def test_a_cancelled_reply_writes_nothing_and_keeps_what_was_typed(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    drop_two_replies(demo_copy / "messages" / "inbox")
-    controller.refresh_reviews()
-    settle_reviews(qtbot, controller)
+    _two_replies_read(qtbot, controller, demo_copy)
     _select(controller, "implementer-2")
     _answer_when_shown(qtbot, "Table D-3 is the ledger table.", cancel=True)
     qtbot.mouseClick(controller.window.review_pane.reply_button, Qt.MouseButton.LeftButton)
