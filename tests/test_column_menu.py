@@ -73,13 +73,23 @@ def test_without_a_team_the_team_columns_are_hidden_and_due_is_in_sight(
     controller.close()
 
 
-def test_with_the_demo_team_linked_member_and_sources_wait_in_the_menu(qtbot: QtBot, tmp_path: Path) -> None:
-    """Issue 42.9: with a team linked, the Member column was past the table's edge at 1366×768.
-    Member and Sources wait in the header's menu, and the row's tooltip says both."""
+def test_with_the_demo_team_linked_every_column_reads_whole_at_1366(qtbot: QtBot, tmp_path: Path) -> None:
+    """Issue 42.9: with a team linked, State and Member were past the table's edge at 1366×768.
+    Member and Sources wait in the header's menu (the row's tooltip says both), no title keeps
+    room for a sort arrow it does not show, and every other column shows its text whole with
+    nothing to scroll sideways."""
     controller = _open(qtbot, tmp_path, None)  # the demo comes with its team linked
     view = controller.window.teammate_view
     qtbot.waitUntil(lambda: controller.window.teammate_model.linked, timeout=10_000)
     assert _shown_titles(view) == [t for t in TeammateModel.headers if t not in ("Member", "Sources")]
+    settle_reviews(qtbot, controller)
+    qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() == 0)
+    header, model = view.horizontalHeader(), view.model()
+    metrics = view.fontMetrics()
+    for column in (c for c in range(header.count()) if not header.isSectionHidden(c)):
+        texts = [str(model.index(r, column).data() or "") for r in range(model.rowCount())]
+        widest = max(metrics.horizontalAdvance(t) for t in texts)
+        assert header.sectionSize(column) >= widest, (model.headerData(column, Qt.Orientation.Horizontal), texts)
     _due_in_sight(qtbot, controller)
     model = controller.window.teammate_model
     tip = str(model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole))

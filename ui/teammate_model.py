@@ -195,11 +195,6 @@ def _needs_lead(f: Followed) -> bool:
     return f.state in TROUBLE or f.unreceived(datetime.now(UTC))
 
 
-def _bar(share: float, cells: int = 5) -> str:
-    full = min(cells, round(share * cells))
-    return "▰" * full + "▱" * (cells - full)
-
-
 def window_label(c: TeammateContext) -> str:
     """200k, 1M; with a question mark when the window is assumed, not known."""
     size = f"{c.window / 1_000_000:g}M" if c.window >= 1_000_000 else f"{c.window // 1000}k"
@@ -207,13 +202,15 @@ def window_label(c: TeammateContext) -> str:
 
 
 def team_cells(team: TeamRow | None) -> tuple[str, str, str, str]:
-    """Member, delivery of the last update, context held (with a bar), compactions."""
+    """Member, delivery of the last update, context held, compactions. The context is the
+    numbers alone (a context near its window is toned, its tooltip says the share): a bar
+    beside them took the width that let the table fit a laptop."""
     if team is None:
         return ("", "", "", "")
     f, c = team.followed, team.context
     delivery = f.state if f is not None else ""
     held = c.tokens if c is not None else None
-    context = f"{_bar(c.share)} {held / 1000:.0f}k/{window_label(c)}" if c is not None and held is not None else ""
+    context = f"{held / 1000:.0f}k/{window_label(c)}" if c is not None and held is not None else ""
     compactions = ""
     if c is not None and c.compactions:
         compactions = f"{len(c.compactions)}" + (" ⚠ lost" if team.lost_since else "")
