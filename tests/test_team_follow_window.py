@@ -76,6 +76,16 @@ def test_changes_while_the_team_is_read_cost_one_more_read(
     qtbot.waitUntil(lambda: _context_cell(controller, "implementer-1").endswith("61k/200k"))
 
 
+def _delivered(folder: Path, role: str) -> bool:
+    """The ledger says ``role``'s update was delivered (its line is appended after the write)."""
+    ledger = folder / "messages" / "ledger.jsonl"
+    lines = ledger.read_text(encoding="utf-8").splitlines() if ledger.is_file() else []
+    return any(
+        e.get("direction") == "delivered" and e.get("to") == role
+        for e in (json.loads(line) for line in lines if line.strip().endswith("}"))
+    )
+
+
 def test_a_publish_before_the_team_is_read_lists_and_delivers_its_inbox_entries(
     qtbot: QtBot, controller: Controller, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,7 +127,9 @@ def test_a_publish_before_the_team_is_read_lists_and_delivers_its_inbox_entries(
     (review,) = shown
     assert "deliver implementer-1's CONTEXT-UPDATE GC-v7 (delta) into implementer-1's inbox" in review
     release.set()
-    qtbot.waitUntil(lambda: inbox.is_file() and bool(json.loads(inbox.read_text(encoding="utf-8"))), timeout=10_000)
+    # The inbox is written in place under its lock, as the client writes it: read it once the
+    # delivery is recorded, not while it is being written.
+    qtbot.waitUntil(lambda: _delivered(folder, "implementer-1"), timeout=10_000)
     (entry,) = json.loads(inbox.read_text(encoding="utf-8"))
     (sent,) = (folder / "messages" / "outbox").glob("GC-v7-implementer-1-*.md")
     assert entry["text"].startswith(sent.read_text(encoding="utf-8").rstrip("\n"))
