@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -77,7 +78,11 @@ class Controller(QObject):
         self.reviewer = LatestWork(self)  # inboxes, ledger and team replies, off the GUI thread
         self.reviewer.finished.connect(self._reviewed)
         self.team = TeamBridge(self)
-        self.inbox = InboxActions(self.window, self.runner, self.team, self._session, self)
+        # Asked through a weak reference: a bound method here would make the controller and its
+        # actions a cycle that Python's collector frees in whatever thread it runs in, and a
+        # QObject with timers must be deleted in the GUI thread.
+        me = weakref.ref(self)
+        self.inbox = InboxActions(self.window, self.runner, self.team, lambda: _session_of(me()), self)
         self.inbox.failed.connect(self._error)
         self.window.review_pane.carryOut.connect(self.inbox.carry_out)
         self.window.review_pane.replyRequested.connect(self.inbox.reply)
@@ -101,9 +106,6 @@ class Controller(QObject):
         self.window.set_tokenizer(settings.tokenizer)
         self.looks.attach(self.window)
         self.recent = RecentSessions(settings, self.window, self)
-
-    def _session(self) -> Session | None:
-        return self.live.session if self.live is not None else None
 
     def _pick(self, folder: Path, session_id: str | None) -> Path | None:
         sessions = find_sessions(folder)
@@ -450,3 +452,8 @@ class Controller(QObject):
             self.live.close()
             self.live.deleteLater()
             self.live = None
+
+
+def _session_of(controller: Controller | None) -> Session | None:
+    """The open session of ``controller`` (None once it is gone, or with nothing open)."""
+    return controller.live.session if controller is not None and controller.live is not None else None
