@@ -16,6 +16,7 @@ from transcript_lines import lines, response
 import app.team_bridge as team_bridge
 from app.controller import Controller
 from models.claude.status import TeamView
+from models.review.ledger import read_ledger
 
 
 def _linked(controller: Controller, tmp_path: Path, qtbot: QtBot) -> Path:
@@ -78,12 +79,7 @@ def test_changes_while_the_team_is_read_cost_one_more_read(
 
 def _delivered(folder: Path, role: str) -> bool:
     """The ledger says ``role``'s update was delivered (its line is appended after the write)."""
-    ledger = folder / "messages" / "ledger.jsonl"
-    lines = ledger.read_text(encoding="utf-8").splitlines() if ledger.is_file() else []
-    return any(
-        e.get("direction") == "delivered" and e.get("to") == role
-        for e in (json.loads(line) for line in lines if line.strip().endswith("}"))
-    )
+    return any(e.get("direction") == "delivered" and e.get("to") == role for e in read_ledger(folder))
 
 
 def test_a_publish_before_the_team_is_read_lists_and_delivers_its_inbox_entries(
