@@ -20,7 +20,7 @@ from models.actions.carry import CarriedAlready, prepare_carry_out
 from models.actions.paste import PasteError, prepare_paste
 from models.actions.preview import Preview
 from models.actions.reply import prepare_reply
-from models.claude.status import TeamView, linked_team
+from models.claude.status import TeamView, team_now
 from models.review.validation import Review
 from models.session.folder import Session
 from ui.reply_dialog import ReplyDialog
@@ -99,7 +99,7 @@ class InboxActions(QObject):
 
     def _team_now(self, session: Session) -> TeamView:
         """The linked team as last read, or before its first read, where its link points."""
-        return self.team.view or linked_team(session.folder, list(session.roles()))
+        return team_now(self.team.view, session.folder, list(session.roles()))
 
     def ask_reply(self, result: Review, text: str) -> str | None:
         """The reply's words, or None when the Lead cancels (what was typed is kept)."""

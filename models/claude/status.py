@@ -146,6 +146,12 @@ def linked_team(folder: Path, roles: list[str]) -> TeamView:
     return TeamView(team, link, problems=problems)
 
 
+def team_now(view: TeamView | None, folder: Path, roles: list[str]) -> TeamView:
+    """The team as last read, or, before its first read came back, where its link points: what
+    an action prepared meanwhile delivers into (``linked_team``)."""
+    return view if view is not None else linked_team(folder, roles)
+
+
 def team_view_of(
     folder: Path,
     roles: list[str],

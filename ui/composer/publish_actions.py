@@ -21,7 +21,7 @@ from models.actions.session_edits import (
     prepare_gate_start,
     proposed_gate_phase,
 )
-from models.claude.status import linked_team
+from models.claude.status import team_now
 from models.publish.baseline import BaselineError
 from models.publish.composer import Composer
 from models.publish.gate import VERDICTS, GateError
@@ -111,9 +111,7 @@ class SessionActions:
         Inbox's last pass read it): the window's and the CLI's one ``prepare_publish``."""
         c = self.pane.composer
         assert c is not None
-        team = self.pane.team_view
-        if team is None:  # the team's read has not come back yet: its link says where messages go
-            team = linked_team(c.session.folder, list(c.session.roles()))
+        team = team_now(self.pane.team_view, c.session.folder, list(c.session.roles()))
         return prepare_publish(c, add_meta=add_meta, team=team)
 
     def publish(self) -> None:
