@@ -388,9 +388,10 @@ class Controller(QObject):
                 self.window.statusBar().showMessage(f"{sent.summary} written to the outbox and copied", 5000)
             if preview.deliveries:
                 self.team.deliver_published(preview)  # the inbox entries its review listed
-            self.live.reload({"plan"})
-            self.window.show_session(self.live.session, {"plan"})
-            self.window.composer.on_session_changed()
+            if preview.action == "carry-out":  # a reply writes no plan: nothing to read again
+                self.live.reload({"plan"})
+                self.window.show_session(self.live.session, {"plan"})
+                self.window.composer.on_session_changed()
             self.refresh_reviews()
         elif self.live is not None and preview.action == "paste":
             self.live.reload({"inbox"})
