@@ -95,18 +95,15 @@ class ColumnFit(QObject):
         # of the font (View ▸ Larger Text), which changes every width.
         follow_font(view, self.fit_soon)
 
-    def _title_width(self, column: int) -> int:
+    def _title_width(self, column: int, arrow: int) -> int:
         """The column's title as the header draws it, with room for the sort arrow only in the
         sorted column. Qt's size hint keeps that room in every column of a sortable table (the
         header's height and a margin, some 25 pixels each): on a 1366-pixel laptop the teammate
-        table ran past its edge by as much as the arrows not drawn took."""
+        table ran past its edge by as much as the arrows not drawn took (``arrow``: that room)."""
         header = self.view.horizontalHeader()
         hint = header.sectionSizeHint(column)
         if not header.isSortIndicatorShown() or header.sortIndicatorSection() == column:
             return hint
-        # What QHeaderView::sectionSizeFromContents adds for the arrow: the section's height
-        # (the header's, for a row of titles) and the header margin.
-        arrow = header.sizeHint().height() + header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin)
         return max(hint - arrow, 0)
 
     def _resized(self, column: int, old: int, new: int) -> None:
@@ -154,6 +151,9 @@ class ColumnFit(QObject):
         # What the item delegate adds around a text (Qt's CT_ItemViewItem), and the grid line.
         margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
         margin += 1 if view.showGrid() else 0
+        # What QHeaderView::sectionSizeFromContents adds for a sort arrow: the section's height
+        # (the header's, for a row of titles) and the header margin.
+        arrow = header.sizeHint().height() + header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin)
         self._fitting = True
         try:
             for column in range(header.count()):
@@ -161,7 +161,7 @@ class ColumnFit(QObject):
                     continue
                 texts = {row[column] for row in rows}
                 widest = max((width(text) for text in texts if text), default=0)
-                wanted = max(self._title_width(column), widest + margin if widest else 0)
+                wanted = max(self._title_width(column, arrow), widest + margin if widest else 0)
                 if header.sectionSize(column) != wanted:
                     header.resizeSection(column, wanted)
         finally:
