@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -143,6 +143,23 @@ def shown_controller(qtbot: QtBot, tmp_path: Path, size: tuple[int, int] = (1366
     controller.window.show()
     qtbot.waitExposed(controller.window)
     return controller
+
+
+def when_modal(kind: type, then: Callable[[Any], None], tries: int = 1000) -> None:
+    """Run ``then(dialog)`` once a modal dialog of ``kind`` is up (``exec`` runs its own loop,
+    so a test answers it from a timer, as the Lead's clicks would). A dialog that never comes
+    stops the looking after ``tries`` looks: it must not go on into the next test."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    def look(left: int) -> None:
+        dialog = QApplication.activeModalWidget()
+        if isinstance(dialog, kind):
+            then(dialog)
+        elif left:
+            QTimer.singleShot(10, lambda: look(left - 1))
+
+    QTimer.singleShot(0, lambda: look(tries))
 
 
 def activate(qtbot: QtBot, window: QWidget) -> None:

@@ -9,27 +9,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import activate
+from conftest import activate, when_modal
 from ui.memory_entry_dialog import MemoryEntryDialog
 from ui.review_dialog import ReviewDialog
-
-
-def _when_shown(kind: type, then: object) -> None:
-    """Run ``then(dialog)`` once a modal dialog of ``kind`` is up (it runs its own loop)."""
-
-    def look() -> None:
-        dialog = QApplication.activeModalWidget()
-        if isinstance(dialog, kind):
-            then(dialog)  # type: ignore[operator]
-        else:
-            QTimer.singleShot(10, look)
-
-    QTimer.singleShot(0, look)
 
 
 def test_an_entry_is_asked_in_one_dialog_and_its_write_reviewed(
@@ -51,10 +38,10 @@ def test_an_entry_is_asked_in_one_dialog_and_its_write_reviewed(
         dialog.tag_box.setFocus()
         qtbot.keyClicks(dialog.tag_box, "Warning")
         qtbot.keyClicks(dialog.text_box, "Adyen sandbox lags 2 s")
-        _when_shown(ReviewDialog, review)
+        when_modal(ReviewDialog, review)
         qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
 
-    _when_shown(MemoryEntryDialog, fill)
+    when_modal(MemoryEntryDialog, fill)
     qtbot.keyClick(w, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     ((files, change),) = reviewed
     assert files == ["TEAM-MEMORY.md", ".lead-console/memory-journal.jsonl"]

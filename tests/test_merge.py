@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import DEMO
+from conftest import DEMO, when_modal
 from models.publish.merge import Conflict, merge_drafts
 from ui.composer.merge_dialog import MergeReview
 from ui.widgets import is_shown
@@ -62,16 +62,12 @@ def test_the_merge_button_takes_the_agents_change_into_the_draft(
     assert is_shown(pane.merge_button) and not pane.publish_button.isEnabled()
     shown: list[str] = []
 
-    def review() -> None:  # the merge's review, up in its own loop: read, then taken
-        dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, MergeReview):
-            QTimer.singleShot(10, review)
-            return
+    def review(dialog: MergeReview) -> None:  # the merge's review, up in its own loop: read, then taken
         shown.append(dialog.change.toPlainText())
         ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
         qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
 
-    QTimer.singleShot(0, review)
+    when_modal(MergeReview, review)
     qtbot.mouseClick(pane.merge_button, Qt.MouseButton.LeftButton)
     (diff,) = shown  # Issue 42.10: Merge with disk… showed nothing of what it took
     added = [line for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from claude_team_steps import entries, make_team
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import drop_two_replies, run_cli, settle_reviews
+from conftest import drop_two_replies, run_cli, settle_reviews, when_modal
 from models.actions.preview import Preview
 from ui.reply_dialog import ReplyDialog
 
@@ -39,11 +39,7 @@ def _answer_when_shown(qtbot: QtBot, typed: str, decide: str | None = None, canc
     Reply… (or Cancel), as the Lead would. Returns what the dialog held when it closed."""
     seen: list[str] = []
 
-    def act() -> None:
-        dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, ReplyDialog):
-            QTimer.singleShot(10, act)
-            return
+    def act(dialog: ReplyDialog) -> None:
         if decide is not None:
             choice = next(b for b in dialog.findChildren(QPushButton) if b.text() == decide)
             qtbot.mouseClick(choice, Qt.MouseButton.LeftButton)
@@ -52,7 +48,7 @@ def _answer_when_shown(qtbot: QtBot, typed: str, decide: str | None = None, canc
         target = dialog.buttons.button(dialog.buttons.StandardButton.Cancel) if cancel else dialog.review_button
         qtbot.mouseClick(target, Qt.MouseButton.LeftButton)
 
-    QTimer.singleShot(0, act)
+    when_modal(ReplyDialog, act)
     return seen
 
 
