@@ -213,9 +213,9 @@ class MainWindow(WindowMenus):
         self.tabifyDockWidget(self.context_dock, self.planning_dock)
         self.memory_dock.raise_()
         self.attention_dock.raise_()  # what needs the Lead, first
-        self.resizeDocks([self.sections_dock, self.memory_dock], [380, 460], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.sections_dock, self.memory_dock], [320, 420], Qt.Orientation.Horizontal)
         self.resizeDocks([self.teammates_dock, self.attention_dock], [720, 420], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.teammates_dock], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([self.teammates_dock], [205], Qt.Orientation.Vertical)
 
     # -- state between runs ----------------------------------------------------------------
 

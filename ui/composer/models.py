@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QModelIndex, QObject, Qt
 
 from models.delta.decisions import Decision
 from models.delta.items import DeltaItem
+from models.delta.message import render_item
 from models.delta.savings import ScenarioRow
 from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import NodeTreeModel, Spec
@@ -51,6 +52,17 @@ class DeltaItemsModel(NodeTreeModel):
             return tones().warn
         return None
 
+    def describe(self, index: QModelIndex) -> str:
+        """The current item as the message writes it, with its check; with none current, where
+        to read them all."""
+        payload = self.payload(index)
+        if payload is None:
+            count = self.rowCount()
+            return f"{count} item{'s' * (count != 1)}: select one to read it here as it is sent" if count else ""
+        item, flag = payload
+        check = f"⚠ {flag}\n" if flag else ""
+        return check + "\n".join(render_item(item))
+
 
 _MODE_TEXT = {"delta": "delta", "full": "full GC", "frozen": "frozen", "current": "nothing due", "inactive": "not sent"}
 
@@ -83,6 +95,22 @@ class DecisionsModel(NodeTreeModel):
         if role == BACKGROUND and column == 1 and d.mode in ("full", "frozen"):
             return tones().warn if d.mode == "full" else tones().bad
         return None
+
+    def describe(self, index: QModelIndex) -> str:
+        """The current teammate's decision and every reason for it; with none current, each
+        teammate that does not get the plain delta, with its reasons."""
+        payload = self.payload(index)
+        if payload is not None:
+            return _decision_text(payload)
+        shown = [self.payload(self.index(row, 0)) for row in range(self.rowCount())]
+        return "\n".join(_decision_text(d) for d in shown if d.conditions)
+
+
+def _decision_text(d: Decision) -> str:
+    tokens = f" · {d.tokens:,} tokens" if d.tokens else ""
+    head = f"{d.role}: {_MODE_TEXT[d.mode]}{tokens}"
+    reasons = "; ".join(f"{c.code}: {c.reason}" for c in d.conditions) or "one version behind: the delta"
+    return f"{head} ({reasons})"
 
 
 class ScenariosModel(NodeTreeModel):

@@ -45,6 +45,7 @@ from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
 from ui.node_model import PAYLOAD_ROLE
 from ui.review_dialog import ReviewDialog
+from ui.row_detail import RowDetail
 from ui.strips import ProblemBanner
 from ui.widgets import button, button_bar, column, plain_label, set_shown, table_view, to_clipboard
 
@@ -149,26 +150,38 @@ class ComposerPane(QWidget):
         self.message.setFont(QFont("Monospace"))
         self.decisions_model = DecisionsModel(self)
         self.decisions_view = table_view(self.decisions_model)
+        # What is cut at a laptop's width is written out below (decisions_detail), not scrolled to.
+        self.decisions_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        header = self.decisions_view.horizontalHeader()
+        # Qt stretches the last column no narrower than it was when the stretching was turned
+        # on (the default 100 px): Why must shrink to its codes' width to stay in sight.
+        header.setStretchLastSection(False)
+        header.setDefaultSectionSize(40)
+        header.setStretchLastSection(True)
         decision_buttons = button_bar(
             button("Force full…", self.item_actions.force_full, "Ctrl+Shift+F", self, "Send this teammate the full GC"),
             button("Clear force", self.item_actions.clear_force, None, self, "Back to the decision tree"),
             button("Copy message", self.copy_message, "Ctrl+Shift+C", self, "Copy this teammate's message"),
         )
         tabs = QTabWidget()
-        tabs.addTab(self.message, "Message")
-        tabs.addTab(column(self.decisions_view, decision_buttons), "Teammates")
+        tabs.addTab(column(impact_box, self.message), "Message")  # the impact is part of the message
+        self.decisions_detail = RowDetail(self.decisions_view, self.decisions_model.describe, lines=3)
+        tabs.addTab(column(self.decisions_view, self.decisions_detail, decision_buttons), "Teammates")
         self.scenarios_model = ScenariosModel(self)
         self.scenarios_view = table_view(self.scenarios_model)
         self.scenarios_view.setToolTip("ADR-002 §7's scenarios, made on this session's GC and counted exactly")
-        tabs.addTab(self.scenarios_view, "Savings (ADR-002 §7)")
+        tabs.addTab(self.scenarios_view, "Savings")
+        tabs.setTabToolTip(2, "ADR-002 §7's scenarios, made on this session's GC and counted exactly")
         tabs.currentChanged.connect(lambda _: self._show_scenarios())
         tabs.currentChanged.connect(lambda _: self._fit_columns())
         self.preview_tabs = tabs
 
         right = QSplitter(Qt.Orientation.Vertical)
         right.setObjectName("composer-items-and-preview")
-        right.addWidget(column(plain_label("Delta items"), self.items_view, item_buttons, impact_box))
+        self.items_detail = RowDetail(self.items_view, self.items_model.describe, lines=2)
+        right.addWidget(column(plain_label("Delta items"), self.items_view, self.items_detail, item_buttons))
         right.addWidget(tabs)
+        right.setSizes([200, 300])  # the items' table holds a few rows; the message is read
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setObjectName("composer-editor-and-items")
         split.addWidget(self.section_editor)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QWidget
 
 from models.actions.attention import Attention
 from ui.item_models import DISPLAY, TOOLTIP
+from ui.row_detail import RowDetail
 from ui.widgets import button, button_bar, short_time, stack, table_view
 
 Index = QModelIndex | QPersistentModelIndex
@@ -56,6 +57,16 @@ class AttentionModel(QAbstractTableModel):
             return f"{item.what}\n{item.action_label}" if item.action else item.what
         return None
 
+    def describe(self, index: QModelIndex) -> str:
+        """The current item whole: who, since when and what (its action is in its row); with
+        none current, nothing (the header counts the list)."""
+        if not index.isValid() or not 0 <= index.row() < len(self.items):
+            return ""
+        item = self.items[index.row()]
+        since = f" since {short_time(item.since)}" if item.since else ""
+        answer = "" if item.action else " (only you can answer it)"
+        return f"{item.role or 'The session'}{since}: {item.what}{answer}"
+
 
 class AttentionPane(QWidget):
     """What needs the Lead, with its one action per row."""
@@ -76,7 +87,8 @@ class AttentionPane(QWidget):
             "Do it", self.act, None, self, "Do the selected row's action (Return, or a double-click)"
         )
         self.view.activated.connect(lambda _: self.act())
-        stack(self, self.header, self.view, button_bar(self.do_button))
+        self.detail = RowDetail(self.view, self.model.describe, lines=2)
+        stack(self, self.header, self.view, self.detail, button_bar(self.do_button))
 
     def show_items(self, items: list[Attention]) -> None:
         """The list as it is now; the selection stays on the same thing when it is still there.

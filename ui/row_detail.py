@@ -1,0 +1,58 @@
+"""A table's reading pane: the current row written out in full, wrapped to the pane's width.
+
+A narrow table cuts its widest columns (an FC condition's reason, a delta item's content) at a
+laptop's width; under it, this pane shows the row the Lead is on, wrapped, so that nothing
+needed is read by scrolling sideways or by hovering for a tooltip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QModelIndex
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QAbstractItemView, QFrame, QPlainTextEdit, QWidget
+
+# Describes the current row, given its first cell; an invalid index when no row is current
+# (a summary of the table, or "").
+Describe = Callable[[QModelIndex], str]
+
+
+class RowDetail(QPlainTextEdit):
+    """Read-only, wrapping text that follows ``view``'s current row."""
+
+    def __init__(self, view: QAbstractItemView, describe: Describe, lines: int = 4, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setTabChangesFocus(True)
+        self._view, self._describe, self._lines = view, describe, lines
+        self.setMaximumHeight(self._height())
+        model = view.model()
+        model.dataChanged.connect(lambda *_: self.refresh())
+        model.rowsInserted.connect(lambda *_: self.refresh())
+        model.rowsRemoved.connect(lambda *_: self.refresh())
+        model.modelReset.connect(self.refresh)
+        selection = view.selectionModel()
+        selection.currentChanged.connect(lambda *_: self.refresh())
+        self.refresh()
+
+    def _height(self) -> int:
+        line = QFontMetrics(self.font()).lineSpacing()
+        margins = self.contentsMargins()
+        return line * self._lines + margins.top() + margins.bottom() + 2 * int(self.document().documentMargin())
+
+    def refresh(self) -> None:
+        """Show the current row's description (the summary when no row is current)."""
+        index: QModelIndex = self._view.currentIndex()
+        text = self._describe(index.siblingAtColumn(0) if index.isValid() else QModelIndex())
+        if text != self.toPlainText():
+            self.setPlainText(text)
+
+    def changeEvent(self, event: Any) -> None:
+        """A new font changes how tall the pane's lines are."""
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            self.setMaximumHeight(self._height())
