@@ -108,7 +108,7 @@ def test_a_change_is_fitted_before_the_frame_that_shows_it(qtbot: QtBot, control
     view.viewport().installEventFilter(watch)
     model = controller.window.teammate_model
     long_due = "resend since 11-21 14:02, and a reason long enough to need a wider column"
-    model.set_reviews(model.acks, {**model.due, "implementer-3": long_due})
+    model.set_reviews(model.acks, {**model.due, "implementer-3": (long_due, "why")})
     qtbot.waitUntil(lambda: bool(watch.seen), timeout=5000)
     wide = header.sectionSize(TeammateModel.DUE)
     assert wide > narrow + view.fontMetrics().horizontalAdvance("a reason long enough")

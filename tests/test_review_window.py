@@ -75,7 +75,11 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
             encoding="utf-8",
         )
     qtbot.waitUntil(lambda: _table(controller)["implementer-1"][1] == "1/1 CONTINUE", timeout=3000)
-    assert _table(controller)["implementer-1"][2].startswith("⚑ confirm since")
+    assert _table(controller)["implementer-1"][2] == "⚑ confirm"  # since when: in its tooltip
+    model = controller.window.teammate_view.model()
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-1")
+    why = model.index(row, model.DUE).data(Qt.ItemDataRole.ToolTipRole)
+    assert "confirm: its message of " in why and "in inbox/implementer-1-ack.md" in why
 
     team = tmp_path / "cow-execution"
     shutil.copytree(CLAUDE_TEAM, team)

@@ -50,7 +50,7 @@ class TeammateModel(NodeTreeModel):
         super().__init__(parent)
         self.current: int | None = None
         self.acks: dict[str, str] = {}
-        self.due: dict[str, str] = {}
+        self.due: dict[str, tuple[str, str]] = {}  # per role: the cell's text, and its tooltip
         self.team: dict[str, TeamRow] = {}  # a linked Claude Code team's view, per role
         self.linked = False  # whether a team is linked: without one the team columns say nothing
         # In the session's order, whatever the table is sorted by: rows that sort alike keep it.
@@ -69,8 +69,9 @@ class TeammateModel(NodeTreeModel):
         team's columns follow with their own next update."""
         self._rows, self._texts = [], {}
 
-    def set_reviews(self, acks: dict[str, str], due: dict[str, str]) -> None:
-        """The last ACK result and the action due, per teammate (from the Inbox)."""
+    def set_reviews(self, acks: dict[str, str], due: dict[str, tuple[str, str]]) -> None:
+        """The last ACK result and the action due, per teammate (from the Inbox): a word or
+        two in the cell, since when and why in its tooltip."""
         self.acks, self.due = acks, due
         self._texts = {}
         self.sync(self._rows)
@@ -113,7 +114,7 @@ class TeammateModel(NodeTreeModel):
         made = self._texts.get(mate.role)
         if made is not None and made[0] is mate:
             return made[1]
-        due = self.due.get(mate.role, "")
+        due = self.due.get(mate.role, ("", ""))[0]
         cells = team_cells(self.team.get(mate.role))
         texts = (
             mate.role,
@@ -178,6 +179,8 @@ class TeammateModel(NodeTreeModel):
             if column in (self.MEMBER, self.DELIVERY, self.CONTEXT, self.COMPACTIONS):
                 which = (self.MEMBER, self.DELIVERY, self.CONTEXT, self.COMPACTIONS).index(column)
                 return team_tooltip(self.team.get(mate.role), which)
+            if column == self.DUE and mate.role in self.due:
+                return self.due[mate.role][1]
             if column == self.STATE:
                 read = [f.describe() for f in mate.state_facts] or [mate.state_source]
                 return "Newest first:\n" + "\n".join(read) + "\n(right-click to set the state)"

@@ -154,7 +154,7 @@ class TeammatesPane(QWidget):
         """The ACK and Due columns: each teammate's newest ACK, and what the Lead owes it
         (``lost``: teammates whose transcript shows a compaction since their GC arrived)."""
         acks: dict[str, str] = {}
-        due: dict[str, str] = {}
+        due: dict[str, tuple[str, str]] = {}  # what is due (the cell), and since when (its tooltip)
         for r in reviews:  # oldest first: later messages override earlier ones
             role = r.message.sender
             if role is None:
@@ -163,11 +163,13 @@ class TeammatesPane(QWidget):
                 acks[role] = _ack_result(r)
             done = (r.message.source, r.message.sha) in handled
             if not done and r.action in DUE_ACTIONS:
-                due[role] = f"{r.action} since {short_time(r.message.timestamp) or '?'}"
+                when = short_time(r.message.timestamp) or "a time it does not say"
+                due[role] = (r.action, f"{r.action}: its message of {when} in {r.message.source}")
             elif done:
                 due.pop(role, None)
-        for role in lost or {}:
-            due.setdefault(role, "full (FC-2)")  # why and when: the Compacted column and its tooltip
+        for role, since in (lost or {}).items():
+            why = f"compacted after its GC was delivered ({short_time(since)}): send the full GC"
+            due.setdefault(role, ("full (FC-2)", why))
         for role, since in pings.items():
-            due.setdefault(role, f"ping (no ACK since {short_time(since)})")
+            due.setdefault(role, ("ping", f"no ACK since {short_time(since)}"))
         self.teammate_model.set_reviews(acks, due)
