@@ -167,10 +167,11 @@ def test_the_gates_pane_lists_every_record_and_a_concluded_gate_at_once(
     def rows() -> list[tuple[str, ...]]:
         return [tuple(str(model.index(r, c).data()) for c in (0, 1, 4)) for r in range(model.rowCount())]
 
-    assert rows() == [
-        ("3", "ITERATE", "phase-3/gate-record.yaml"),
-        ("3", "APPROVED", "phase-3/gate-record-revision.yaml"),
+    assert rows() == [  # each named by its file in its phase's folder; the whole path in its tooltip
+        ("3", "ITERATE", "gate-record.yaml"),
+        ("3", "APPROVED", "gate-record-revision.yaml"),
     ]
+    assert "phase-3/gate-record-revision.yaml" in str(model.index(1, 4).data(Qt.ItemDataRole.ToolTipRole))
     monkeypatch.setattr(QInputDialog, "getInt", lambda *args: (4, True))
     monkeypatch.setattr(QInputDialog, "getItem", lambda *args: ("APPROVED", True))
     monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *args: ("", True))  # no notes
@@ -180,7 +181,7 @@ def test_the_gates_pane_lists_every_record_and_a_concluded_gate_at_once(
     actions_done(qtbot, controller)
     qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)  # Conclude gate, APPROVED
     actions_done(qtbot, controller)
-    assert rows()[-1] == ("4", "APPROVED", "phase-4/gate-record.yaml")
+    assert rows()[-1] == ("4", "APPROVED", "gate-record.yaml")
     assert controller.window.statusBar().currentMessage() == (
         "Conclude the gate of phase 4: APPROVED: wrote phase-4/gate-record.yaml, orchestration-plan.md"
     )

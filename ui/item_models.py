@@ -209,12 +209,15 @@ class GateModel(NodeTreeModel):
         return (gate.phase, gate.verdict, gate.date, gate.gc_in, gate.gc_out)
 
     def display(self, payload: Any, column: int, role: int) -> Any:
-        """Verdicts are coloured: green approved, amber conditional, red anything else."""
+        """Verdicts are coloured: green approved, amber conditional, red anything else. A record
+        in its own phase's folder is named by its file alone (the Phase column says the folder;
+        the tooltip, the whole path): the name tells a phase's records apart at a laptop's width."""
         gate: GateRecord = payload
         if role == DISPLAY:
             moved = f"{label(gate.gc_in)} → {label(gate.gc_out)}" if gate.gc_in or gate.gc_out else ""
             phase = "?" if gate.phase is None else str(gate.phase)
-            return (phase, gate.verdict or "?", gate.date or "", moved, gate.path)[column]
+            path = gate.path.removeprefix(f"phase-{phase}/")
+            return (phase, gate.verdict or "?", gate.date or "", moved, path)[column]
         if role == FOREGROUND and column == 1 and gate.verdict:
             verdict = gate.verdict.upper()
             if verdict in ("APPROVED", "PASS", "PASSED"):
