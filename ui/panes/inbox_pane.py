@@ -147,8 +147,8 @@ class ReviewPane(QWidget):
         self.raw.setReadOnly(True)
         self.raw.setFont(QFont("Monospace"))
         self.raw.setPlaceholderText("The selected message, as it was received")
-        # Two lines high at least, the list keeping the rest; in the font's size of the moment.
-        follow_font(self.raw, lambda: self.raw.setMinimumHeight(self.raw.fontMetrics().height() * 2 + 12))
+        # Four lines high at least, in the font's size of the moment: a message is read here.
+        follow_font(self.raw, lambda: self.raw.setMinimumHeight(self.raw.fontMetrics().height() * 4 + 12))
         # Their keys are the window's (Session menu), so that they work from any pane.
         self.carry_button = button("Carry out", self._carry, None, self, "Carry out the selected message (Ctrl+Return)")
         self.reply_button = button(
@@ -167,9 +167,9 @@ class ReviewPane(QWidget):
         split.setObjectName("inbox-list-and-raw")
         split.addWidget(self.view)
         split.addWidget(self.raw)
-        split.setStretchFactor(0, 3)
+        split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
-        split.setSizes([3000, 1000])  # in proportion, once the pane has its height
+        split.setSizes([1000, 1000])  # halves, once the pane has its height: a few rows, a message read
         self.banner = ProblemBanner()  # inbox entries that could not be read
         self._attention = 0
         layout_box = column(buttons, self.filter_strip, self.banner, split)
