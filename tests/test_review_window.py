@@ -234,6 +234,9 @@ def test_at_1366_by_768_an_inbox_row_reads_whole_without_scrolling(
     report = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-4")
     summary = model.index(report, model.SUMMARY).data()
     assert summary.startswith("[⚠ high] DELTA report")  # the badge leads; From already names the sender
+    # Issue 42.4: the reading pane under the list shows a message, not two lines of it.
+    raw = pane.raw
+    qtbot.waitUntil(lambda: raw.viewport().height() >= 4 * raw.fontMetrics().lineSpacing(), timeout=3000)
 
 
 @pytest.mark.parametrize("step", ["resend", "plan", "ledger"])
