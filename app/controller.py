@@ -103,7 +103,7 @@ class Controller(QObject):
         self._ping_timer.setInterval(60_000)
         self._ping_timer.timeout.connect(self.refresh_reviews)
         self._ping_timer.start()
-        self.window.set_tokenizer(settings.tokenizer)
+        self.window.menus.set_tokenizer(settings.tokenizer)
         self.looks.attach(self.window)
         self.recent = RecentSessions(settings, self.window, self)
 
@@ -214,7 +214,7 @@ class Controller(QObject):
     def set_tokenizer(self, name: str) -> None:
         tokenizer = self._tokenizer(name)
         self.settings.tokenizer = name
-        self.window.set_tokenizer(name)
+        self.window.menus.set_tokenizer(name)
         if self.live is not None:
             self.live.set_tokenizer(tokenizer)
 
@@ -291,7 +291,7 @@ class Controller(QObject):
         if not isinstance(view, TeamView):
             self._error(f"The Claude Code team could not be read: {view}")
             return
-        self.window.teammate_model.set_team(view.rows, linked=view.team is not None)
+        self.window.teammates_pane.teammate_model.set_team(view.rows, linked=view.team is not None)
         self.window.composer.team_view = view
         self._show_attention()
         lost = view.lost()

@@ -33,13 +33,13 @@ class Looks(QObject):
         self.window = window
         window.appearanceRequested.connect(self.set_appearance)
         window.textSizeRequested.connect(self.step_text_size)
-        window.set_appearance(self.settings.appearance)
+        window.menus.set_appearance(self.settings.appearance)
 
     def set_appearance(self, name: str) -> None:
         """View ▸ Appearance."""
         self.settings.appearance = name
         if self.window is not None:
-            self.window.set_appearance(name)
+            self.window.menus.set_appearance(name)
         app = self._app()
         if app is not None:
             apply_appearance(app, name)

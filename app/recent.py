@@ -34,7 +34,7 @@ class RecentSessions(QObject):
         self._latest.setSingleShot(True)
         self._latest.setInterval(LATEST_MS)
         self._latest.timeout.connect(self.flush)
-        window.set_recent(settings.recent_sessions())
+        window.menus.set_recent(settings.recent_sessions())
 
     def add(self, folder: Path) -> None:
         """Record ``folder`` as the most recent session: at once when no window shows it."""
@@ -64,4 +64,4 @@ class RecentSessions(QObject):
         self._latest.stop()
         for folder in opened:
             self.settings.add_recent(folder)
-        self.window.set_recent(self.settings.recent_sessions())
+        self.window.menus.set_recent(self.settings.recent_sessions())

@@ -166,7 +166,13 @@ def open_until_shown(app: QApplication, controller: Controller, folder: Path, ti
     loop is not enough to say: a view lays its rows out in a later turn unless told to, and
     then its first frame is blank."""
     window = controller.window
-    watch = ViewPaints({"tree": window.gc_view, "teammates": window.teammate_view, "memory": window.memory_view})
+    watch = ViewPaints(
+        {
+            "tree": window.sections_pane.gc_view,
+            "teammates": window.teammates_pane.teammate_view,
+            "memory": window.memory_pane.memory_view,
+        }
+    )
     start = time.perf_counter()
     controller.open(folder)
     while len(watch.rows_painted) < len(watch.views):

@@ -159,7 +159,7 @@ def follow(session: Path, seconds: int) -> dict[str, object]:
     controller = shown_window(app, settings)
     open_until_shown(app, controller, session)
     controller.settle(timeout_s=120)
-    model = controller.window.teammate_model
+    model = controller.window.teammates_pane.teammate_model
     linked = controller.team.team_folder() is not None
     waited = time.perf_counter()
     while (

@@ -29,7 +29,7 @@ OUT = ROOT / "resources" / "screenshots"
 
 def wait_for_team(app: QApplication, ctl: Controller) -> None:
     """The team is read off the GUI thread: wait for its columns before a screenshot."""
-    model = ctl.window.teammate_model
+    model = ctl.window.teammates_pane.teammate_model
     for _ in range(300):
         app.processEvents()
         if any(model.index(r, model.MEMBER).data() for r in range(model.rowCount())):
@@ -53,7 +53,9 @@ def main() -> int:
 
         pane = w.composer
         w.central_tabs.setCurrentWidget(pane)
-        w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions"))
+        w.sections_pane.gc_view.setCurrentIndex(
+            w.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions")
+        )
         row = "| D-9 | Snapshots compressed with zstd | Halves snapshot storage | P6 |\n"
         section = (pane.composer.section_text(pane.section_ref or "") if pane.composer else None) or ""
         pane.editor.setPlainText(section.replace("| P6 |\n", "| P6 |\n" + row))  # the editor shows no last newline

@@ -147,13 +147,13 @@ def main() -> int:
                 print(f"{prefix}: no baseline offered (the GC has no version, or a snapshot)")
 
         def edit() -> None:
-            QTest.keyClick(w.gc_view, Qt.Key.Key_U, CTRL | SHIFT)  # Compose Update
+            QTest.keyClick(w.sections_pane.gc_view, Qt.Key.Key_U, CTRL | SHIFT)  # Compose Update
             if w.central_tabs.currentWidget() is not w.composer:
                 print(f"{prefix}: Ctrl+Shift+U did not bring the composer forward")
-            model = w.gc_model
+            model = w.sections_pane.gc_model
             for row in range(model.rowCount()):
                 if model.index(row, 2).data():  # the first section with items
-                    w.gc_view.setCurrentIndex(model.index(row, 0))
+                    w.sections_pane.gc_view.setCurrentIndex(model.index(row, 0))
                     break
             editor = w.composer.editor
             editor.setFocus()

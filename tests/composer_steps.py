@@ -18,7 +18,7 @@ def composer_pane(ctl: Controller) -> ComposerPane:
 
 def select_section(ctl: Controller, title: str) -> None:
     w = ctl.window
-    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == title))
+    w.sections_pane.gc_view.setCurrentIndex(w.sections_pane.gc_model.find(lambda s: s is not None and s.title == title))
 
 
 def type_into_section(qtbot: QtBot, pane: ComposerPane, old: str, new: str) -> None:

@@ -152,7 +152,7 @@ def test_a_large_gc_tree_shows_its_top_rows_first_and_expands_the_rest_after_pai
 ) -> None:
     assert controller.open(_wide_session(tmp_path))
     w = controller.window
-    view, model = w.gc_view, w.gc_model
+    view, model = w.sections_pane.gc_view, w.sections_pane.gc_model
 
     def shown_rows(count: int) -> list[str]:
         titles: list[str] = []
@@ -191,7 +191,7 @@ def test_an_outside_edit_before_the_rest_came_shows_every_row_and_the_rest_chang
     folder = _wide_session(tmp_path)
     assert controller.open(folder)
     w = controller.window
-    model = w.gc_model
+    model = w.sections_pane.gc_model
     assert w.sections_pane.expand_rest.pending and model.rowCount() == SCREEN_ROWS
     path = folder / "global-context.md"
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
@@ -203,7 +203,7 @@ def test_an_outside_edit_before_the_rest_came_shows_every_row_and_the_rest_chang
     w.show()
     qtbot.waitUntil(lambda: not w.sections_pane.expand_rest.pending, timeout=5000)
     assert inserted == [] and model.rowCount() == 301
-    assert w.gc_view.isExpanded(model.index(299, 0, QModelIndex()))  # expanded as an open leaves it
+    assert w.sections_pane.gc_view.isExpanded(model.index(299, 0, QModelIndex()))  # expanded as an open leaves it
 
 
 def test_the_first_frame_of_an_open_holds_the_sections_teammates_and_memory(qtbot: QtBot, tmp_path: Path) -> None:
@@ -213,7 +213,13 @@ def test_the_first_frame_of_an_open_holds_the_sections_teammates_and_memory(qtbo
     controller = shown_controller(qtbot, tmp_path)
     w = controller.window
     QApplication.processEvents()  # the empty window as painted, before the open
-    paints = ViewPaints({"sections": w.gc_view, "teammates": w.teammate_view, "memory": w.memory_view})
+    paints = ViewPaints(
+        {
+            "sections": w.sections_pane.gc_view,
+            "teammates": w.teammates_pane.teammate_view,
+            "memory": w.memory_pane.memory_view,
+        }
+    )
     try:
         assert controller.open(copy_session(COW, tmp_path))
         QApplication.processEvents()  # one turn: the first frame
@@ -238,7 +244,10 @@ def test_a_session_opened_before_the_last_ones_rest_came_shows_only_its_own(
     assert not w.preview.rest.pending and not w.sections_pane.expand_rest.pending
     shown = w.preview.toPlainText()
     assert "Global Context — CH-001 LDAP" in shown and "Phase Status" in shown and "Area 0" not in shown
-    titles = [str(w.gc_model.index(row, 0, QModelIndex()).data()) for row in range(w.gc_model.rowCount())]
+    titles = [
+        str(w.sections_pane.gc_model.index(row, 0, QModelIndex()).data())
+        for row in range(w.sections_pane.gc_model.rowCount())
+    ]
     assert titles == [
         "Project Summary",
         "Design Reference",
@@ -258,7 +267,11 @@ class _ListsFirst(QObject):
         super().__init__()
         window = controller.window
         self.preview = window.preview
-        views: tuple[QAbstractItemView, ...] = (window.gc_view, window.teammate_view, window.memory_view)
+        views: tuple[QAbstractItemView, ...] = (
+            window.sections_pane.gc_view,
+            window.teammates_pane.teammate_view,
+            window.memory_pane.memory_view,
+        )
         self.views: dict[QObject, QAbstractItemView] = {v.viewport(): v for v in views}
         self.painted: set[QObject] = set()
         self.preview_then: str | None = None
@@ -287,8 +300,8 @@ def test_an_open_paints_the_lists_first_and_the_preview_a_moment_later(qtbot: Qt
     # cow's GC as its file reads: the title line, then the first section.
     qtbot.waitUntil(lambda: "Global Context — COW Pipeline Redesign" in window.preview.toPlainText(), timeout=5000)
     assert "Scope" in window.preview.toPlainText()
-    view = window.gc_view
-    row = window.gc_model.index(1, 0, QModelIndex())
+    view = window.sections_pane.gc_view
+    row = window.sections_pane.gc_model.index(1, 0, QModelIndex())
     assert row.data() == "Phase Pipeline Status"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(row).center())
     assert window.preview_title.text().startswith("§Phase Pipeline Status")

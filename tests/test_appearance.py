@@ -60,7 +60,7 @@ def _choose(qtbot: QtBot, controller: Controller, key: Qt.Key) -> None:
 
 
 def _checked(controller: Controller) -> str:
-    return next(a.text() for a in controller.window.appearance_group.actions() if a.isChecked())
+    return next(a.text() for a in controller.window.menus.appearance_group.actions() if a.isChecked())
 
 
 def test_dark_then_the_desktops_then_light_from_the_keyboard(qtbot: QtBot, tmp_path: Path, app: QApplication) -> None:
@@ -69,7 +69,7 @@ def test_dark_then_the_desktops_then_light_from_the_keyboard(qtbot: QtBot, tmp_p
     assert _checked(controller) == "&Follow the Desktop"
     _choose(qtbot, controller, Qt.Key.Key_D)
     assert is_dark(app.palette())
-    qtbot.waitUntil(lambda: is_dark(controller.window.gc_view.palette()))  # the widgets follow
+    qtbot.waitUntil(lambda: is_dark(controller.window.sections_pane.gc_view.palette()))  # the widgets follow
     assert _checked(controller) == "&Dark"
     assert controller.settings.appearance == "dark"
     assert contrast(tones().warn.color(), app.palette().color(R.Text)) >= 7  # the tints followed
@@ -199,17 +199,17 @@ def test_larger_text_from_the_keyboard_resizes_every_pane_and_stays(
     title_after = _title_ink(window.sections_dock)
     assert controller.settings.text_scale == 120
     assert window.statusBar().currentMessage() == "Text size 120%"
-    qtbot.waitUntil(lambda: window.gc_view.font().pointSizeF() == pytest.approx(desktop * 1.2))
+    qtbot.waitUntil(lambda: window.sections_pane.gc_view.font().pointSizeF() == pytest.approx(desktop * 1.2))
     unscaled = [
         f"{type(w).__name__} {w.objectName()}"
         for w in window.findChildren(QWidget)
         if w.isVisible() and w.font().pointSizeF() != pytest.approx(desktop * 1.2)
     ]
     assert unscaled == []
-    table = window.teammate_view
+    table = window.teammates_pane.teammate_view
     assert table.verticalHeader().defaultSectionSize() == table.fontMetrics().height() + 8
-    tokens = window.gc_view.header().sectionSize(1)
-    assert tokens == window.gc_view.fontMetrics().horizontalAdvance("000,000") + 24
+    tokens = window.sections_pane.gc_view.header().sectionSize(1)
+    assert tokens == window.sections_pane.gc_view.fontMetrics().horizontalAdvance("000,000") + 24
     window.inbox_dock.raise_()
     inbox = window.review_pane.view
     qtbot.waitUntil(inbox.isVisible)

@@ -44,7 +44,7 @@ def test_a_large_session_says_it_is_opening_and_the_cursor_waits(
     assert seen == [(Qt.CursorShape.WaitCursor, f"Opening {demo_copy.name} (0 MB)…")]
     assert QGuiApplication.overrideCursor() is None  # restored once the session is shown
     assert controller.window.statusBar().currentMessage() == ""
-    assert controller.window.gc_model.rowCount() > 0
+    assert controller.window.sections_pane.gc_model.rowCount() > 0
 
 
 def test_a_session_of_ordinary_size_opens_without_a_word(
@@ -108,7 +108,7 @@ def test_the_first_open_says_the_vocabulary_is_loading(
         assert seen == [("o200k_base", Qt.CursorShape.WaitCursor, "Loading the o200k_base token vocabulary…")]
         assert QGuiApplication.overrideCursor() is None
         assert controller.window.statusBar().currentMessage() == ""
-        assert controller.window.gc_model.rowCount() > 0
+        assert controller.window.sections_pane.gc_model.rowCount() > 0
         assert controller.open(demo_copy)
         assert len(seen) == 1
     finally:
@@ -122,7 +122,7 @@ def test_a_tokenizer_chosen_from_the_menu_says_its_vocabulary_is_loading(
     """Tokens ▸ cl100k_base, not loaded yet: the same word while it loads; estimate needs none."""
     window = controller.window
     seen = _watch_loads(monkeypatch, window, {"o200k_base": get_tokenizer("o200k_base")})
-    actions = {a.data(): a for a in window.tokenizer_group.actions()}
+    actions = {a.data(): a for a in window.menus.tokenizer_group.actions()}
     actions["cl100k_base"].trigger()
     assert seen == [("cl100k_base", Qt.CursorShape.WaitCursor, "Loading the cl100k_base token vocabulary…")]
     assert QGuiApplication.overrideCursor() is None and window.statusBar().currentMessage() == ""

@@ -177,4 +177,4 @@ def test_a_folder_that_cannot_be_watched_is_said_once_and_stays_open(
         == f"lead-console: {folder} cannot be watched (inotify watch limit reached): changes on disk are not shown\n"
     )
     assert len(tries) == 1 and controller.live is not None and controller.live.watcher is None
-    assert controller.window.gc_model.rowCount() > 0  # the session as read is shown
+    assert controller.window.sections_pane.gc_model.rowCount() > 0  # the session as read is shown

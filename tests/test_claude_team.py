@@ -101,7 +101,7 @@ def test_the_window_shows_delivery_and_context_and_records_each_reply_once(
         outcomes = blocker.args[0]
         assert sorted(o.role for o in outcomes if o.delivered) == list(MEMBERS)
         assert [p.wait(timeout=60) for p in doubles] == [0, 0, 0, 0]
-        model = w.teammate_model
+        model = w.teammates_pane.teammate_model
 
         def cell(role: str, column: int) -> str:
             row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == role)

@@ -79,8 +79,8 @@ def test_the_lead_maps_roles_to_members_and_pings_from_the_window(
     ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
     try:
         assert ctl.open(demo_copy)
-        view = ctl.window.teammate_view
-        model = ctl.window.teammate_model
+        view = ctl.window.teammates_pane.teammate_view
+        model = ctl.window.teammates_pane.teammate_model
         qtbot.waitUntil(lambda: any(model.index(r, model.MEMBER).data() == "impl-two" for r in range(model.rowCount())))
         row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-2")
         view.setCurrentIndex(model.index(row, 0))

@@ -49,7 +49,7 @@ def _window(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
     settle_reviews(qtbot, controller)
-    controller.window.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
+    controller.window.memory_pane.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
     return controller
 
 
@@ -67,8 +67,8 @@ def test_each_action_writes_what_the_memory_pane_writes(
     assert code == 0 and out == "" and err.startswith(f"{args[0]} ") and "written to" in err
     controller = _window(qtbot, tmp_path, by_window)
     try:
-        assert pane(controller.window.memory_actions)
-        assert controller.window.memory_actions.last_preview == diff  # the pane previewed the same change
+        assert pane(controller.window.memory_pane.memory_actions)
+        assert controller.window.memory_pane.memory_actions.last_preview == diff  # the pane previewed the same change
     finally:
         controller.window.context_pane.wait()
         controller.close()
@@ -172,7 +172,7 @@ def test_archive_by_entry_writes_what_archive_selected_writes(
             if e.text.startswith(("Adyen batch", "`amount_minor` is BIGINT"))
         ]
         assert [h for h, _ in chosen] == ["researcher-1", "implementer-1"]
-        assert controller.window.memory_actions.archive(chosen)
+        assert controller.window.memory_pane.memory_actions.archive(chosen)
     finally:
         controller.window.context_pane.wait()
         controller.close()
@@ -207,7 +207,7 @@ def test_memory_add_writes_what_the_panes_add_writes(
         monkeypatch.setattr(module, "utc_now_minutes", lambda: "2026-11-24T07:00Z")
     by_cli, by_window = copy_session(source, tmp_path / "cli"), copy_session(source, tmp_path / "window")
     controller = _window(qtbot, tmp_path, by_window)
-    actions = controller.window.memory_actions
+    actions = controller.window.memory_pane.memory_actions
     session = controller.live.session  # type: ignore[union-attr]
     roles = [m.role for m in session.teammates()]
     steps = [("Lead", "Decision", "adopted by Lead Console"), ("devils-advocate-7", "Warning", "a new section")]

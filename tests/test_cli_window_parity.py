@@ -116,10 +116,10 @@ def test_inspect_says_what_the_window_shows(
         settle_reviews(qtbot, controller)
         w = controller.window
         if printed["gc"] is not None:
-            assert _tree(w.gc_model, 3) == _sections(printed["gc"]["sections"])
+            assert _tree(w.sections_pane.gc_model, 3) == _sections(printed["gc"]["sections"])
         else:
-            assert w.gc_model.rowCount() == 0
-        team = w.teammate_model
+            assert w.sections_pane.gc_model.rowCount() == 0
+        team = w.teammates_pane.teammate_model
         columns = {name: n for n, name in enumerate(team.headers)}
         shown = [
             {name: team.index(r, columns[name]).data() for name in ("Teammate", "Confirmed", "Last sent", "State")}
@@ -138,12 +138,13 @@ def test_inspect_says_what_the_window_shows(
         ]
         assert sorted(shown, key=lambda row: str(row["Teammate"])) == sorted(said, key=lambda row: str(row["Teammate"]))
         memory = printed["memory"]
-        headers = [w.memory_model.index(r, 0).data() for r in range(w.memory_model.rowCount())]
+        headers = [w.memory_pane.memory_model.index(r, 0).data() for r in range(w.memory_pane.memory_model.rowCount())]
         assert len(headers) == (len(memory["sections"]) if memory else 0)
         for header, section in zip(headers, memory["sections"] if memory else [], strict=True):
             assert str(header).startswith(section["header"]) and str(header).endswith(f"({section['entries']})")
         gates = [
-            (w.gate_model.index(r, 0).data(), w.gate_model.index(r, 1).data()) for r in range(w.gate_model.rowCount())
+            (w.gates_pane.gate_model.index(r, 0).data(), w.gates_pane.gate_model.index(r, 1).data())
+            for r in range(w.gates_pane.gate_model.rowCount())
         ]
         assert [(str(g["phase"]), g["verdict"]) for g in printed["gates"]] == [(str(p), v) for p, v in gates]
     finally:
@@ -169,7 +170,7 @@ def test_memory_check_and_the_memory_pane_name_the_same_problems(
     controller = shown_controller(qtbot, tmp_path)
     try:
         assert controller.open(folder)
-        banner = controller.window.memory_banner
+        banner = controller.window.memory_pane.memory_banner
         assert banner.isVisibleTo(controller.window) == bool(said)
         for problem in said:
             assert problem.split(": ", 1)[-1] in banner.text(), problem

@@ -31,7 +31,7 @@ def _qt_widths(qtbot: QtBot, controller: Controller) -> list[int]:
     """What Qt's fitting makes of the same rows (all of them: these sessions fit a screen),
     with no room for a sort arrow in any title: ours keeps it only in the sorted column, which
     the comparisons leave out (``_compared``)."""
-    header = controller.window.teammate_view.horizontalHeader()
+    header = controller.window.teammates_pane.teammate_view.horizontalHeader()
     header.setSortIndicatorShown(False)
     header.setResizeContentsPrecision(-1)
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -57,7 +57,7 @@ def _open(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
 @pytest.mark.parametrize("folder", SESSIONS, ids=lambda p: p.name)
 def test_columns_are_as_wide_as_qt_fits_them_on_every_real_session(qtbot: QtBot, tmp_path: Path, folder: Path) -> None:
     controller = _open(qtbot, tmp_path, folder)
-    view = controller.window.teammate_view
+    view = controller.window.teammates_pane.teammate_view
     assert 0 < view.model().rowCount() <= 60
     qtbot.wait(10)
     header = view.horizontalHeader()
@@ -70,8 +70,8 @@ def test_the_demo_with_its_team_linked_fits_the_team_columns(qtbot: QtBot, tmp_p
     """The demo's linked team fills Member, Delivery, Context and Compacted, with symbols
     (``▰▱``, ``⚑``, ``✖``) taken from a fallback font."""
     controller = _open(qtbot, tmp_path, copy_session(None, tmp_path))
-    model = controller.window.teammate_model
-    header = controller.window.teammate_view.horizontalHeader()
+    model = controller.window.teammates_pane.teammate_model
+    header = controller.window.teammates_pane.teammate_view.horizontalHeader()
     context = TeammateModel.headers.index("Context")
     # The team is read in a worker: its context cells filled, and (a queued call later) fitted.
     qtbot.waitUntil(lambda: model.linked and any(model.index(r, context).data() for r in range(model.rowCount())))
@@ -88,7 +88,7 @@ class _PaintWidths(QObject):
 
     def __init__(self, controller: Controller) -> None:
         super().__init__()
-        self.header = controller.window.teammate_view.horizontalHeader()
+        self.header = controller.window.teammates_pane.teammate_view.horizontalHeader()
         self.seen: list[int] = []
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -98,7 +98,7 @@ class _PaintWidths(QObject):
 
 
 def test_a_change_is_fitted_before_the_frame_that_shows_it(qtbot: QtBot, controller: Controller) -> None:
-    view = controller.window.teammate_view
+    view = controller.window.teammates_pane.teammate_view
     controller.window.show()
     qtbot.waitExposed(controller.window)
     qtbot.wait(20)
@@ -106,7 +106,7 @@ def test_a_change_is_fitted_before_the_frame_that_shows_it(qtbot: QtBot, control
     narrow = header.sectionSize(TeammateModel.DUE)
     watch = _PaintWidths(controller)
     view.viewport().installEventFilter(watch)
-    model = controller.window.teammate_model
+    model = controller.window.teammates_pane.teammate_model
     long_due = "resend since 11-21 14:02, and a reason long enough to need a wider column"
     model.set_reviews(model.acks, {**model.due, "implementer-3": (long_due, "why")})
     qtbot.waitUntil(lambda: bool(watch.seen), timeout=5000)

@@ -44,7 +44,7 @@ def _shown_titles(view: QTableView) -> list[str]:
 def _due_in_sight(qtbot: QtBot, controller: Controller) -> None:
     """The Due column lies whole inside the table's viewport once the first teammate's ACK
     asks for clarification: "⚑ full since …" (a full GC is owed)."""
-    view = controller.window.teammate_view
+    view = controller.window.teammates_pane.teammate_view
     model = view.model()
     role = model.index(0, 0).data()
     assert controller.live is not None
@@ -67,7 +67,7 @@ def test_without_a_team_the_team_columns_are_hidden_and_due_is_in_sight(
     qtbot: QtBot, tmp_path: Path, source: Path
 ) -> None:
     controller = _open(qtbot, tmp_path, source)
-    view = controller.window.teammate_view
+    view = controller.window.teammates_pane.teammate_view
     assert _shown_titles(view) == ["Teammate", "Confirmed", "Last sent", "ACK", "Status", "Due", "State"]
     _due_in_sight(qtbot, controller)
     controller.close()
@@ -79,8 +79,8 @@ def test_with_the_demo_team_linked_every_column_reads_whole_at_1366(qtbot: QtBot
     room for a sort arrow it does not show, and every other column shows its text whole with
     nothing to scroll sideways."""
     controller = _open(qtbot, tmp_path, None)  # the demo comes with its team linked
-    view = controller.window.teammate_view
-    qtbot.waitUntil(lambda: controller.window.teammate_model.linked, timeout=10_000)
+    view = controller.window.teammates_pane.teammate_view
+    qtbot.waitUntil(lambda: controller.window.teammates_pane.teammate_model.linked, timeout=10_000)
     assert _shown_titles(view) == [t for t in TeammateModel.headers if t not in ("Member", "Sources")]
     settle_reviews(qtbot, controller)
     qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() == 0)
@@ -91,7 +91,7 @@ def test_with_the_demo_team_linked_every_column_reads_whole_at_1366(qtbot: QtBot
         widest = max(metrics.horizontalAdvance(t) for t in texts)
         assert header.sectionSize(column) >= widest, (model.headerData(column, Qt.Orientation.Horizontal), texts)
     _due_in_sight(qtbot, controller)
-    model = controller.window.teammate_model
+    model = controller.window.teammates_pane.teammate_model
     tip = str(model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole))
     assert "Claude Code member: implementer-" in tip and "Named in: plan" in tip
     controller.close()
@@ -115,7 +115,7 @@ def _click(menu: QMenu, text: str) -> None:
 
 def test_a_column_hidden_from_the_header_menu_stays_hidden_at_the_next_start(qtbot: QtBot, tmp_path: Path) -> None:
     controller = _open(qtbot, tmp_path, SESSIONS[0])
-    view = controller.window.teammate_view
+    view = controller.window.teammates_pane.teammate_view
     menu = _right_click_header(qtbot, view, TeammateModel.SENT)
     texts = [a.text() for a in menu.actions() if not a.isSeparator()]
     # Teammate is always shown; the team columns say why they cannot be shown now.
@@ -145,8 +145,8 @@ def test_a_column_hidden_from_the_header_menu_stays_hidden_at_the_next_start(qtb
     # show, the Lead's two choices hold.
     restarted = shown_controller(qtbot, tmp_path)
     assert restarted.open(copy_session(None, tmp_path / "demo"))
-    view = restarted.window.teammate_view
-    qtbot.waitUntil(lambda: restarted.window.teammate_model.linked, timeout=10_000)
+    view = restarted.window.teammates_pane.teammate_view
+    qtbot.waitUntil(lambda: restarted.window.teammates_pane.teammate_model.linked, timeout=10_000)
     assert _shown_titles(view) == [t for t in TeammateModel.headers if t not in ("Last sent", "Member")]
     menu = _right_click_header(qtbot, view, 0)
     _click(menu, "Member")  # shown, and fitted to its text
@@ -167,8 +167,8 @@ def _drag_edge(view: QTableView, column: int, by: int) -> None:
 
 def test_a_width_the_lead_drags_is_kept_until_they_double_click_the_edge(qtbot: QtBot, tmp_path: Path) -> None:
     controller = _open(qtbot, tmp_path, SESSIONS[0])
-    view = controller.window.teammate_view
-    model = controller.window.teammate_model
+    view = controller.window.teammates_pane.teammate_view
+    model = controller.window.teammates_pane.teammate_model
     fitted = view.columnWidth(TeammateModel.ACK)
     _drag_edge(view, TeammateModel.ACK, 60)
     assert view.columnWidth(TeammateModel.ACK) == fitted + 60
@@ -210,6 +210,6 @@ def test_the_columns_are_chosen_from_the_keyboard_too(qtbot: QtBot, tmp_path: Pa
     qtbot.keyClick(columns, Qt.Key.Key_Down)  # Last sent
     qtbot.keyClick(columns, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
-    assert window.teammate_view.isColumnHidden(TeammateModel.SENT)
-    assert not window.teammate_view.isColumnHidden(TeammateModel.CONFIRMED)
+    assert window.teammates_pane.teammate_view.isColumnHidden(TeammateModel.SENT)
+    assert not window.teammates_pane.teammate_view.isColumnHidden(TeammateModel.CONFIRMED)
     controller.close()

@@ -275,13 +275,21 @@ def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, control
     rendered = pane.rendered.toPlainText()
     assert "Q-3: rendered <b>safely</b>" in rendered  # raw HTML shown as text
     w = controller.window
-    row = next(r for r in range(w.teammate_model.rowCount()) if w.teammate_model.index(r, 0).data() == "implementer-1")
-    w.teammate_view.setCurrentIndex(w.teammate_model.index(row, 0))
+    row = next(
+        r
+        for r in range(w.teammates_pane.teammate_model.rowCount())
+        if w.teammates_pane.teammate_model.index(r, 0).data() == "implementer-1"
+    )
+    w.teammates_pane.teammate_view.setCurrentIndex(w.teammates_pane.teammate_model.index(row, 0))
     text = w._copy_teammate_message()
     assert text is not None and "- ADDED §Open Questions: Q-3" in text
     assert QGuiApplication.clipboard().text() == text
-    row = next(r for r in range(w.teammate_model.rowCount()) if w.teammate_model.index(r, 0).data() == "researcher-1")
-    w.teammate_view.setCurrentIndex(w.teammate_model.index(row, 0))
+    row = next(
+        r
+        for r in range(w.teammates_pane.teammate_model.rowCount())
+        if w.teammates_pane.teammate_model.index(r, 0).data() == "researcher-1"
+    )
+    w.teammates_pane.teammate_view.setCurrentIndex(w.teammates_pane.teammate_model.index(row, 0))
     assert w._copy_teammate_message() is None  # finished (COMPLETE): no update is due
 
 
@@ -306,15 +314,15 @@ def test_session_keys_work_from_any_pane(qtbot: QtBot, controller: Controller) -
     w.review_pane._paste = lambda: done.append("paste")  # type: ignore[method-assign]
     w.review_pane._carry = lambda: done.append("carry")  # type: ignore[method-assign]
     w.central_tabs.setCurrentIndex(0)  # the Section tab: the composer is hidden
-    w.memory_view.setFocus()
+    w.memory_pane.memory_view.setFocus()
     ctrl, shift = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
-    qtbot.keyClick(w.memory_view, Qt.Key.Key_P, ctrl | shift)
+    qtbot.keyClick(w.memory_pane.memory_view, Qt.Key.Key_P, ctrl | shift)
     assert done == ["publish"] and w.central_tabs.currentWidget() is w.composer
-    w.gc_view.setFocus()
-    qtbot.keyClick(w.gc_view, Qt.Key.Key_G, ctrl)
+    w.sections_pane.gc_view.setFocus()
+    qtbot.keyClick(w.sections_pane.gc_view, Qt.Key.Key_G, ctrl)
     w.gates_dock.raise_()  # the Inbox behind the Gates tab
-    qtbot.keyClick(w.gc_view, Qt.Key.Key_V, ctrl | shift)
-    qtbot.keyClick(w.gc_view, Qt.Key.Key_Return, ctrl)
+    qtbot.keyClick(w.sections_pane.gc_view, Qt.Key.Key_V, ctrl | shift)
+    qtbot.keyClick(w.sections_pane.gc_view, Qt.Key.Key_Return, ctrl)
     assert done == ["publish", "gate", "paste", "carry"]
     assert not w.inbox_dock.visibleRegion().isEmpty()
 
@@ -447,8 +455,8 @@ def test_return_or_a_double_click_on_a_teammate_shows_what_it_is_sent_and_why(
     w = controller.window
     w.central_tabs.setCurrentIndex(0)  # the Section preview in front
     activate(qtbot, w)
-    table = w.teammate_view
-    model = w.teammate_model
+    table = w.teammates_pane.teammate_view
+    model = w.teammates_pane.teammate_model
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-3")
     table.setFocus()
     table.setCurrentIndex(model.index(row, 0))

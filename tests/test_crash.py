@@ -48,7 +48,7 @@ def after():
     QTimer.singleShot(200, finish)
 
 def finish():
-    opened = ctl.open(folder) and ctl.window.gc_model.rowCount() > 0  # the window still works
+    opened = ctl.open(folder) and ctl.window.sections_pane.gc_model.rowCount() > 0  # the window still works
     print(json.dumps({"lines": [l for l, _ in lines], "report": lines[0][1] if lines else "", "opened": opened}))
     ctl.close()
     app.quit()

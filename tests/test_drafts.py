@@ -93,10 +93,10 @@ def test_discarding_on_open_recent_removes_the_draft(
     qtbot: QtBot, controller: Controller, demo_copy: Path, tmp_path: Path
 ) -> None:
     other = copy_session(CH006, tmp_path / "other")
-    controller.window.set_recent([other])
+    controller.window.menus.set_recent([other])
     _type_line(qtbot, controller, "Open Questions", LINE)
     qtbot.waitUntil(lambda: (demo_copy / DRAFT).is_file(), timeout=5000)
-    (recent,) = controller.window.recent_menu.actions()
+    (recent,) = controller.window.menus.recent_menu.actions()
     recent.trigger()  # the fixture answers Discard
     assert controller.live is not None and controller.live.session.folder == other.resolve()
     assert not (demo_copy / DRAFT).exists()

@@ -33,14 +33,18 @@ def test_the_section_editor_wraps_and_alt_z_choice_is_kept_for_the_next_run(qtbo
     window = controller.window
     activate(qtbot, window)
     window.central_tabs.setCurrentWidget(window.composer)
-    window.gc_view.setCurrentIndex(window.gc_model.index(0, 0))  # Scope: lines of 100+ characters
+    window.sections_pane.gc_view.setCurrentIndex(
+        window.sections_pane.gc_model.index(0, 0)
+    )  # Scope: lines of 100+ characters
     editor = window.composer.editor
     qtbot.waitUntil(lambda: editor.toPlainText().startswith("## Scope"))
     assert editor.lineWrapMode() == QPlainTextEdit.LineWrapMode.WidgetWidth
     qtbot.waitUntil(lambda: _longest_line_lines(editor) > 1)  # once laid out
     assert editor.horizontalScrollBar().maximum() == 0  # nothing to scroll sideways to
-    window.teammate_view.setFocus()
-    qtbot.keyClick(window.teammate_view, Qt.Key.Key_Z, Qt.KeyboardModifier.AltModifier)  # from another pane
+    window.teammates_pane.teammate_view.setFocus()
+    qtbot.keyClick(
+        window.teammates_pane.teammate_view, Qt.Key.Key_Z, Qt.KeyboardModifier.AltModifier
+    )  # from another pane
     qtbot.waitUntil(lambda: _longest_line_lines(editor) == 1)
     assert editor.horizontalScrollBar().maximum() > 0
     controller.close()

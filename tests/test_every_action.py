@@ -164,7 +164,7 @@ def test_every_memory_curation_undone_leaves_the_file_as_it_was(
     try:
         assert controller.open(folder)
         settle_reviews(qtbot, controller)
-        view = controller.window.memory_view
+        view = controller.window.memory_pane.memory_view
         first = view.model().index(0, 0)
         view.setCurrentIndex(view.model().index(0, 0, first))  # the first section's first entry
         pane = controller.window.memory_pane
@@ -172,7 +172,7 @@ def test_every_memory_curation_undone_leaves_the_file_as_it_was(
         for text in ("Add…", "Archive", "Archive phase…", "Replace…", "Prune"):
             buttons[text].click()
             settle_reviews(qtbot, controller)
-        stack = controller.window.memory_actions.undo_stack
+        stack = controller.window.memory_pane.memory_actions.undo_stack
         done = [stack.text(i) for i in range(stack.count())]
         assert len(done) >= 4, done  # Add, Archive, Replace and Prune wrote (the phase may match nothing)
         assert (folder / "TEAM-MEMORY.md").read_bytes() != original

@@ -29,10 +29,10 @@ def _in_front(dock: QDockWidget) -> bool:
 def _targets(controller: Controller) -> list[tuple[QDockWidget, QWidget]]:
     w = controller.window
     return [
-        (w.sections_dock, w.gc_view),
-        (w.teammates_dock, w.teammate_view),
-        (w.memory_dock, w.memory_view),
-        (w.gates_dock, w.gate_view),
+        (w.sections_dock, w.sections_pane.gc_view),
+        (w.teammates_dock, w.teammates_pane.teammate_view),
+        (w.memory_dock, w.memory_pane.memory_view),
+        (w.gates_dock, w.gates_pane.gate_view),
         (w.inbox_dock, w.review_pane.view),
         (w.context_dock, w.context_pane.blocks_view),
         (w.planning_dock, w.planning_pane.view),
@@ -55,7 +55,7 @@ def test_the_key_brings_its_pane_forward_from_behind_a_tab(qtbot: QtBot, window:
     for other in behind:  # every dock tabbed with it in front in turn; the last stays
         other.raise_()
     qtbot.waitUntil(lambda: not behind or not _in_front(dock))
-    start = window.window.teammate_view if number == 0 else window.window.gc_view
+    start = window.window.teammates_pane.teammate_view if number == 0 else window.window.sections_pane.gc_view
     start.setFocus()  # the focus somewhere else first
     qtbot.keyClick(window.window, NUMBER_KEYS[number], CTRL)
     qtbot.waitUntil(lambda: _in_front(dock) and QApplication.focusWidget() is view)
@@ -96,22 +96,31 @@ def test_tab_goes_round_the_controls_on_screen_only(qtbot: QtBot, window: Contro
     those off the window rather than hiding them: 44 of 120 presses went there), and through
     the tables instead of from cell to cell (a table kept the focus for good)."""
     w = window.window
-    w.gc_view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.gc_view)
+    w.sections_pane.gc_view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.sections_pane.gc_view)
     stops: list[QWidget] = []
     for _ in range(80):
         qtbot.keyClick(QApplication.focusWidget(), key)
         now = QApplication.focusWidget()
         assert now is not None
-        if now is w.gc_view:
+        if now is w.sections_pane.gc_view:
             break
         assert not now.visibleRegion().isEmpty(), f"{type(now).__name__} took the focus unseen"
         stops.append(now)
     else:
         pytest.fail(f"Tab never came back round: {[type(s).__name__ for s in stops[-6:]]}")
-    for view in (w.teammate_view, w.memory_view, w.attention_pane.view):  # the panes in front
+    for view in (
+        w.teammates_pane.teammate_view,
+        w.memory_pane.memory_view,
+        w.attention_pane.view,
+    ):  # the panes in front
         assert view in stops
-    for hidden in (w.gate_view, w.review_pane.view, w.context_pane.blocks_view, w.planning_pane.view):  # behind
+    for hidden in (
+        w.gates_pane.gate_view,
+        w.review_pane.view,
+        w.context_pane.blocks_view,
+        w.planning_pane.view,
+    ):  # behind
         assert hidden not in stops
 
 
@@ -126,18 +135,18 @@ def test_return_in_the_search_goes_to_the_first_entry_found_and_escape_clears_it
     everything = sum(
         pane.memory_model.rowCount(pane.memory_model.index(n, 0)) for n in range(pane.memory_model.rowCount())
     )
-    w.teammate_view.setFocus()  # outside the section tree, where Ctrl+F finds sections
+    w.teammates_pane.teammate_view.setFocus()  # outside the section tree, where Ctrl+F finds sections
     qtbot.keyClick(w, Qt.Key.Key_F, CTRL)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is pane.search_box)
     qtbot.keyClicks(pane.search_box, "charge.refunded")
     qtbot.keyClick(pane.search_box, Qt.Key.Key_Return)
-    assert QApplication.focusWidget() is w.memory_view
-    current = w.memory_view.currentIndex()
+    assert QApplication.focusWidget() is w.memory_pane.memory_view
+    current = w.memory_pane.memory_view.currentIndex()
     assert current.parent().data().startswith("researcher-1")
     assert "charge.refunded" in current.data(Qt.ItemDataRole.ToolTipRole)
     pane.search_box.setFocus()
     qtbot.keyClick(pane.search_box, Qt.Key.Key_Escape)
     assert pane.search_box.text() == ""
-    assert QApplication.focusWidget() is w.memory_view
+    assert QApplication.focusWidget() is w.memory_pane.memory_view
     model = pane.memory_model
     qtbot.waitUntil(lambda: sum(model.rowCount(model.index(n, 0)) for n in range(model.rowCount())) == everything)

@@ -43,7 +43,7 @@ def test_a_dropped_session_folder_or_a_file_in_it_opens(qtbot: QtBot, tmp_path: 
     first = copy_session(COW, tmp_path / "first")
     assert _drag_and_drop(window, _mime(first))
     qtbot.waitUntil(lambda: window.session is not None and window.session.folder == first, timeout=5000)
-    assert window.gc_model.rowCount() > 0
+    assert window.sections_pane.gc_model.rowCount() > 0
     # A file dragged from the session (its GC) opens the folder it is in.
     second = copy_session(COW, tmp_path / "second")
     assert _drag_and_drop(window, _mime(second / "global-context.md"))

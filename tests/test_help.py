@@ -20,7 +20,7 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support (raise|grab
 
 def _open_with_f1(qtbot: QtBot, controller: Controller) -> ShortcutsDialog:
     window = controller.window
-    QTest.keyClick(window.memory_view, Qt.Key.Key_F1)
+    QTest.keyClick(window.memory_pane.memory_view, Qt.Key.Key_F1)
     qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), ShortcutsDialog), timeout=5000)
     dialog = QApplication.activeModalWidget()
     assert isinstance(dialog, ShortcutsDialog)
@@ -36,8 +36,8 @@ def test_f1_from_a_pane_lists_the_keys_with_where_each_works(qtbot: QtBot, contr
     window = controller.window
     window.resize(1366, 768)
     activate(qtbot, window)  # keys go to the active window
-    window.memory_view.setFocus()  # F1 works wherever the focus is
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.memory_view)
+    window.memory_pane.memory_view.setFocus()  # F1 works wherever the focus is
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.memory_pane.memory_view)
     dialog = _open_with_f1(qtbot, controller)
     rows = _rows(dialog)
     # A person's reading of the README's keys table and the menus.

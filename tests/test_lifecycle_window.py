@@ -20,7 +20,7 @@ from ui.widgets import is_shown
 
 
 def _row_of(controller: Controller, role: str) -> int:
-    model = controller.window.teammate_model
+    model = controller.window.teammates_pane.teammate_model
     return next(r for r in range(model.rowCount()) if model.index(r, 0).data() == role)
 
 
@@ -34,14 +34,14 @@ def test_setting_a_state_from_the_table_changes_the_recipients(
 ) -> None:
     w = controller.window
     row = _row_of(controller, "researcher-1")
-    state_column = w.teammate_model.headers.index("State")
-    assert w.teammate_model.index(row, state_column).data() == "finished (not sent)"
+    state_column = w.teammates_pane.teammate_model.headers.index("State")
+    assert w.teammates_pane.teammate_model.index(row, state_column).data() == "finished (not sent)"
     composer = w.composer.composer
     assert composer is not None and "researcher-1" not in composer.default_impact().affected
-    tip = w.teammate_model.index(row, state_column).data(Qt.ItemDataRole.ToolTipRole)
+    tip = w.teammates_pane.teammate_model.index(row, state_column).data(Qt.ItemDataRole.ToolTipRole)
     assert "orchestration-plan.md line 35" in tip  # the table row that says COMPLETE
-    view = w.teammate_view
-    rect = view.visualRect(w.teammate_model.index(row, 0))
+    view = w.teammates_pane.teammate_view
+    rect = view.visualRect(w.teammates_pane.teammate_model.index(row, 0))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     action = next(a for a in view.actions() if a.text() == "Set state: active")
     asked: list[tuple[str, str]] = []
@@ -62,7 +62,7 @@ def test_setting_a_state_from_the_table_changes_the_recipients(
     ]
     plan = split_front_matter((demo_copy / "orchestration-plan.md").read_text(encoding="utf-8"), "p")[0].data
     assert plan["teammate_status"]["researcher-1"] == "ACTIVE"
-    assert w.teammate_model.index(_row_of(controller, "researcher-1"), state_column).data() == "active"
+    assert w.teammates_pane.teammate_model.index(_row_of(controller, "researcher-1"), state_column).data() == "active"
     assert _modes(controller)["researcher-1"] == "full"  # FC-1: two versions behind, now a recipient
 
 
@@ -114,7 +114,7 @@ def test_the_first_entry_creates_team_memory_after_showing_it(
     memory = demo_copy / "TEAM-MEMORY.md"
     memory.unlink()
     controller.reload()
-    actions = controller.window.memory_actions
+    actions = controller.window.memory_pane.memory_actions
     shown: list[str] = []
     actions.confirm = lambda title, diff: shown.append(diff) or True  # type: ignore[method-assign]
     assert actions.create_with(controller.live.session, "Lead", "Decision", "adopt this session")  # type: ignore[union-attr]
@@ -165,7 +165,9 @@ def test_a_state_the_lead_cancels_writes_nothing_and_says_what_it_would_have_sto
     w = controller.window
     plan = demo_copy / "orchestration-plan.md"
     before = plan.read_bytes()
-    w.teammate_view.setCurrentIndex(w.teammate_model.index(_row_of(controller, "implementer-2"), 0))
+    w.teammates_pane.teammate_view.setCurrentIndex(
+        w.teammates_pane.teammate_model.index(_row_of(controller, "implementer-2"), 0)
+    )
     asked: list[str] = []
 
     def cancel(box: QMessageBox) -> QMessageBox.StandardButton:
@@ -173,11 +175,11 @@ def test_a_state_the_lead_cancels_writes_nothing_and_says_what_it_would_have_sto
         return QMessageBox.StandardButton.Cancel
 
     w.teammates_pane.confirm = cancel  # type: ignore[method-assign]
-    next(a for a in w.teammate_view.actions() if a.text() == "Set state: finished").trigger()
+    next(a for a in w.teammates_pane.teammate_view.actions() if a.text() == "Set state: finished").trigger()
     assert asked == ["implementer-2 will no longer be sent context updates or pinged for ACKs."]
     qtbot.wait(50)
     assert plan.read_bytes() == before
-    next(a for a in w.teammate_view.actions() if a.text() == "Set state: active").trigger()
+    next(a for a in w.teammates_pane.teammate_view.actions() if a.text() == "Set state: active").trigger()
     assert len(asked) == 1  # already active: nothing to ask, nothing written
     assert w.statusBar().currentMessage() == "implementer-2 is already active"
     assert plan.read_bytes() == before

@@ -22,13 +22,13 @@ SELECT = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.Selectio
 
 
 def _section(controller: Controller, header: str) -> QModelIndex:
-    model = controller.window.memory_model
+    model = controller.window.memory_pane.memory_model
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(PAYLOAD_ROLE).header == header)
     return model.index(row, 0)
 
 
 def _entry(controller: Controller, header: str, starts: str) -> QModelIndex:
-    model = controller.window.memory_model
+    model = controller.window.memory_pane.memory_model
     section = _section(controller, header)
     row = next(r for r in range(model.rowCount(section)) if model.index(r, 0, section).data().startswith(starts))
     return model.index(row, 0, section)
@@ -37,17 +37,17 @@ def _entry(controller: Controller, header: str, starts: str) -> QModelIndex:
 def _ctrl_c(qtbot: QtBot, controller: Controller) -> str:
     window = controller.window
     activate(qtbot, window)
-    window.memory_view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.memory_view)
+    window.memory_pane.memory_view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.memory_pane.memory_view)
     QGuiApplication.clipboard().clear()
-    qtbot.keyClick(window.memory_view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.memory_pane.memory_view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     return QGuiApplication.clipboard().text()
 
 
 def test_an_archived_entry_is_copied_with_its_markers(qtbot: QtBot, tmp_path: Path) -> None:
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(copy_session(DEMO, tmp_path / "demo"))
-    view = controller.window.memory_view
+    view = controller.window.memory_pane.memory_view
     entry = _entry(controller, "researcher-1", "Stripe test mode")
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(entry).center())
     assert _ctrl_c(qtbot, controller) == (
@@ -60,7 +60,7 @@ def test_an_entry_with_sub_bullets_is_copied_whole(qtbot: QtBot, tmp_path: Path)
     """cow-pipeline-redesign's Lead entry "Phase 6 COMPLETE", lines 6–10 of its TEAM-MEMORY.md."""
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(copy_session(COW, tmp_path / "cow"))
-    controller.window.memory_view.setCurrentIndex(_entry(controller, "Lead", "Phase 6 COMPLETE"))
+    controller.window.memory_pane.memory_view.setCurrentIndex(_entry(controller, "Lead", "Phase 6 COMPLETE"))
     assert _ctrl_c(qtbot, controller) == (
         "- Phase 6 COMPLETE — Gate 6 APPROVED, GC-v6, PT-v4\n"
         "  - 33 files, 3 implementers, 8 tasks, ~2887 lines total\n"
@@ -78,7 +78,7 @@ def test_rows_chosen_out_of_order_are_copied_in_file_order_a_section_once(qtbot:
     folder = copy_session(DEMO, tmp_path / "demo")
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
-    selection = controller.window.memory_view.selectionModel()
+    selection = controller.window.memory_pane.memory_view.selectionModel()
     selection.select(_section(controller, "implementer-1"), SELECT)
     selection.select(_entry(controller, "implementer-1", "Posting batches"), SELECT)
     selection.select(_entry(controller, "researcher-1", "Adyen batch"), SELECT)
@@ -89,7 +89,7 @@ def test_rows_chosen_out_of_order_are_copied_in_file_order_a_section_once(qtbot:
     expected = adyen + "".join(lines[start:end])
     assert _ctrl_c(qtbot, controller) == expected
     QGuiApplication.clipboard().clear()
-    menu = next(a for a in controller.window.memory_view.actions() if a.text() == "Copy as written")
+    menu = next(a for a in controller.window.memory_pane.memory_view.actions() if a.text() == "Copy as written")
     menu.trigger()
     assert QGuiApplication.clipboard().text() == expected
     controller.close()

@@ -341,7 +341,7 @@ def test_the_window_follows_an_append_and_reports_a_stale_write_without_decoding
     window = controller.window
     window.show()  # as the Lead has it: a pane not on screen (Context) leaves its work for later
     qtbot.waitExposed(window)
-    actions = window.memory_actions
+    actions = window.memory_pane.memory_actions
     qtbot.waitUntil(lambda: not actions.looking, timeout=5000)  # the journal's first look is done
     decoded: list[int] = []
     real = textfile.Undecoded.decoded

@@ -19,7 +19,7 @@ from ui.node_model import PAYLOAD_ROLE
 @pytest.fixture
 def controller(controller: Controller) -> Controller:
     """The shared controller, with the memory pane's diff confirmation answered yes."""
-    controller.window.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
+    controller.window.memory_pane.memory_actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
     return controller
 
 
@@ -42,27 +42,27 @@ def test_write_tool_overwrite_shows_the_loss_and_restores_it(
     stale = re.sub(r"## implementer-1\n.*?\n\n", "## implementer-1\n\n", before, flags=re.S)
     with _wait_memory(qtbot, controller):
         (demo_copy / "TEAM-MEMORY.md").write_text(stale, encoding="utf-8")
-    qtbot.waitUntil(lambda: w.loss_box.isVisibleTo(w), timeout=3000)  # judged once the file holds still
-    assert "implementer-1: 4 entries vanished" in w.loss_label.text()
-    assert "Posting batches: lock account heads" in w.loss_label.text()
+    qtbot.waitUntil(lambda: w.memory_pane.loss_box.isVisibleTo(w), timeout=3000)  # judged once the file holds still
+    assert "implementer-1: 4 entries vanished" in w.memory_pane.loss_label.text()
+    assert "Posting batches: lock account heads" in w.memory_pane.loss_label.text()
     with _wait_memory(qtbot, controller):
-        qtbot.mouseClick(w.restore_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(w.memory_pane.restore_button, Qt.MouseButton.LeftButton)
     qtbot.wait(SETTLED_MS)  # past the judgement of the last write
-    assert not w.loss_box.isVisibleTo(w)
+    assert not w.memory_pane.loss_box.isVisibleTo(w)
     restored = parse_memory(_memory(demo_copy))
     one = next(s for s in restored.sections if s.header == "implementer-1")
     assert len(one.entries) == 4
 
 
 def test_own_writes_are_no_loss_and_undo_restores(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
-    w, actions = controller.window, controller.window.memory_actions
+    w, actions = controller.window, controller.window.memory_pane.memory_actions
     before = _memory(demo_copy)
     with _wait_memory(qtbot, controller):
         assert actions.prune()
     assert "[ARCHIVED]" not in _memory(demo_copy)
     assert "-[ARCHIVED]" not in actions.last_preview and "-- [ARCHIVED] [Decision]" in actions.last_preview
     qtbot.wait(SETTLED_MS)  # past the judgement of the last write
-    assert not w.loss_box.isVisibleTo(w)  # pruning is ours: no warning
+    assert not w.memory_pane.loss_box.isVisibleTo(w)  # pruning is ours: no warning
     with _wait_memory(qtbot, controller):
         actions.undo_stack.undo()
     assert _memory(demo_copy) == before
@@ -74,14 +74,14 @@ def _full_disk(*args: object, **kwargs: object) -> None:
 
 def _watching_failures(controller: Controller, demo_copy: Path) -> tuple[MemoryActions, str, int, list[str]]:
     """The memory actions, the file and undo depth before, and every failure said from now on."""
-    actions = controller.window.memory_actions
+    actions = controller.window.memory_pane.memory_actions
     errors: list[str] = []
     actions.failed.connect(errors.append)
     return actions, _memory(demo_copy), actions.undo_stack.count(), errors
 
 
 def test_add_relay_and_refuse(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
-    actions = controller.window.memory_actions
+    actions = controller.window.memory_pane.memory_actions
     assert actions.add_entry("Lead", "Decision", "ship behind a flag")
     assert actions.add_entry("researcher-1", "Finding", "Adyen sandbox lags")
     assert not actions.add_entry("Lead", "Gossip", "no")  # refused: not one of the seven tags
@@ -100,34 +100,34 @@ def test_add_relay_and_refuse(qtbot: QtBot, controller: Controller, demo_copy: P
 
 def test_archive_selected_entries_and_replace_a_teammate(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     w = controller.window
-    model = w.memory_model
+    model = w.memory_pane.memory_model
     section = next(r for r in range(model.rowCount()) if model.index(r, 0).data(PAYLOAD_ROLE).header == "implementer-2")
     parent = model.index(section, 0)
-    selection = w.memory_view.selectionModel()
+    selection = w.memory_pane.memory_view.selectionModel()
     for r in (0, 2):
         selection.select(
             model.index(r, 0, parent), QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
         )
-    assert len(w.selected_memory_entries()) == 2
+    assert len(w.memory_pane.selected_entries()) == 2
     with _wait_memory(qtbot, controller):
-        w._archive_selected()
+        w.memory_pane.archive_selected()
     two = next(s for s in parse_memory(_memory(demo_copy)).sections if s.header == "implementer-2")
     assert [e.archived for e in two.entries] == [True, False, True]
     with _wait_memory(qtbot, controller):
-        assert w.memory_actions.replace_teammate("implementer-3")
+        assert w.memory_pane.memory_actions.replace_teammate("implementer-3")
     headers = [s.header for s in parse_memory(_memory(demo_copy)).sections]
     assert headers[-4:] == ["[REPLACED] implementer-3", "implementer-3", "[REPLACED] implementer-4", "implementer-4"]
     qtbot.wait(SETTLED_MS)  # past the judgement of the last write
-    assert not w.loss_box.isVisibleTo(w)
+    assert not w.memory_pane.loss_box.isVisibleTo(w)
 
 
 def test_access_matrix_is_shown_for_the_selected_section(controller: Controller) -> None:
     w = controller.window
-    model = w.memory_model
+    model = w.memory_pane.memory_model
     for header, access in (("researcher-1", "Lead relay"), ("implementer-1", "direct Edit"), ("Lead", "full access")):
         row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(PAYLOAD_ROLE).header == header)
-        w.memory_view.setCurrentIndex(model.index(row, 0))
-        assert access in w.access_label.text()
+        w.memory_pane.memory_view.setCurrentIndex(model.index(row, 0))
+        assert access in w.memory_pane.access_label.text()
 
 
 def test_who_writes_the_section_is_in_sight_on_a_laptop(qtbot: QtBot, tmp_path: Path) -> None:
@@ -138,11 +138,11 @@ def test_who_writes_the_section_is_in_sight_on_a_laptop(qtbot: QtBot, tmp_path: 
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(copy_session(DEMO, tmp_path / "demo"))
     w = controller.window
-    model = w.memory_model
-    assert not w.access_label.isVisible()  # nothing selected: no line for it
+    model = w.memory_pane.memory_model
+    assert not w.memory_pane.access_label.isVisible()  # nothing selected: no line for it
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(PAYLOAD_ROLE).header == "researcher-1")
-    w.memory_view.setCurrentIndex(model.index(row, 1))
-    label = w.access_label
+    w.memory_pane.memory_view.setCurrentIndex(model.index(row, 1))
+    label = w.memory_pane.access_label
     assert label.text() == "Who writes researcher-1's section: Lead relay"  # ADR-001 §5
     qtbot.waitUntil(lambda: label.isVisible() and not label.visibleRegion().isEmpty())
     assert label.visibleRegion().boundingRect().width() >= label.fontMetrics().horizontalAdvance(label.text())
@@ -152,7 +152,7 @@ def test_who_writes_the_section_is_in_sight_on_a_laptop(qtbot: QtBot, tmp_path: 
 def test_a_conflicting_edit_shows_both_versions(controller: Controller, demo_copy: Path) -> None:
     from models.memory.edits import SectionEdit, section_text
 
-    actions = controller.window.memory_actions
+    actions = controller.window.memory_pane.memory_actions
     text = _memory(demo_copy)
     seen = section_text(text, "implementer-2")
     assert seen is not None
@@ -236,7 +236,7 @@ def test_an_entry_removed_while_the_session_was_away_is_reported_after_it_opens(
     line = next(x for x in text.splitlines(keepends=True) if x.startswith(entry))
     memory.write_text(text.replace(line, ""), encoding="utf-8")  # an agent's stale write, meanwhile
     shown: list[Loss] = []
-    controller.window.memory_actions.lossFound.connect(shown.append)
+    controller.window.memory_pane.memory_actions.lossFound.connect(shown.append)
     assert controller.open(demo_copy)
     assert shown == []  # open returned before the journal looked
     qtbot.waitUntil(lambda: bool(shown), timeout=3000)
@@ -265,7 +265,7 @@ def test_a_write_before_the_first_look_is_judged_once_the_look_is_back(
         threads.append(threading.current_thread().name)
         return real_observe(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    actions = controller.window.memory_actions
+    actions = controller.window.memory_pane.memory_actions
     actions._look_delay.setInterval(60_000)  # the delay alone would never start it in this test
     original = memory_actions.MemoryJournal.observe
     memory_actions.MemoryJournal.observe = observe  # type: ignore[method-assign]
@@ -307,7 +307,7 @@ def test_a_prune_while_the_first_look_runs_waits_for_it_and_is_no_loss(
             time.sleep(0.3)
         return real_observe(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    w, actions = controller.window, controller.window.memory_actions
+    w, actions = controller.window, controller.window.memory_pane.memory_actions
     assert controller.open(cow_copy)
     qtbot.waitUntil(lambda: not actions.looking, timeout=5000)
     (demo_copy / ".lead-console" / "memory-journal.jsonl").unlink(missing_ok=True)
@@ -319,12 +319,12 @@ def test_a_prune_while_the_first_look_runs_waits_for_it_and_is_no_loss(
     with _wait_memory(qtbot, controller):
         assert actions.prune()
     qtbot.wait(SETTLED_MS * 4)
-    assert not w.loss_box.isVisibleTo(w)  # pruned on purpose: no warning
+    assert not w.memory_pane.loss_box.isVisibleTo(w)  # pruned on purpose: no warning
 
 
 def _shown_entries(controller: Controller) -> list[str]:
     """Every entry row the memory view holds, section by section, as shown."""
-    model = controller.window.memory_model
+    model = controller.window.memory_pane.memory_model
     shown = []
     for row in range(model.rowCount()):
         section = model.index(row, 0)
@@ -375,9 +375,9 @@ def test_without_team_memory_only_add_is_offered_and_a_file_gone_meanwhile_is_sa
     assert set(buttons) == {"Archive", "Archive phase…", "Replace…", "Prune"}
     assert all(b.isEnabled() for b in buttons.values())
     said: list[str] = []
-    controller.window.memory_actions.failed.connect(said.append)
+    controller.window.memory_pane.memory_actions.failed.connect(said.append)
     (demo_copy / "TEAM-MEMORY.md").unlink()
-    assert not controller.window.memory_actions.prune()  # asked before the view has followed
+    assert not controller.window.memory_pane.memory_actions.prune()  # asked before the view has followed
     assert said == ["TEAM-MEMORY.md: No such file or directory; nothing was written"]
     with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000, check_params_cb=lambda p: "memory" in p):
         pass

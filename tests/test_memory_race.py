@@ -142,7 +142,7 @@ def test_the_window_reports_every_entry_the_race_took(
     path = demo_copy / "TEAM-MEMORY.md"
     window = controller.window
     shown: list[Loss] = []
-    window.memory_actions.lossFound.connect(lambda loss: shown.append(loss))
+    window.memory_pane.memory_actions.lossFound.connect(lambda loss: shown.append(loss))
     stop = threading.Event()
     agents_lock = threading.Lock()
     agents = [

@@ -70,7 +70,7 @@ def test_an_append_without_replaced_sections_reads_no_section_for_the_table(
         memory = controller.live.session.memory  # type: ignore[union-attr]
         assert memory is not None and memory.follow_up is not None
     assert gathered == [] and walked == []
-    roles = [controller.window.teammate_model.index(r, 0).data() for r in range(5)]
+    roles = [controller.window.teammates_pane.teammate_model.index(r, 0).data() for r in range(5)]
     assert "implementer-2" in roles  # the table still holds what the session says
 
 

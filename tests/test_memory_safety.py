@@ -136,7 +136,7 @@ def test_memory_check_lists_lost_entries_and_writes_nothing(tmp_path: Path, caps
 def test_the_window_reports_who_wrote_a_lost_entry_and_restores_it_in_place_after_a_preview(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    w, actions = controller.window, controller.window.memory_actions
+    w, actions = controller.window, controller.window.memory_pane.memory_actions
     previews: list[str] = []
     actions.confirm = lambda title, diff: previews.append(diff) or True  # type: ignore[method-assign]
     memory = demo_copy / "TEAM-MEMORY.md"
@@ -146,15 +146,15 @@ def test_the_window_reports_who_wrote_a_lost_entry_and_restores_it_in_place_afte
     wait = qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts)
     with wait:
         memory.write_text(text.replace(second, ""), encoding="utf-8")
-    qtbot.waitUntil(lambda: w.loss_box.isVisibleTo(w), timeout=3000)  # judged once the file holds still
-    assert "Lead: 1 entry vanished" in w.loss_label.text()
-    assert "first seen in the file" in w.loss_label.text()
+    qtbot.waitUntil(lambda: w.memory_pane.loss_box.isVisibleTo(w), timeout=3000)  # judged once the file holds still
+    assert "Lead: 1 entry vanished" in w.memory_pane.loss_label.text()
+    assert "first seen in the file" in w.memory_pane.loss_label.text()
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
-        qtbot.mouseClick(w.restore_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(w.memory_pane.restore_button, Qt.MouseButton.LeftButton)
     assert previews and "+" + second.rstrip("\n") in previews[-1]
     assert memory.read_text(encoding="utf-8") == text  # back where it stood, byte for byte
     qtbot.wait(SETTLED_MS)  # past the judgement of the last write
-    assert not w.loss_box.isVisibleTo(w)
+    assert not w.memory_pane.loss_box.isVisibleTo(w)
 
 
 def test_separate_appends_to_several_sections_raise_no_warning(
@@ -169,4 +169,4 @@ def test_separate_appends_to_several_sections_raise_no_warning(
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
         memory.write_text(text, encoding="utf-8")
     qtbot.wait(SETTLED_MS)  # past the judgement of the last write
-    assert not w.loss_box.isVisibleTo(w)
+    assert not w.memory_pane.loss_box.isVisibleTo(w)

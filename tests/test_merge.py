@@ -51,8 +51,8 @@ def test_the_merge_button_takes_the_agents_change_into_the_draft(
 ) -> None:
     pane = controller.window.composer
     controller.window.central_tabs.setCurrentWidget(pane)
-    gc_index = controller.window.gc_model.find(lambda s: s is not None and s.title == "Open Questions")
-    controller.window.gc_view.setCurrentIndex(gc_index)
+    gc_index = controller.window.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Open Questions")
+    controller.window.sections_pane.gc_view.setCurrentIndex(gc_index)
     with qtbot.waitSignal(pane.changed, timeout=3000):
         pane.editor.setPlainText(pane.editor.toPlainText() + "- Q-9: mine\n")
     gc = demo_copy / "global-context.md"
@@ -81,8 +81,8 @@ def test_the_merge_button_takes_the_agents_change_into_the_draft(
 def test_a_conflict_is_decided_in_the_dialog(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     pane = controller.window.composer
     controller.window.central_tabs.setCurrentWidget(pane)
-    gc_index = controller.window.gc_model.find(lambda s: s is not None and s.title == "Risks")
-    controller.window.gc_view.setCurrentIndex(gc_index)
+    gc_index = controller.window.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Risks")
+    controller.window.sections_pane.gc_view.setCurrentIndex(gc_index)
     with qtbot.waitSignal(pane.changed, timeout=3000):
         pane.editor.setPlainText(pane.editor.toPlainText().replace("## Risks\n", "## Risks\n- R-8: mine\n"))
     gc = demo_copy / "global-context.md"

@@ -100,15 +100,15 @@ def test_a_session_with_html_in_headings_and_entries_opens_nothing(
     window = controller.window
     window.show()
     # Select the section with the tag, so the preview title and the preview show it.
-    for row in range(window.gc_model.rowCount()):
-        index = window.gc_model.index(row, 0)
+    for row in range(window.sections_pane.gc_model.rowCount()):
+        index = window.sections_pane.gc_model.index(row, 0)
         if "Risks" in index.data():
-            window.gc_view.setCurrentIndex(index)
+            window.sections_pane.gc_view.setCurrentIndex(index)
     assert "Risks <img src=" in window.preview_title.text()  # shown as written
     assert window.preview_title.textFormat() == Qt.TextFormat.PlainText
     # Every tooltip of the GC tree and the memory tree, drawn as Qt's tooltip label draws it
     # (a QLabel deciding rich or plain text by itself; QToolTip itself needs a real screen).
-    for model in (window.gc_model, window.memory_model):
+    for model in (window.sections_pane.gc_model, window.memory_pane.memory_model):
         pending = [model.index(r, 0) for r in range(model.rowCount())]
         while pending:
             index = pending.pop()
@@ -121,12 +121,13 @@ def test_a_session_with_html_in_headings_and_entries_opens_nothing(
                 shown.grab()
     window.grab()
     entry_tips = [
-        window.memory_model.data(
-            window.memory_model.index(r, 0, window.memory_model.index(s, 0)), Qt.ItemDataRole.ToolTipRole
+        window.memory_pane.memory_model.data(
+            window.memory_pane.memory_model.index(r, 0, window.memory_pane.memory_model.index(s, 0)),
+            Qt.ItemDataRole.ToolTipRole,
         )
-        for s in range(window.memory_model.rowCount())
-        for r in range(window.memory_model.rowCount(window.memory_model.index(s, 0)))
+        for s in range(window.memory_pane.memory_model.rowCount())
+        for r in range(window.memory_pane.memory_model.rowCount(window.memory_pane.memory_model.index(s, 0)))
     ]
     assert any("&lt;img" in (t or "") for t in entry_tips)  # shown as written
-    assert window.memory_model.data(window.memory_model.index(0, 0), PAYLOAD_ROLE) is not None
+    assert window.memory_pane.memory_model.data(window.memory_pane.memory_model.index(0, 0), PAYLOAD_ROLE) is not None
     assert counter.opens() == 0

@@ -77,7 +77,7 @@ def test_needs_you_writes_out_the_whole_of_what_its_what_column_cuts(qtbot: QtBo
     assert controller.open(linked_demo(None, tmp_path / "demo"))  # the demo as the app opens it: its team linked
     settle_reviews(qtbot, controller)
     pane = controller.window.attention_pane
-    qtbot.waitUntil(lambda: controller.window.teammate_model.linked, timeout=10_000)
+    qtbot.waitUntil(lambda: controller.window.teammates_pane.teammate_model.linked, timeout=10_000)
     settle_reviews(qtbot, controller)
     qtbot.waitUntil(lambda: pane.model.rowCount() >= 2, timeout=10_000)
     _click_row(qtbot, pane.view, "implementer-4")

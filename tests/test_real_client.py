@@ -165,7 +165,7 @@ def window_in_the_window(qtbot: object, tmp_path: Path, session: Path) -> None:
     try:
         assert ctl.open(session)
         settle_reviews(qtbot, ctl)
-        model = ctl.window.teammate_model
+        model = ctl.window.teammates_pane.teammate_model
 
         def cell(role: str) -> str:
             row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == role)

@@ -175,9 +175,9 @@ def test_every_real_session_in_the_window(name: str, qtbot: QtBot, controller: C
         path.chmod(0o755 if path.is_dir() else 0o644)
     assert controller.open(copy)
     w = controller.window
-    assert w.teammate_model.rowCount() == len(open_session(copy, TOK).teammates())
-    for row in range(w.teammate_model.rowCount()):
-        w.teammate_view.setCurrentIndex(w.teammate_model.index(row, 0))
+    assert w.teammates_pane.teammate_model.rowCount() == len(open_session(copy, TOK).teammates())
+    for row in range(w.teammates_pane.teammate_model.rowCount()):
+        w.teammates_pane.teammate_view.setCurrentIndex(w.teammates_pane.teammate_model.index(row, 0))
         w._copy_teammate_message()
     w.central_tabs.setCurrentWidget(w.composer)
     pane = w.composer

@@ -51,7 +51,7 @@ def test_the_session_is_recorded_after_the_first_frame(qtbot: QtBot, tmp_path: P
     assert COW.name not in (watch.seen or "")  # the frame went out before the disk write
     qtbot.waitUntil(lambda: COW.name in _ini_names(ini), timeout=5000)
     assert controller.settings.recent_sessions()[0] == COW.resolve()
-    first = window.recent_menu.actions()[0].text()
+    first = window.menus.recent_menu.actions()[0].text()
     assert first.startswith("&1 cow-pipeline-redesign")
     # Two opens before a paint: both are kept, the later one first.
     assert controller.open(demo_copy)
@@ -69,5 +69,5 @@ def test_a_hidden_window_records_at_once(tmp_path: Path, qtbot: QtBot) -> None:
     qtbot.addWidget(controller.window)
     assert controller.open(COW)
     assert settings.recent_sessions() == [COW.resolve()]
-    assert controller.window.recent_menu.isEnabled()
+    assert controller.window.menus.recent_menu.isEnabled()
     controller.close()

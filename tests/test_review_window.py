@@ -29,7 +29,9 @@ from ui.node_model import PAYLOAD_ROLE
 
 def _publish(qtbot: QtBot, ctl: Controller) -> None:
     w, pane = ctl.window, ctl.window.composer
-    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions"))
+    w.sections_pane.gc_view.setCurrentIndex(
+        w.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions")
+    )
     type_into_section(qtbot, pane, "| P6 |\n", "| P6 |\n| D-9 | zstd | smaller | P6 |\n")
     pane.confirm = lambda box: QMessageBox.StandardButton.Ok  # type: ignore[method-assign]
     with qtbot.waitSignal(pane.published, timeout=5000):
@@ -48,7 +50,7 @@ def _ask_clarification(folder: Path, applied: int) -> None:
 
 
 def _table(ctl: Controller) -> dict[str, tuple[str, str, str]]:
-    model = ctl.window.teammate_model
+    model = ctl.window.teammates_pane.teammate_model
     out = {}
     for r in range(model.rowCount()):
         role = model.index(r, 0).data()
@@ -76,7 +78,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
         )
     qtbot.waitUntil(lambda: _table(controller)["implementer-1"][1] == "1/1 CONTINUE", timeout=3000)
     assert _table(controller)["implementer-1"][2] == "⚑ confirm"  # since when: in its tooltip
-    model = controller.window.teammate_view.model()
+    model = controller.window.teammates_pane.teammate_view.model()
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-1")
     why = model.index(row, model.DUE).data(Qt.ItemDataRole.ToolTipRole)
     assert "confirm: its message of " in why and "in inbox/implementer-1-ack.md" in why
@@ -119,7 +121,9 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
 
     # The next update: the confirmed teammates get deltas, the others the full GC.
     pane = w.composer
-    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Open Questions"))
+    w.sections_pane.gc_view.setCurrentIndex(
+        w.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Open Questions")
+    )
     with qtbot.waitSignal(pane.changed, timeout=3000):
         pane.editor.setPlainText(pane.editor.toPlainText() + "- Q-3: next\n")
     model = pane.decisions_model
@@ -344,7 +348,7 @@ def test_carrying_out_a_lost_context_sends_the_full_gc_now(
 
 
 def _teammate_row(w: MainWindow, role: str) -> int:
-    model = w.teammate_model
+    model = w.teammates_pane.teammate_model
     return next(r for r in range(model.rowCount()) if model.index(r, 0).data() == role)
 
 
@@ -360,8 +364,8 @@ def test_the_inbox_says_it_is_narrowed_to_a_teammate_and_a_click_shows_all(
     activate(qtbot, w)
     pane = w.review_pane
     assert pane.model.rowCount() == 2 and pane.header.text().startswith("2 messages")
-    view = w.teammate_view
-    rect = view.visualRect(w.teammate_model.index(_teammate_row(w, "implementer-2"), 0))
+    view = w.teammates_pane.teammate_view
+    rect = view.visualRect(w.teammates_pane.teammate_model.index(_teammate_row(w, "implementer-2"), 0))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert pane.model.rowCount() == 1
     assert pane.header.text().startswith("1 of 2 messages")
@@ -380,8 +384,8 @@ def test_paste_message_picks_the_sender_from_the_teammates(
 
     w = controller.window
     activate(qtbot, w)
-    view = w.teammate_view
-    rect = view.visualRect(w.teammate_model.index(_teammate_row(w, "implementer-3"), 0))
+    view = w.teammates_pane.teammate_view
+    rect = view.visualRect(w.teammates_pane.teammate_model.index(_teammate_row(w, "implementer-3"), 0))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     offered: list[tuple[list[str], int, bool]] = []
     monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *a: ("[STATUS] Phase 6 | IN_PROGRESS", True))

@@ -23,7 +23,7 @@ SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if (p / "global-con
 
 
 def _rows(controller: Controller) -> list[QModelIndex]:
-    return list(model_indexes(controller.window.gc_model))
+    return list(model_indexes(controller.window.sections_pane.gc_model))
 
 
 @pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)
@@ -37,7 +37,7 @@ def test_every_section_copies_as_the_cli_prints_it_by_its_reference(
     rows = _rows(controller)
     assert len(rows) >= 5
     for index in rows:
-        controller.window.gc_view.setCurrentIndex(index)
+        controller.window.sections_pane.gc_view.setCurrentIndex(index)
         copied, ref = pane.copy_section(), pane.copy_reference()
         assert QGuiApplication.clipboard().text() == ref
         code, out, err = run_cli(capsys, "section", str(folder), ref)
@@ -52,9 +52,9 @@ def test_the_keys_copy_what_a_person_reads_in_the_demo(
     folder = copy_session(DEMO, tmp_path / "project")
     controller = shown_controller(qtbot, tmp_path)
     assert controller.open(folder)
-    window, view = controller.window, controller.window.gc_view
+    window, view = controller.window, controller.window.sections_pane.gc_view
     activate(qtbot, window)
-    posting = window.gc_model.find(lambda s: s is not None and s.title == "Posting API")
+    posting = window.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Posting API")
     view.setCurrentIndex(posting)
     view.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is view)

@@ -44,20 +44,22 @@ def _window(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
 
 
 def _current_title(controller: Controller) -> str:
-    return str(controller.window.gc_view.currentIndex().siblingAtColumn(0).data())
+    return str(controller.window.sections_pane.gc_view.currentIndex().siblingAtColumn(0).data())
 
 
 def test_ctrl_k_types_and_steps_through_the_sections_found(qtbot: QtBot, tmp_path: Path) -> None:
     controller = _window(qtbot, tmp_path, copy_session(COW, tmp_path / "s"))
     w = controller.window
     pane = w.sections_pane
-    w.teammate_view.setFocus()  # the key works from another pane
-    qtbot.keyClick(w.teammate_view, Qt.Key.Key_K, CTRL)
+    w.teammates_pane.teammate_view.setFocus()  # the key works from another pane
+    qtbot.keyClick(w.teammates_pane.teammate_view, Qt.Key.Key_K, CTRL)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is pane.find_box)
     QTest.keyClicks(pane.find_box, "stage")
     assert _current_title(controller) == STAGES[0]
     assert pane.found_label.text() == "1 of 7"
-    assert w.gc_view.visualRect(w.gc_view.currentIndex()).isValid()  # scrolled to, its parents open
+    assert w.sections_pane.gc_view.visualRect(
+        w.sections_pane.gc_view.currentIndex()
+    ).isValid()  # scrolled to, its parents open
     seen = [_current_title(controller)]
     for _ in range(7):  # Return: the next one, round the GC
         qtbot.keyClick(pane.find_box, Qt.Key.Key_Return)
@@ -70,11 +72,11 @@ def test_ctrl_k_types_and_steps_through_the_sections_found(qtbot: QtBot, tmp_pat
     assert "Stage 6 Output" in w.preview.toPlainText()
     # Escape: back in the tree on the section found, the box cleared.
     qtbot.keyClick(pane.find_box, Qt.Key.Key_Escape)
-    assert QApplication.focusWidget() is w.gc_view
+    assert QApplication.focusWidget() is w.sections_pane.gc_view
     assert pane.find_box.text() == "" and pane.found_label.text() == ""
     assert _current_title(controller) == STAGES[-1]
     # Found nowhere: said so, the selection stays (no title of this GC holds a "~").
-    qtbot.keyClick(w.gc_view, Qt.Key.Key_K, CTRL)
+    qtbot.keyClick(w.sections_pane.gc_view, Qt.Key.Key_K, CTRL)
     QTest.keyClicks(pane.find_box, "§~")
     assert pane.found_label.text() == "no section"
     assert _current_title(controller) == STAGES[-1]
@@ -83,7 +85,7 @@ def test_ctrl_k_types_and_steps_through_the_sections_found(qtbot: QtBot, tmp_pat
     QTest.keyClicks(pane.find_box, '§Interface Contracts."Stage 3')
     assert _current_title(controller) == STAGES[3]
     qtbot.keyClick(pane.find_box, Qt.Key.Key_Down)  # down into the tree, there to go on
-    assert QApplication.focusWidget() is w.gc_view
+    assert QApplication.focusWidget() is w.sections_pane.gc_view
     controller.close()
 
 
@@ -99,10 +101,10 @@ def test_a_section_whose_row_an_open_put_off_is_found(qtbot: QtBot, tmp_path: Pa
     controller = Controller(controller_settings(tmp_path), headless=True)
     assert controller.open(folder)
     pane = controller.window.sections_pane
-    assert controller.window.gc_model.rowCount() < 300  # not painted yet: the rest is put off
+    assert controller.window.sections_pane.gc_model.rowCount() < 300  # not painted yet: the rest is put off
     pane.find_box.setText("Detail 297")
     assert _current_title(controller) == "Detail 297"
-    assert controller.window.gc_view.currentIndex().parent().data() == "Area 297"
+    assert controller.window.sections_pane.gc_view.currentIndex().parent().data() == "Area 297"
     controller.close()
 
 
@@ -154,10 +156,10 @@ def test_section_wants_a_reference_or_find_not_both(capsys: pytest.CaptureFixtur
 def test_ctrl_f_in_the_tree_finds_sections_and_elsewhere_memory(qtbot: QtBot, tmp_path: Path) -> None:
     controller = _window(qtbot, tmp_path, copy_session(COW, tmp_path / "s"))
     w = controller.window
-    w.gc_view.setFocus()
-    qtbot.keyClick(w.gc_view, Qt.Key.Key_F, CTRL)
+    w.sections_pane.gc_view.setFocus()
+    qtbot.keyClick(w.sections_pane.gc_view, Qt.Key.Key_F, CTRL)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.sections_pane.find_box)
-    w.teammate_view.setFocus()
-    qtbot.keyClick(w.teammate_view, Qt.Key.Key_F, CTRL)
+    w.teammates_pane.teammate_view.setFocus()
+    qtbot.keyClick(w.teammates_pane.teammate_view, Qt.Key.Key_F, CTRL)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.memory_pane.search_box)
     controller.close()

@@ -86,14 +86,14 @@ def test_open_recent_asks_before_it_drops_an_unpublished_draft(
 
     other = copy_session(REAL_SESSIONS / "ch006-dia-v4", tmp_path / "other")
     window = controller.window
-    window.set_recent([other])
+    window.menus.set_recent([other])
     pane = composer_pane(controller)
     window.central_tabs.setCurrentWidget(pane)
     select_section(controller, "Open Questions")
     type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: a draft\n")
     asked: list[bool] = []
     window.confirm_discard = lambda: asked.append(False) or False  # type: ignore[method-assign]
-    (recent,) = window.recent_menu.actions()
+    (recent,) = window.menus.recent_menu.actions()
     recent.trigger()
     assert asked == [False]
     assert controller.live is not None and controller.live.session.folder == demo_copy.resolve()

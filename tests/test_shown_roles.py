@@ -37,7 +37,7 @@ def _cells(model: NodeTreeModel, parent: QModelIndex | None = None) -> list[QMod
 def _check(controller: Controller) -> int:
     window = controller.window
     checked = 0
-    for model in (window.gc_model, window.teammate_model, window.memory_model):
+    for model in (window.sections_pane.gc_model, window.teammates_pane.teammate_model, window.memory_pane.memory_model):
         shown = model.shown_roles
         assert shown is not None and Qt.ItemDataRole.DisplayRole in shown
         for index in _cells(model):
@@ -65,6 +65,6 @@ def test_the_demo_with_its_team_answers_only_the_roles_it_names(qtbot: QtBot, tm
     controller = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
     qtbot.addWidget(controller.window)
     assert controller.open(copy_session(None, tmp_path))
-    qtbot.waitUntil(lambda: any(controller.window.teammate_model.team.values()), timeout=10_000)
+    qtbot.waitUntil(lambda: any(controller.window.teammates_pane.teammate_model.team.values()), timeout=10_000)
     assert _check(controller) > 1000
     controller.close()

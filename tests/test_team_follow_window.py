@@ -30,7 +30,7 @@ def _linked(controller: Controller, tmp_path: Path, qtbot: QtBot) -> Path:
 
 
 def _context_cell(controller: Controller, role: str) -> str:
-    model = controller.window.teammate_model
+    model = controller.window.teammates_pane.teammate_model
     for row in range(model.rowCount()):
         if model.index(row, 0).data() == role:
             return str(model.index(row, model.CONTEXT).data() or "")

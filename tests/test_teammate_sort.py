@@ -25,7 +25,7 @@ SESSION_ORDER = ["implementer-1", "implementer-2", "implementer-3", "implementer
 
 def _shown_roles(controller: Controller) -> list[str]:
     """The Teammate column from the top of the table down, as a person reads it."""
-    view = controller.window.teammate_view
+    view = controller.window.teammates_pane.teammate_view
     roles = []
     y = 1
     while True:
@@ -43,11 +43,11 @@ def test_clicking_a_header_sorts_the_rows_and_clicking_again_reverses_them(
     w.resize(1366, 768)
     w.show()
     qtbot.waitExposed(w)
-    view = w.teammate_view
+    view = w.teammates_pane.teammate_view
     qtbot.waitUntil(lambda: len(_shown_roles(controller)) == 5)
     assert _shown_roles(controller) == SESSION_ORDER
     header = view.horizontalHeader()
-    confirmed = w.teammate_model.headers.index("Confirmed")
+    confirmed = w.teammates_pane.teammate_model.headers.index("Confirmed")
     at = QPoint(header.sectionViewportPosition(confirmed) + header.sectionSize(confirmed) // 2, header.height() // 2)
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=at)
     # Oldest version first; the two at GC-v5 and the two at GC-v6 keep the session's order.
@@ -128,8 +128,8 @@ def test_the_order_chosen_is_kept_for_the_next_run(qtbot: QtBot, tmp_path: Path)
     folder = copy_session(DEMO, tmp_path / "demo")
     first = shown_controller(qtbot, tmp_path)
     assert first.open(folder)
-    header = first.window.teammate_view.horizontalHeader()
-    confirmed = first.window.teammate_model.headers.index("Confirmed")
+    header = first.window.teammates_pane.teammate_view.horizontalHeader()
+    confirmed = first.window.teammates_pane.teammate_model.headers.index("Confirmed")
     at = QPoint(header.sectionViewportPosition(confirmed) + header.sectionSize(confirmed) // 2, header.height() // 2)
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=at)  # oldest first
     first.close()
@@ -137,7 +137,7 @@ def test_the_order_chosen_is_kept_for_the_next_run(qtbot: QtBot, tmp_path: Path)
 
     again = shown_controller(qtbot, tmp_path)  # the same settings file
     assert again.open(folder)
-    header = again.window.teammate_view.horizontalHeader()
+    header = again.window.teammates_pane.teammate_view.horizontalHeader()
     assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (confirmed, Qt.SortOrder.AscendingOrder)
     qtbot.waitUntil(lambda: len(_shown_roles(again)) == 5)
     # GC-v4, v5, v5, v6, v6: ties in the session's order.

@@ -205,9 +205,9 @@ def _visit(qtbot: QtBot, controller: Controller) -> None:
     """Show every pane, so that each fills its models, and select a section to edit."""
     window = controller.window
     window.central_tabs.setCurrentWidget(window.composer)
-    first = window.gc_model.index(0, 0)
+    first = window.sections_pane.gc_model.index(0, 0)
     if first.isValid():
-        window.gc_view.setCurrentIndex(first)
+        window.sections_pane.gc_view.setCurrentIndex(first)
     for dock in (window.context_dock, window.planning_dock, window.gates_dock, window.inbox_dock, window.memory_dock):
         dock.raise_()
         qtbot.wait(10)

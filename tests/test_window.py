@@ -32,7 +32,7 @@ def controller(qtbot: QtBot, settings: AppSettings) -> Controller:
 
 
 def _memory_texts(ctl: Controller) -> list[str]:
-    model = ctl.window.memory_model
+    model = ctl.window.memory_pane.memory_model
     out = []
     for r in range(model.rowCount()):
         section = model.index(r, 0)
@@ -44,22 +44,22 @@ def test_opens_the_demo_and_fills_every_pane(controller: Controller, demo_copy: 
     assert controller.open(demo_copy)
     w = controller.window
     session = controller.live.session  # type: ignore[union-attr]
-    assert w.gc_model.rowCount() == len(session.gc.sections) == 13  # type: ignore[union-attr]
-    assert w.teammate_model.rowCount() == 5
-    assert w.gate_model.rowCount() == 5
-    assert w.memory_model.rowCount() == 8
+    assert w.sections_pane.gc_model.rowCount() == len(session.gc.sections) == 13  # type: ignore[union-attr]
+    assert w.teammates_pane.teammate_model.rowCount() == 5
+    assert w.gates_pane.gate_model.rowCount() == 5
+    assert w.memory_pane.memory_model.rowCount() == 8
     assert w.status_line.version.text() == "GC-v6"
     assert "2,522 tokens (o200k_base)" in w.status_line.tokens.text()
     assert w.windowTitle() == "Lead Console — payments-ledger-v2"
-    assert w.line_count.text() == "43 / 500 lines"
+    assert w.memory_pane.line_count.text() == "43 / 500 lines"
     assert "Global Context — Payments Ledger v2" in w.preview.toPlainText()
 
 
 def test_selecting_a_section_previews_it(controller: Controller, demo_copy: Path) -> None:
     controller.open(demo_copy)
     w = controller.window
-    index = w.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions")
-    w.gc_view.setCurrentIndex(index)
+    index = w.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Architecture Decisions")
+    w.sections_pane.gc_view.setCurrentIndex(index)
     assert w.preview_title.text().startswith("§Architecture Decisions · 403 tokens")
     assert "D-8" in w.preview.toPlainText() and "Risks" not in w.preview.toPlainText()
 
@@ -88,7 +88,9 @@ def test_a_long_gc_previews_its_first_lines_and_says_how_many_it_has(
     shown = w.preview.toPlainText()
     assert f" of {len(lines) - body:,} lines; select a section to see it whole." in shown
     assert "Global Context — Payments Ledger v2" in shown and "note-1499" not in shown
-    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Long Notes"))
+    w.sections_pane.gc_view.setCurrentIndex(
+        w.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Long Notes")
+    )
     assert f" of {len(lines) - lines.index('## Long Notes'):,} lines;" in w.preview.toPlainText()
     assert "- note-0: kept" not in w.preview.toPlainText()  # rendered as a list item
     assert "note-0: kept" in w.preview.toPlainText() and "note-1499" not in w.preview.toPlainText()
@@ -105,7 +107,7 @@ def test_agent_edit_of_team_memory_shows_up_live(qtbot: QtBot, controller: Contr
         path.write_text(text.replace(anchor, anchor + "- [Finding] Live edits arrive\n"), encoding="utf-8")
     assert "memory" in blocker.args[0]
     assert "Live edits arrive" in _memory_texts(controller)
-    assert controller.window.line_count.text() == "44 / 500 lines"
+    assert controller.window.memory_pane.line_count.text() == "44 / 500 lines"
 
 
 def test_team_memory_roles_reach_the_teammate_table_and_appends_leave_it(
@@ -119,7 +121,10 @@ def test_team_memory_roles_reach_the_teammate_table_and_appends_leave_it(
     text = path.read_text(encoding="utf-8")
 
     def roles() -> list[str]:
-        return [w.teammate_model.index(r, 0).data() for r in range(w.teammate_model.rowCount())]
+        return [
+            w.teammates_pane.teammate_model.index(r, 0).data()
+            for r in range(w.teammates_pane.teammate_model.rowCount())
+        ]
 
     assert "reviewer-9" not in roles()
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
@@ -152,7 +157,7 @@ def test_the_teammate_table_follows_the_gc_version_not_every_gc_edit(
     w = controller.window
     path = demo_copy / "global-context.md"
     text = path.read_text(encoding="utf-8")
-    assert w.teammate_model.current == 6
+    assert w.teammates_pane.teammate_model.current == 6
     gathered: list[object] = []
     real = w.teammates_pane.show_teammates
     w.teammates_pane.show_teammates = lambda session: gathered.append(real(session))  # type: ignore[method-assign]
@@ -161,13 +166,15 @@ def test_the_teammate_table_follows_the_gc_version_not_every_gc_edit(
     assert gathered == []
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
         path.write_text(text.replace("version: GC-v6", "version: GC-v7"), encoding="utf-8")
-    assert gathered == [None] and w.teammate_model.current == 7
+    assert gathered == [None] and w.teammates_pane.teammate_model.current == 7
 
 
 def test_gc_bump_on_disk_keeps_the_selection(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
     controller.open(demo_copy)
     w = controller.window
-    w.gc_view.setCurrentIndex(w.gc_model.find(lambda s: s is not None and s.title == "Risks"))
+    w.sections_pane.gc_view.setCurrentIndex(
+        w.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Risks")
+    )
     path = demo_copy / "global-context.md"
     text = path.read_text(encoding="utf-8").replace("version: GC-v6", "version: GC-v7")
     text = text.replace("## Scope\n", "## Summary\n- Status: on track\n\n## Scope\n")
@@ -176,9 +183,9 @@ def test_gc_bump_on_disk_keeps_the_selection(qtbot: QtBot, controller: Controlle
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)  # the way agents save: a temp file renamed over the original
     assert w.status_line.version.text() == "GC-v7"
-    current = w.gc_view.currentIndex()
+    current = w.sections_pane.gc_view.currentIndex()
     assert current.isValid() and current.data() == "Risks"
-    assert w.gc_model.index(0, 0).data() == "Summary"
+    assert w.sections_pane.gc_model.index(0, 0).data() == "Summary"
     assert w.preview_title.text().startswith("§Risks")
 
 
@@ -216,12 +223,12 @@ def test_an_agent_edit_above_keeps_selection_scroll_and_preview(
     controller.open(demo_copy)
     w = controller.window
     w.show()
-    w.gc_view.setFixedHeight(140)  # a short tree, so that it scrolls
+    w.sections_pane.gc_view.setFixedHeight(140)  # a short tree, so that it scrolls
     qtbot.waitExposed(w)
-    risks = w.gc_model.find(lambda s: s is not None and s.title == "Risks")
-    w.gc_view.setCurrentIndex(risks)
-    w.gc_view.scrollTo(risks)
-    scroll = w.gc_view.verticalScrollBar().value()
+    risks = w.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Risks")
+    w.sections_pane.gc_view.setCurrentIndex(risks)
+    w.sections_pane.gc_view.scrollTo(risks)
+    scroll = w.sections_pane.gc_view.verticalScrollBar().value()
     assert scroll > 0  # scrolled: the check below means something
     before_line = risks.data(PAYLOAD_ROLE).line
     path = demo_copy / "global-context.md"
@@ -229,12 +236,12 @@ def test_an_agent_edit_above_keeps_selection_scroll_and_preview(
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gc" in parts):
         path.write_text(text.replace("## Scope\n", "## Scope\n- budget: two engineers\n"), encoding="utf-8")
     assert controller.live.session.gc.follow_up is not None  # type: ignore[union-attr]  # read from the last parse
-    current = w.gc_view.currentIndex()
+    current = w.sections_pane.gc_view.currentIndex()
     assert current.isValid() and current.data() == "Risks"
     assert current.data(PAYLOAD_ROLE).line == before_line + 1  # the row shows the moved section
-    assert w.gc_view.verticalScrollBar().value() == scroll
+    assert w.sections_pane.gc_view.verticalScrollBar().value() == scroll
     assert w.preview_title.text().startswith("§Risks") and f"line {before_line + 2}" in w.preview_title.text()
-    scope = w.gc_model.find(lambda s: s is not None and s.title == "Scope")
+    scope = w.sections_pane.gc_model.find(lambda s: s is not None and s.title == "Scope")
     assert scope.siblingAtColumn(2).data() == str(len(scope.data(PAYLOAD_ROLE).items))
 
 
@@ -247,8 +254,8 @@ def test_half_written_file_warns_and_keeps_the_last_good_view(
     path = demo_copy / "TEAM-MEMORY.md"
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "memory" in parts):
         path.write_bytes(path.read_bytes()[:200] + b"\xe2\x82")  # cut inside a UTF-8 sequence
-    assert w.memory_banner.isVisibleTo(w)
-    assert "not valid UTF-8" in w.memory_banner.text() and "last good" in w.memory_banner.text()
+    assert w.memory_pane.memory_banner.isVisibleTo(w)
+    assert "not valid UTF-8" in w.memory_pane.memory_banner.text() and "last good" in w.memory_pane.memory_banner.text()
     assert _memory_texts(controller) == before
     assert "warnings" in w.status_line.problems.text()
 
@@ -262,8 +269,8 @@ def test_broken_plan_yaml_is_shown_in_the_teammates_pane(qtbot: QtBot, controlle
             path.read_text(encoding="utf-8").replace("gc_version: GC-v6", "gc_version: [GC-v6"),
             encoding="utf-8",
         )
-    assert "front matter is not valid YAML" in w.plan_banner.text()
-    assert w.teammate_model.rowCount() == 5
+    assert "front matter is not valid YAML" in w.teammates_pane.plan_banner.text()
+    assert w.teammates_pane.teammate_model.rowCount() == 5
 
 
 def test_new_gate_record_and_teammate_folder_appear(qtbot: QtBot, controller: Controller, demo_copy: Path) -> None:
@@ -272,8 +279,8 @@ def test_new_gate_record_and_teammate_folder_appear(qtbot: QtBot, controller: Co
     with qtbot.waitSignal(w.viewUpdated, timeout=5000, check_params_cb=lambda parts: "gates" in parts):
         (demo_copy / "phase-7" / "tester-1").mkdir(parents=True)
         (demo_copy / "phase-7" / "gate-record.yaml").write_text("phase: 7\nresult: APPROVED\n", encoding="utf-8")
-    qtbot.waitUntil(lambda: w.gate_model.rowCount() == 6, timeout=3000)
-    qtbot.waitUntil(lambda: w.teammate_model.rowCount() == 6, timeout=3000)
+    qtbot.waitUntil(lambda: w.gates_pane.gate_model.rowCount() == 6, timeout=3000)
+    qtbot.waitUntil(lambda: w.teammates_pane.teammate_model.rowCount() == 6, timeout=3000)
 
 
 def test_settings_keep_recent_sessions_tokenizer_and_layout(
@@ -285,15 +292,15 @@ def test_settings_keep_recent_sessions_tokenizer_and_layout(
     first.open(cow_copy)  # a copy: an open writes TEAM-MEMORY's journal into the session folder
     first.set_tokenizer("cl100k_base")
     assert "(cl100k_base)" in first.window.status_line.tokens.text()
-    first.window.archived_box.setChecked(False)
+    first.window.memory_pane.archived_box.setChecked(False)
     first.window.close()
     first.close()
     again = Controller(settings, headless=True)
     qtbot.addWidget(again.window)
     assert settings.recent_sessions()[:2] == [cow_copy.resolve(), demo_copy.resolve()]
     assert settings.tokenizer == "cl100k_base"
-    assert not again.window.archived_box.isChecked()
-    assert next(a.text() for a in again.window.recent_menu.actions()).startswith("&1 cow-pipeline-redesign")
+    assert not again.window.memory_pane.archived_box.isChecked()
+    assert next(a.text() for a in again.window.menus.recent_menu.actions()).startswith("&1 cow-pipeline-redesign")
     again.close()
 
 

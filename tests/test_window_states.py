@@ -48,10 +48,10 @@ def _shown(window: MainWindow, refused: Sequence[str] = ()) -> list[object]:
     """What the Lead reads off the window: every row of the three views, the banners and the
     status bar (``refused``: the lines of the Lead's refused edits, left out of the banners)."""
     return [
-        _rows(window.gc_model, window.gc_model.columnCount()),
-        _rows(window.teammate_model, window.teammate_model.columnCount()),
-        _rows(window.memory_model, window.memory_model.columnCount()),
-        _rows(window.gate_model, window.gate_model.columnCount()),
+        _rows(window.sections_pane.gc_model, window.sections_pane.gc_model.columnCount()),
+        _rows(window.teammates_pane.teammate_model, window.teammates_pane.teammate_model.columnCount()),
+        _rows(window.memory_pane.memory_model, window.memory_pane.memory_model.columnCount()),
+        _rows(window.gates_pane.gate_model, window.gates_pane.gate_model.columnCount()),
         _rows(window.context_pane.team, window.context_pane.team.columnCount()),
         [window.context_pane.teammate.itemText(i) for i in range(window.context_pane.teammate.count())],
         _rows(window.review_pane.model, window.review_pane.model.columnCount()),
@@ -62,7 +62,11 @@ def _shown(window: MainWindow, refused: Sequence[str] = ()) -> list[object]:
         _rows(window.planning_pane.model, window.planning_pane.model.columnCount()),
         [
             _banner(b.text(), refused)
-            for b in (window.sections_pane.gc_banner, window.plan_banner, window.memory_banner)
+            for b in (
+                window.sections_pane.gc_banner,
+                window.teammates_pane.plan_banner,
+                window.memory_pane.memory_banner,
+            )
         ],
         window.gates_pane.gates_banner.text(),
         [
@@ -74,7 +78,7 @@ def _shown(window: MainWindow, refused: Sequence[str] = ()) -> list[object]:
                 window.status_line.problems,
             )
         ],
-        window.line_count.text(),
+        window.memory_pane.line_count.text(),
         _plan(window),
     ]
 
@@ -94,11 +98,15 @@ def _where(window: MainWindow) -> list[object]:
                 out += [path(index), *expanded(view, index)]
         return out
 
-    views = (window.gc_view, window.teammate_view, window.memory_view)
+    views = (window.sections_pane.gc_view, window.teammates_pane.teammate_view, window.memory_pane.memory_view)
     places: list[object] = [
         (path(v.currentIndex()), sorted(path(i) for i in v.selectionModel().selectedRows())) for v in views
     ]
-    return [*places, expanded(window.gc_view, QModelIndex()), expanded(window.memory_view, QModelIndex())]
+    return [
+        *places,
+        expanded(window.sections_pane.gc_view, QModelIndex()),
+        expanded(window.memory_pane.memory_view, QModelIndex()),
+    ]
 
 
 def _plan(window: MainWindow) -> object:
@@ -220,7 +228,7 @@ def _lead_actions(window: MainWindow, refused: list[str]) -> list[Callable[[rand
     """What the Lead does to TEAM-MEMORY from the window (each confirmed, as by the dialog):
     an entry added, a teammate replaced, the last of those undone. Each says whether it wrote;
     the lines of a refusal go into ``refused``."""
-    actions = window.memory_actions
+    actions = window.memory_pane.memory_actions
     actions.confirm = lambda title, diff: True  # type: ignore[method-assign]
     actions.failed.connect(lambda message: refused.extend(line for line in message.splitlines() if line.strip()))
 
@@ -306,9 +314,9 @@ def test_a_refused_edit_is_shown_below_what_is_wrong_with_the_file(
     text = path.read_text(encoding="utf-8")
     with qtbot.waitSignal(controller.window.viewUpdated, timeout=5000):
         path.write_text(text + "\n## implementer-1\n- [Finding] a second section\n", encoding="utf-8")
-    banner = controller.window.memory_banner
+    banner = controller.window.memory_pane.memory_banner
     assert "2 active sections for implementer-1" in banner.text()
-    assert not controller.window.memory_actions.add_entry("Lead", "NoSuchTag", "refused")
+    assert not controller.window.memory_pane.memory_actions.add_entry("Lead", "NoSuchTag", "refused")
     lines = banner.text().splitlines()
     assert len(lines) == 2 and "2 active sections for implementer-1" in lines[0] and "unknown tag" in lines[1]
 
@@ -357,10 +365,14 @@ def test_a_session_opened_in_a_used_window_shows_as_in_a_fresh_one(qtbot: QtBot,
         for folder in (cow, demo):
             # The Lead was somewhere in the last session: a row of each view, a section folded.
             window = live.window
-            for view in (window.gc_view, window.teammate_view, window.memory_view):
+            for view in (
+                window.sections_pane.gc_view,
+                window.teammates_pane.teammate_view,
+                window.memory_pane.memory_view,
+            ):
                 view.setCurrentIndex(view.model().index(1, 0))
-            window.gc_view.collapse(window.gc_model.index(0, 0))
-            window.memory_view.collapse(window.memory_model.index(2, 0))
+            window.sections_pane.gc_view.collapse(window.sections_pane.gc_model.index(0, 0))
+            window.memory_pane.memory_view.collapse(window.memory_pane.memory_model.index(2, 0))
             assert live.open(folder)
             settle_reviews(qtbot, live)
             fresh = _opened(qtbot, tmp_path / "fresh.ini", folder)
@@ -407,7 +419,7 @@ def test_bursts_of_writes_end_as_a_fresh_window_shows(qtbot: QtBot, tmp_path: Pa
 
 def _fetched(window: MainWindow) -> list[tuple[str, int, bool]]:
     """Per TEAM-MEMORY section row: its title, the entry rows made and whether more wait."""
-    model = window.memory_model
+    model = window.memory_pane.memory_model
     return [
         (model.index(r, 0).data(), model.rowCount(model.index(r, 0)), model.canFetchMore(model.index(r, 0)))
         for r in range(model.rowCount())
