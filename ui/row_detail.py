@@ -22,8 +22,16 @@ Describe = Callable[[QModelIndex], str]
 class RowDetail(QPlainTextEdit):
     """Read-only, wrapping text that follows ``view``'s current row."""
 
-    def __init__(self, view: QAbstractItemView, describe: Describe, lines: int = 4, parent: QWidget | None = None):
+    def __init__(
+        self,
+        view: QAbstractItemView,
+        describe: Describe,
+        lines: int = 4,
+        placeholder: str = "The selected row, whole",
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
+        self.setPlaceholderText(placeholder)  # an empty pane says what it is for
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setFrameShape(QFrame.Shape.StyledPanel)

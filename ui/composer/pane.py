@@ -165,7 +165,12 @@ class ComposerPane(QWidget):
         )
         tabs = QTabWidget()
         tabs.addTab(column(impact_box, self.message), "Message")  # the impact is part of the message
-        self.decisions_detail = RowDetail(self.decisions_view, self.decisions_model.describe, lines=3)
+        self.decisions_detail = RowDetail(
+            self.decisions_view,
+            self.decisions_model.describe,
+            lines=3,
+            placeholder="Why a teammate gets what it gets: each one not sent the plain delta, or the one selected",
+        )
         tabs.addTab(column(self.decisions_view, self.decisions_detail, decision_buttons), "Teammates")
         self.scenarios_model = ScenariosModel(self)
         self.scenarios_view = table_view(self.scenarios_model)
@@ -178,7 +183,9 @@ class ComposerPane(QWidget):
 
         right = QSplitter(Qt.Orientation.Vertical)
         right.setObjectName("composer-items-and-preview")
-        self.items_detail = RowDetail(self.items_view, self.items_model.describe, lines=2)
+        self.items_detail = RowDetail(
+            self.items_view, self.items_model.describe, lines=2, placeholder="The selected item, as it is sent"
+        )
         right.addWidget(column(plain_label("Delta items"), self.items_view, self.items_detail, item_buttons))
         right.addWidget(tabs)
         right.setSizes([200, 300])  # the items' table holds a few rows; the message is read

@@ -87,7 +87,7 @@ class AttentionPane(QWidget):
             "Do it", self.act, None, self, "Do the selected row's action (Return, or a double-click)"
         )
         self.view.activated.connect(lambda _: self.act())
-        self.detail = RowDetail(self.view, self.model.describe, lines=2)
+        self.detail = RowDetail(self.view, self.model.describe, lines=2, placeholder="The selected item, whole")
         stack(self, self.header, self.view, self.detail, button_bar(self.do_button))
 
     def show_items(self, items: list[Attention]) -> None:
