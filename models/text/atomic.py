@@ -111,9 +111,13 @@ def atomic_write(path: Path, data: bytes, expected: Stamp | Missing | None) -> S
             os.unlink(tmp)
         raise
     _fsync_dir(folder)
-    new = stamp_of(path)
-    assert new is not None
-    return new
+    # The bytes are in place from here on: a failing re-read (a file removed or made
+    # unreadable by someone else at once) is no failed write, and must not be taken for one.
+    try:
+        new = stamp_of(path)
+    except OSError:
+        new = None
+    return new if new is not None else Stamp.of_bytes(data)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -91,6 +91,7 @@ def changed_since(writes: Iterable[FileWrite]) -> list[str]:
 
 
 _ORDER = {"create": 0, "replace": 1, "append": 2}
+UNKNOWN, NEW_LOG = -1, -2  # an append's size before: not read yet, or no log there
 
 
 def write_all(
@@ -116,29 +117,45 @@ def write_all(
     written: list[Path] = []
     undo: list[tuple[FileWrite, bytes | None, int]] = []  # what each write replaced
     for w in ordered:
+        before: bytes | None = None
+        size = UNKNOWN  # the log's size before an append (NEW_LOG: there was none)
         try:
             w.path.parent.mkdir(parents=True, exist_ok=True)
             before = read_bounded(w.path)[0] if w.kind == "replace" and w.path.is_file() else None
-            size = w.path.stat().st_size if w.kind == "append" and w.path.is_file() else 0
+            size = (w.path.stat().st_size if w.path.is_file() else NEW_LOG) if w.kind == "append" else 0
             if w.kind == "append":
                 _append(w.path, w.data)
             else:
                 atomic_write(w.path, w.data, w.expected)
             undo.append((w, before, size))
-        except (FileChangedError, OSError) as exc:
+        except BaseException as exc:
+            # A write can fail after its bytes landed (an fsync refused after the append): it
+            # is taken back with the others, or a "nothing was written" would leave it behind.
+            # A changed file refuses before anything is written: what is there is another's.
+            if not isinstance(exc, FileChangedError) and _landed(w, size):
+                undo.append((w, before, size))
             undone, whole = _roll_back(undo)
             if whole and record is not None:
                 record.unlink(missing_ok=True)
+            if not isinstance(exc, (FileChangedError, OSError)):
+                raise  # Ctrl-C between two writes: taken back, then on its way
             why = str(exc) if isinstance(exc, FileChangedError) else f"{w.path.name}: {exc.strerror or exc}"
             raise WriteRefused([f"{why}; nothing was written ({undone})"]) from exc
-        except BaseException:  # Ctrl-C between two writes: taken back, then on its way
-            if _roll_back(undo)[1] and record is not None:
-                record.unlink(missing_ok=True)
-            raise
         written.append(w.path)
     if record is not None:
         record.unlink(missing_ok=True)
     return tuple(written)
+
+
+def _landed(w: FileWrite, size: int) -> bool:
+    """Whether ``w``'s bytes are on disk though its write raised: an append that grew the log
+    from ``size``, or a file that now holds exactly the new bytes."""
+    try:
+        if w.kind == "append":
+            return size != UNKNOWN and w.path.stat().st_size > max(size, 0)
+        return read_bounded(w.path)[0] == w.data
+    except OSError:
+        return False
 
 
 def _roll_back(undo: list[tuple[FileWrite, bytes | None, int]]) -> tuple[str, bool]:
@@ -149,6 +166,8 @@ def _roll_back(undo: list[tuple[FileWrite, bytes | None, int]]) -> tuple[str, bo
         try:
             if w.kind == "create":
                 w.path.unlink(missing_ok=True)
+            elif w.kind == "append" and size == NEW_LOG:
+                w.path.unlink(missing_ok=True)  # the append made it
             elif w.kind == "append":
                 with open(w.path, "r+b") as fh:
                     fh.truncate(size)
