@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import COW, DEMO
+from models.actions.commit import commit
+from models.actions.publish import prepare_publish
 from models.delta.decisions import snapshot_path
 from models.publish.composer import Composer
-from models.publish.publishing import execute_publish
 from models.session.folder import open_session
 from models.session.gc_parse import front_version
 from models.text.tokens import get_tokenizer
@@ -53,13 +54,13 @@ def test_the_leads_and_the_agents_edits_are_both_published(tmp_path: Path, sourc
         before = gc_path.read_bytes()
         assert composer.disk_changed_under_edit
         with pytest.raises(WriteRefused, match=r"global-context\.md changed on disk since the preview"):
-            execute_publish(composer.publish_plan(now="2026-11-24T03:00Z"))  # the agent's line is not in the draft
+            commit(prepare_publish(composer, now="2026-11-24T03:00Z"))  # the agent's line is not in the draft
         assert gc_path.read_bytes() == before and not snapshot_path(folder, composer.new_version or 0).exists()
         assert composer.merge_with_disk() == []
-        plan = composer.publish_plan(now="2026-11-24T03:00Z")
-        assert plan.blocked == [], plan.blocked
+        plan = prepare_publish(composer, now="2026-11-24T03:00Z")
+        assert plan.refusals == (), plan.refusals
         version = plan.version
-        execute_publish(plan)
+        commit(plan)
         published = gc_path.read_text(encoding="utf-8")
         assert gc_path.read_bytes() != before
         assert lead_line in published and agent_line in published

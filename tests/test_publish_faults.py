@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-import models.publish.publishing as publishing
 import models.text.transaction as transaction
+from models.actions.commit import commit
+from models.actions.preview import Preview
+from models.actions.publish import prepare_publish
 from models.publish.composer import Composer
-from models.publish.publishing import execute_publish
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
 from models.text.transaction import WriteRefused
@@ -21,11 +22,11 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def _plan(folder: Path) -> publishing.PublishPlan:
+def _plan(folder: Path) -> Preview:
     session = open_session(folder, get_tokenizer("estimate"))
     composer = Composer.open(session)
     composer.working_text = composer.working_text.replace("is the source of truth", "is the single source of truth")
-    return composer.publish_plan()
+    return prepare_publish(composer)
 
 
 @pytest.mark.parametrize("fail_at", [1, 2, 3, 4, 5, 6, 7])
@@ -47,15 +48,15 @@ def test_a_write_failing_at_any_step_leaves_the_session_as_it_was(
 
     monkeypatch.setattr(transaction, "atomic_write", failing)
     if fail_at > writes:
-        execute_publish(plan)  # every write went through: published
+        commit(plan)  # every write went through: published
         assert _tree(demo_copy) != before
         return
     with pytest.raises(WriteRefused) as refused:
-        execute_publish(plan)
+        commit(plan)
     assert "nothing was written" in refused.value.reasons[0]
     assert _tree(demo_copy) == before  # every file as it was, no outbox message, no ledger line
     monkeypatch.setattr(transaction, "atomic_write", real)
-    execute_publish(_plan(demo_copy))  # and a retry publishes
+    commit(_plan(demo_copy))  # and a retry publishes
     assert (demo_copy / "gc-history" / "GC-v7.md").is_file()
 
 
@@ -69,7 +70,7 @@ def test_a_failing_ledger_append_undoes_every_file_written_before_it(
 
     monkeypatch.setattr(transaction, "_append", no_space)
     with pytest.raises(WriteRefused, match=r"ledger\.jsonl: No space left on device; nothing was written"):
-        execute_publish(_plan(demo_copy))
+        commit(_plan(demo_copy))
     assert _tree(demo_copy) == before
 
 
@@ -127,8 +128,8 @@ def test_a_plan_that_cannot_be_read_is_said_by_every_job_that_writes_it(demo_cop
     with pytest.raises(StateError, match=why):
         prepare_state(session, "implementer-1", parse_state("finished"))
     assert _tree(demo_copy) == before
-    blocked = composer.publish_plan().blocked
+    blocked = prepare_publish(composer).refusals
     assert any(b.startswith("orchestration-plan.md cannot be read") and why in b for b in blocked), blocked
     with pytest.raises(WriteRefused):
-        execute_publish(composer.publish_plan())
+        commit(prepare_publish(composer))
     assert _tree(demo_copy) == before

@@ -13,9 +13,10 @@ from pytestqt.qtbot import QtBot
 from app.cli.main import main
 from app.controller import Controller
 from conftest import REAL_SESSIONS, snapshot_tree
+from models.actions.commit import commit
+from models.actions.publish import prepare_publish
 from models.delta.decisions import plan_update
 from models.publish.composer import Composer
-from models.publish.publishing import execute_publish
 from models.session.folder import PLAN_FILE, open_session
 from models.session.memory_parse import parse_memory
 from models.text.surgical import set_front_entry
@@ -101,10 +102,10 @@ def test_everyday_jobs_on_a_real_session(copy: Path, capsys: pytest.CaptureFixtu
     decisions = {d.role: d for d in composer.plan().decisions}
     for mate in holders:
         assert decisions[mate.role].mode == "delta", decisions[mate.role].conditions
-    publish = composer.publish_plan()
-    assert publish.blocked == [], publish.blocked
+    publish = prepare_publish(composer)
+    assert publish.refusals == (), publish.refusals
     before = snapshot_tree(copy)
-    written = {p.relative_to(copy).as_posix() for p in execute_publish(publish)}
+    written = {p.relative_to(copy).as_posix() for p in commit(publish).written}
     names = {
         "global-context.md",
         f"gc-history/GC-v{version + 1}.md",
@@ -158,7 +159,7 @@ def test_publishing_offers_to_add_meta(tmp_path: Path) -> None:
     composer.working_text = composer.working_text.replace("## Scope\n", "## Scope\n\nOne more line.\n", 1)
     skipped = composer.publish_plan().skipped
     assert len(skipped) == 1 and "no ## Meta section" in skipped[0] and "Add ## Meta" in skipped[0]
-    execute_publish(composer.publish_plan(now="2026-11-23T01:00:00Z", add_meta=True))
+    commit(prepare_publish(composer, now="2026-11-23T01:00:00Z", add_meta=True))
     after = (copy / "TEAM-MEMORY.md").read_text(encoding="utf-8")
     meta = "## Meta\n- Created: 2026-11-23\n- Session: cow\n- GC Version: GC-v7\n\n"
     assert after.startswith("# TEAM-MEMORY — COW Pipeline Redesign\n\n" + meta + "## Lead\n")  # after the title

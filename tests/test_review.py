@@ -13,9 +13,9 @@ from app.cli.main import main
 from conftest import CLAUDE_TEAM
 from models.actions.carry import prepare_carry_out
 from models.actions.commit import commit
+from models.actions.publish import prepare_publish
 from models.delta.decisions import plan_update
 from models.publish.composer import Composer
-from models.publish.publishing import execute_publish
 from models.review.actions import plan_edit
 from models.review.inbox import Message, read_claude_team, read_inbox
 from models.review.ledger import read_ledger, record_received
@@ -31,7 +31,7 @@ def _publish_v7(folder: Path, rows: str = "| D-9 | zstd | smaller | P6 |\n") -> 
     session = open_session(folder, TOK)
     composer = Composer.open(session)
     composer.working_text = composer.working_text.replace("| P6 |\n", "| P6 |\n" + rows, 1)
-    execute_publish(composer.publish_plan(now="2026-11-22T03:00:00Z"))
+    commit(prepare_publish(composer, now="2026-11-22T03:00:00Z"))
 
 
 @pytest.fixture

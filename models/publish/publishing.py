@@ -27,7 +27,7 @@ from models.session.roles import NOT_A_FILE_NAME, names_a_file
 from models.text.atomic import MISSING, Missing, read_for_update
 from models.text.surgical import EditError, set_front_entry, set_front_key
 from models.text.textfile import BOM, Stamp, read_text, stamp_of
-from models.text.transaction import FileWrite, WriteRefused, write_all
+from models.text.transaction import FileWrite
 
 OUTBOX = Path("messages") / "outbox"
 
@@ -176,12 +176,3 @@ def prepare_publish(
         data = _encode("".join(line + "\n" for line in ledger))
         out.writes.append(FileWrite(folder / LEDGER, "append", f"{len(ledger)} sent messages", data, None))
     return out
-
-
-def execute_publish(plan: PublishPlan) -> tuple[Path, ...]:
-    """Write every planned file, or nothing (``models.text.transaction.write_all``); the GC is
-    replaced last, so that it is never newer than its snapshot and messages. Raises
-    ``WriteRefused`` when the plan is blocked or a file changed since the preview."""
-    if plan.blocked:
-        raise WriteRefused(plan.blocked)
-    return write_all(plan.writes, last=GC_FILE)
