@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -47,6 +48,20 @@ def warn_all(problems: list[Problem]) -> None:
         print(f"lead-console: warning: {problem}", file=sys.stderr)
 
 
+def said_after_writing(say: Callable[[], None]) -> int:
+    """Say what a committed action wrote and exit 0: the files are written whatever happens to
+    the saying. A stdout or stderr that fails then (a full disk, a closed pipe) must not turn
+    the exit status into a failure, or a script's retry would do the action twice."""
+    try:
+        say()
+        sys.stdout.flush()  # a full disk under a redirected stdout says so now, not at exit
+    except OSError:
+        # Nothing more can be said; the streams go quiet so that the exit's own flush does
+        # not fail the command after all.
+        sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the rest of the run
+    return EXIT_OK
+
+
 def dry_run_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="print every file it would write; write nothing")
 
@@ -77,8 +92,11 @@ def run_action(prepare: Callable[[], Preview], args: argparse.Namespace, report:
         print(f"lead-console: {preview.title}: nothing was written: {exc}", file=sys.stderr)
         return EXIT_FAILED
     written = [preview.relative_path(path) for path in outcome.written]
-    if as_json:
-        print(json.dumps({**preview.data(), "written": written}, ensure_ascii=False, indent=2))
-    for path in written:
-        print(f"wrote {path}", file=sys.stderr)
-    return EXIT_OK
+
+    def say() -> None:
+        if as_json:
+            print(json.dumps({**preview.data(), "written": written}, ensure_ascii=False, indent=2))
+        for path in written:
+            print(f"wrote {path}", file=sys.stderr)
+
+    return said_after_writing(say)

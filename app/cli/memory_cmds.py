@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from app.cli.common import session_args
+from app.cli.common import said_after_writing, session_args
 from app.cli.memory_output import memory_check_text
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file, resolve_session
 from models.memory.check import memory_check_data
@@ -39,13 +39,16 @@ def cmd_memory_add(args: argparse.Namespace) -> int:
     except MemoryEditError as exc:
         print(f"lead-console: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    if created:
-        print(f"created {path} from ADR-001 §4's skeleton (Meta, Lead, active teammates)", file=sys.stderr)
     note = f" (merged with a concurrent change to {', '.join(result.merged)})" if result.merged else ""
-    print(f"added to ## {args.role} in {path}{note}", file=sys.stderr)
-    if result.warning:
-        print(f"lead-console: {result.warning}", file=sys.stderr)
-    return EXIT_OK
+
+    def say() -> None:
+        if created:
+            print(f"created {path} from ADR-001 §4's skeleton (Meta, Lead, active teammates)", file=sys.stderr)
+        print(f"added to ## {args.role} in {path}{note}", file=sys.stderr)
+        if result.warning:
+            print(f"lead-console: {result.warning}", file=sys.stderr)
+
+    return said_after_writing(say)
 
 
 def cmd_memory_show(args: argparse.Namespace) -> int:
@@ -129,10 +132,13 @@ def _curate(args: argparse.Namespace, title: str, build: Callable[[Path], list[S
         print(f"lead-console: {path.name}: {exc.strerror or exc}; nothing was written", file=sys.stderr)
         return EXIT_FAILED
     note = f" (merged with a concurrent change to {', '.join(result.merged)})" if result.merged else ""
-    print(f"{title}: written to {path}{note}", file=sys.stderr)
-    if result.warning:
-        print(f"lead-console: {result.warning}", file=sys.stderr)
-    return EXIT_OK
+
+    def say() -> None:
+        print(f"{title}: written to {path}{note}", file=sys.stderr)
+        if result.warning:
+            print(f"lead-console: {result.warning}", file=sys.stderr)
+
+    return said_after_writing(say)
 
 
 def _text(path: Path) -> str:
