@@ -205,10 +205,12 @@ class ReviewPane(QWidget):
         if r is None:
             self.raw.clear()
             return
-        notes = "\n".join(f"# {p}" for p in r.problems)
+        # What is wrong with it first: the pane shows a few lines, and a long report's end is
+        # below them.
+        notes = "".join(f"# {p}\n" for p in r.problems)
         done = self.model.handled.get((r.message.source, r.message.sha))
-        tail = f"\n# from {r.message.source}" + (f"\n# done: {done}" if done else "")
-        self.raw.setPlainText(f"{r.message.text}\n\n{notes}".rstrip() + tail)
+        tail = f"\n\n# from {r.message.source}" + (f"\n# done: {done}" if done else "")
+        self.raw.setPlainText(f"{notes}{r.message.text}".rstrip() + tail)
 
     def _carry(self) -> None:
         r = self.selected()
