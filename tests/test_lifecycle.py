@@ -221,3 +221,77 @@ def test_gates_read_leniently_and_from_the_plans_lists(tmp_path: Path) -> None:
     ]
     assert open_session(REAL_SESSIONS / "ch006-dia-v4", TOK).current_phase == 3
     assert open_session(REAL_SESSIONS / "skl006-delivery", TOK).current_phase == 3  # "3 COMPLETE → Phase 4 next"
+
+
+PENDING = """---
+gc_version: GC-v3
+---
+# Plan
+
+## Teammates
+| Teammate | Status | GC |
+|----------|--------|----|
+| implementer-1 | ACTIVE | GC-v2 |
+| implementer-2 | pending spawn | — |
+| tester-1 | PENDING_SPAWN (after Phase 7) | — |
+| researcher-1 | not yet spawned | — |
+"""
+
+
+def test_a_teammate_pending_spawn_is_sent_nothing_until_it_is_spawned(tmp_path: Path) -> None:
+    """Issue 42.8: "pending spawn" named no state, so the teammate counted as active and was
+    sent the full GC before it existed (FC-3). It waits, said as read, until its state is set
+    (``teammate ROLE --state active``, once it is spawned)."""
+    (tmp_path / "orchestration-plan.md").write_text(PENDING, encoding="utf-8")
+    (tmp_path / "global-context.md").write_text("---\nversion: GC-v3\n---\n# GC\n\n## A\n- k: v\n", encoding="utf-8")
+    mates = {m.role: m for m in open_session(tmp_path, TOK).teammates()}
+    assert {role: m.state for role, m in mates.items()} == {
+        "implementer-1": "active",
+        "implementer-2": "pending",
+        "tester-1": "pending",
+        "researcher-1": "pending",
+    }
+    assert "line 10" in mates["implementer-2"].state_source  # | implementer-2 | pending spawn |
+    decisions = {d.role: d for d in plan_update(open_session(tmp_path, TOK)).decisions}
+    assert {role: d.mode for role, d in decisions.items()} == {
+        "implementer-1": "full",  # GC-v2 confirmed, the GC is at GC-v3 with no snapshot to diff from
+        "implementer-2": "inactive",
+        "tester-1": "inactive",
+        "researcher-1": "inactive",
+    }
+    assert [c.code for c in decisions["implementer-2"].conditions] == ["STATE"]
+    assert main(["teammate", str(tmp_path), "implementer-2", "--state", "active"]) == 0
+    after = {d.role: d.mode for d in plan_update(open_session(tmp_path, TOK)).decisions}
+    assert after["implementer-2"] == "full"  # spawned: FC-3, no confirmed version yet
+
+
+def test_the_window_shows_a_teammate_pending_spawn_as_not_sent(qtbot: object, tmp_path: Path) -> None:
+    """The teammate table says it (State: "pending (not sent)", muted) and the composer's
+    Teammates tab sends it nothing, for the reason read from the plan."""
+    from pytestqt.qtbot import QtBot
+
+    from conftest import settle_reviews, shown_controller
+    from ui.teammate_model import TeammateModel
+
+    assert isinstance(qtbot, QtBot)
+    (tmp_path / "s").mkdir()
+    folder = tmp_path / "s"
+    (folder / "orchestration-plan.md").write_text(PENDING, encoding="utf-8")
+    (folder / "global-context.md").write_text("---\nversion: GC-v3\n---\n# GC\n\n## A\n- k: v\n", encoding="utf-8")
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(folder)
+    settle_reviews(qtbot, controller)
+    model = controller.window.teammates_pane.teammate_model
+    states = {model.index(r, 0).data(): model.index(r, TeammateModel.STATE).data() for r in range(model.rowCount())}
+    assert states == {
+        "implementer-1": "active",
+        "implementer-2": "pending (not sent)",
+        "tester-1": "pending (not sent)",
+        "researcher-1": "pending (not sent)",
+    }
+    controller.window.central_tabs.setCurrentWidget(controller.window.composer)  # the composer plans when shown
+    decisions = controller.window.composer.decisions_model
+    qtbot.waitUntil(lambda: decisions.rowCount() == 4, timeout=10_000)
+    sends = {decisions.index(r, 0).data(): decisions.index(r, 1).data() for r in range(decisions.rowCount())}
+    assert sends["implementer-2"] == "not sent"
+    controller.close()

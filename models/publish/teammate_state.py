@@ -11,6 +11,7 @@ from __future__ import annotations
 from models.session.lifecycle import STATES, State
 
 STATUS_WORD: dict[State, str] = {
+    "pending": "PENDING_SPAWN",
     "active": "ACTIVE",
     "idle": "IDLE",
     "finished": "COMPLETE",
@@ -25,7 +26,7 @@ class StateError(Exception):
 
 def parse_state(text: str) -> State:
     wanted = text.strip().lower().replace("_", " ").replace("-", " ")
-    aliases = {"shutdown": "shut down", "complete": "finished", "terminated": "shut down"}
+    aliases = {"shutdown": "shut down", "complete": "finished", "terminated": "shut down", "pending spawn": "pending"}
     wanted = aliases.get(wanted, wanted)
     for state in STATES:
         if state == wanted:

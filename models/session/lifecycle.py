@@ -1,4 +1,5 @@
-"""Where each teammate is in its life: active, idle, finished, shut down or replaced.
+"""Where each teammate is in its life: pending (not spawned yet), active, idle, finished, shut
+down or replaced.
 
 Real plans say it in many shapes, added to over time: a Status column in a table (several
 tables, in any column order), ``- researcher-1: SHUTDOWN (Phase 2 complete)`` under
@@ -22,8 +23,8 @@ from models.session.roles import AGENT_TYPES, role_key, role_type
 from models.text import mdblocks
 from models.text.textfile import split_lines
 
-State = Literal["active", "idle", "finished", "shut down", "replaced"]
-STATES: tuple[State, ...] = ("active", "idle", "finished", "shut down", "replaced")
+State = Literal["pending", "active", "idle", "finished", "shut down", "replaced"]
+STATES: tuple[State, ...] = ("pending", "active", "idle", "finished", "shut down", "replaced")
 RECEIVING: frozenset[State] = frozenset({"active", "idle"})  # sent updates and pinged for ACKs
 
 # Words that name a state, strongest first: "SHUTDOWN (Phase 2 complete)" is shut down.
@@ -31,6 +32,11 @@ _WORDS: tuple[tuple[State, re.Pattern[str]], ...] = (
     ("shut down", re.compile(r"\b(?:shut[\s_-]?down|terminated|killed|stopped|retired|exited)\b", re.I)),
     ("replaced", re.compile(r"\breplaced\b", re.I)),
     ("finished", re.compile(r"\b(?:complete|completed|done|finished|delivered)\b", re.I)),
+    # Before "active", whose "spawned" is in "not yet spawned".
+    (
+        "pending",
+        re.compile(r"\b(?:pending[\s_-]?spawn|not[\s_-](?:yet[\s_-])?spawned|to[\s_-]be[\s_-]spawned)\b", re.I),
+    ),
     ("idle", re.compile(r"\b(?:idle|waiting|paused)\b", re.I)),
     (
         "active",
