@@ -214,3 +214,29 @@ def test_an_unlinked_teammate_is_said_so_in_sight_on_a_laptop(qtbot: QtBot, tmp_
     shown = pane.status.visibleRegion().boundingRect()
     assert shown.width() >= pane.status.fontMetrics().horizontalAdvance(pane.status.text())
     controller.close()
+
+
+def test_the_team_row_cut_by_the_narrow_dock_is_read_whole_under_it(qtbot: QtBot, tmp_path: Path) -> None:
+    """Issue 42.9: at 1366×768 the team table's last columns (TEAM-MEMORY, Total) lie past the
+    dock's edge; a click on a row writes every column of it, titled, under the table."""
+    from PySide6.QtCore import Qt
+
+    from conftest import DEMO, activate, copy_session, shown_controller
+
+    controller = shown_controller(qtbot, tmp_path)
+    assert controller.open(copy_session(DEMO, tmp_path / "demo"))
+    window = controller.window
+    activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.ControlModifier)  # the Context pane forward
+    pane = window.context_pane
+    view, model = pane.team_view, pane.team
+    qtbot.waitUntil(lambda: model.rowCount() == 5, timeout=10_000)  # the demo's five teammates
+    total = model.headers.index("Total")
+    qtbot.waitUntil(lambda: view.columnViewportPosition(total) + view.columnWidth(total) > view.viewport().width())
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "researcher-1")
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(model.index(row, 0)).center())
+    detail = pane.team_detail.toPlainText()
+    assert detail.startswith("researcher-1 · Agent home: unlinked · ")  # the demo links implementer-3 only
+    assert f"Total: {model.index(row, total).data()}" in detail
+    assert pane.team_detail.horizontalScrollBar().maximum() == 0  # wrapped, not scrolled
+    controller.close()

@@ -10,13 +10,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QPlainTextEdit, QWidget
 
 # Describes the current row, given its first cell; an invalid index when no row is current
 # (a summary of the table, or "").
 Describe = Callable[[QModelIndex], str]
+
+
+def every_cell(index: QModelIndex) -> str:
+    """A row's cells with their columns' titles, one after the other: for a table whose
+    columns each say something short (a narrow dock cuts the last ones)."""
+    if not index.isValid():
+        return ""
+    model, row = index.model(), index.row()
+    cells = []
+    for column in range(model.columnCount(index.parent())):
+        value = model.index(row, column, index.parent()).data()
+        if value not in (None, ""):
+            title = model.headerData(column, Qt.Orientation.Horizontal)
+            cells.append(f"{title}: {value}" if column else str(value))
+    return " · ".join(cells)
 
 
 class RowDetail(QPlainTextEdit):

@@ -32,8 +32,9 @@ from models.session.folder import Session
 from models.text.tokens import Tokenizer
 from ui.item_models import DISPLAY, TOOLTIP
 from ui.node_model import NodeTreeModel, Spec, keyed
+from ui.row_detail import RowDetail, every_cell
 from ui.tones import tones
-from ui.widgets import button_bar, plain_label, table_view
+from ui.widgets import button_bar, column, plain_label, table_view
 from ui.workers import Job
 
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
@@ -163,7 +164,11 @@ class ContextPane(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("context-blocks-and-team")
         split.addWidget(self.blocks_view)
-        split.addWidget(self.team_view)
+        # The dock is narrow: the row the Lead is on, every column of it, under the table.
+        self.team_detail = RowDetail(
+            self.team_view, every_cell, lines=2, placeholder="The selected teammate's row, whole"
+        )
+        split.addWidget(column(self.team_view, self.team_detail))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(button_bar(self.teammate, link, self.trust_button))
