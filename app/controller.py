@@ -83,6 +83,7 @@ class Controller(QObject):
         # QObject with timers must be deleted in the GUI thread.
         me = weakref.ref(self)
         self.inbox = InboxActions(self.window, self.runner, self.team, lambda: _session_of(me()), self)
+        self.window.composer.team_source = lambda: _team_of(me())
         self.inbox.failed.connect(self._error)
         self.window.review_pane.carryOut.connect(self.inbox.carry_out)
         self.window.review_pane.replyRequested.connect(self.inbox.reply)
@@ -161,7 +162,6 @@ class Controller(QObject):
             if restored is not None:
                 self.window.statusBar().showMessage(restored, 15_000)
         self.team_lost, self.team_lost_since = {}, {}
-        self.window.composer.team_view = None  # the last session's team: until this one's is read
         self._migrate_team_setting()
         self._follow_team()
         self.refresh_reviews()
@@ -292,7 +292,6 @@ class Controller(QObject):
             self._error(f"The Claude Code team could not be read: {view}")
             return
         self.window.teammates_pane.teammate_model.set_team(view.rows, linked=view.team is not None)
-        self.window.composer.team_view = view
         self._show_attention()
         lost = view.lost()
         inbox = view.lead_inbox_stamp()
@@ -453,6 +452,11 @@ class Controller(QObject):
             self.live.close()
             self.live.deleteLater()
             self.live = None
+
+
+def _team_of(controller: Controller | None) -> TeamView | None:
+    """The team as the controller's bridge last read it (None once the controller is gone)."""
+    return controller.team.view if controller is not None else None
 
 
 def _session_of(controller: Controller | None) -> Session | None:

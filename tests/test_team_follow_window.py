@@ -104,8 +104,7 @@ def test_a_publish_before_the_team_is_read_lists_and_delivers_its_inbox_entries(
 
     monkeypatch.setattr(team_bridge, "team_view_of", held)
     folder = controller.live.session.folder if controller.live else Path()
-    controller.window.composer.team_view = None  # as before the first read came back
-    controller.team.view = None
+    controller.team.view = None  # as before the first read came back
     pane = controller.window.composer
     controller.window.central_tabs.setCurrentWidget(pane)
     select_section(controller, "Open Questions")

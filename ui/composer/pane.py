@@ -9,7 +9,7 @@ shows every file it will write and refuses when any of them changed since.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -75,7 +75,9 @@ class ComposerPane(QWidget):
         self.last_error: str | None = None
         self.composer: Composer | None = None
         self.plan: UpdatePlan | None = None
-        self.team_view: TeamView | None = None  # the linked Claude Code team as last read: where Publish delivers
+        # The linked Claude Code team as the app last read it (where Publish delivers): asked of
+        # its one holder, the controller's team bridge, not kept here as a copy.
+        self.team_source: Callable[[], TeamView | None] = lambda: None
         self._stale = False  # the composer changed while the tab was hidden (see refresh)
         self.section_ref: str | None = None
         self.undo_stack = QUndoStack(self)

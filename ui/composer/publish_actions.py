@@ -111,7 +111,7 @@ class SessionActions:
         Inbox's last pass read it): the window's and the CLI's one ``prepare_publish``."""
         c = self.pane.composer
         assert c is not None
-        team = team_now(self.pane.team_view, c.session.folder, list(c.session.roles()))
+        team = team_now(self.pane.team_source(), c.session.folder, list(c.session.roles()))
         return prepare_publish(c, add_meta=add_meta, team=team)
 
     def publish(self) -> None:
