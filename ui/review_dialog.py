@@ -130,12 +130,14 @@ class ReviewDialog(QDialog):
 
 
 def notes_of(preview: Preview) -> list[str]:
-    """What the file list does not say: each teammate's decision with its reasons, what is
-    skipped and what blocks the action."""
+    """What the file list does not say: each teammate's decision with its reasons, a message
+    that would tip its recipient into an automatic compaction, what is skipped and what
+    blocks the action."""
     out = []
     for d in preview.decisions:
         why = "; ".join(f"{c.code}: {c.reason}" for c in d.conditions)
         out.append(f"{d.role}: {d.mode}" + (f" ({why})" if why else ""))
+    out += [f"⚠ {f.describe()}" for f in preview.fits if f.tips]
     out += [f"skipped: {s}" for s in preview.skipped]
     out += [f"blocked: {b}" for b in preview.refusals]
     return out

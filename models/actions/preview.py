@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models.claude.delivery import InboxEntry
+from models.claude.fit import Fit
 from models.delta.decisions import Decision
 from models.text.intent import read_interrupted
 from models.text.transaction import FileWrite
@@ -31,6 +32,7 @@ class Preview:
     messages: tuple[tuple[str, Path], ...] = ()  # each recipient's message: the file holding it
     version: int | None = None  # the GC version it publishes
     deliveries: tuple[InboxEntry, ...] = ()  # into a linked Claude Code team's inboxes, after the writes
+    fits: tuple[Fit, ...] = ()  # each recipient's context with its message, against auto-compact
 
     @property
     def refusals(self) -> tuple[str, ...]:
@@ -88,6 +90,7 @@ class Preview:
             why = "; ".join(f"{c.code}: {c.reason}" for c in d.conditions)
             lines.append(f"  {d.role}: {d.mode}" + (f" ({why})" if why else ""))
         lines += [f"  {e.describe()}" for e in self.deliveries]
+        lines += [f"  ⚠ {f.describe()}" for f in self.fits if f.tips]
         reply = next((e.text.rsplit("\n", 1)[-1] for e in self.deliveries if e.text), None)
         if reply is not None:
             lines.append(f"  each delivered message ends: {reply}")
@@ -133,6 +136,17 @@ class Preview:
                     "text": e.text,
                 }
                 for e in self.deliveries
+            ],
+            "fits": [
+                {
+                    "role": f.role,
+                    "context": f.context,
+                    "message": f.message,
+                    "threshold": f.threshold,
+                    "window": f.window,
+                    "tips": f.tips,
+                }
+                for f in self.fits
             ],
             "skipped": list(self.skipped),
             "blocked": list(self.refusals),

@@ -6,7 +6,9 @@ from pathlib import Path
 
 from models.actions.preview import Preview
 from models.claude.delivery import InboxEntry, entry_for, summary_for
+from models.claude.fit import Fit, fit_of
 from models.claude.status import TeamView
+from models.delta.decisions import Decision
 from models.publish.composer import Composer
 from models.publish.publishing import PublishPlan
 from models.session.folder import GC_FILE
@@ -34,7 +36,22 @@ def prepare_publish(
         messages=tuple(writes.sent),
         version=writes.version,
         deliveries=deliveries(writes, {d.role: d.mode for d in plan.decisions}, composer.session.folder, team),
+        fits=fits(plan.recipients, team),
     )
+
+
+def fits(recipients: list[Decision], team: TeamView | None) -> tuple[Fit, ...]:
+    """Each recipient's context (its transcript's last usage) with its message, against Claude
+    Code's auto-compact threshold; only those whose size the team's transcripts show."""
+    if team is None:
+        return ()
+    out = []
+    for d in recipients:
+        row = team.rows.get(d.role)
+        fit = fit_of(d.role, row.context if row is not None else None, d.tokens)
+        if fit is not None:
+            out.append(fit)
+    return tuple(out)
 
 
 def deliveries(
