@@ -38,3 +38,19 @@ def composer_items(pane: ComposerPane) -> list[tuple[str, str, str | None]]:
 def composer_modes(pane: ComposerPane) -> dict[str, str]:
     model = pane.decisions_model
     return {d.role: d.mode for d in (model.index(r, 0).data(PAYLOAD_ROLE) for r in range(model.rowCount()))}
+
+
+def type_a_question(qtbot: QtBot, ctl: Controller) -> ComposerPane:
+    """In the composer, at the end of the demo's Open Questions, type a new question by keys,
+    as the Lead does, and wait until it can be published."""
+    from PySide6.QtCore import Qt
+
+    pane = composer_pane(ctl)
+    ctl.window.central_tabs.setCurrentWidget(pane)
+    select_section(ctl, "Open Questions")
+    pane.editor.setFocus()
+    qtbot.keyClick(pane.editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    with qtbot.waitSignal(pane.changed, timeout=5000):
+        qtbot.keyClicks(pane.editor, "- Q-9: who signs the ledger export?")
+    qtbot.waitUntil(pane.publish_button.isEnabled)
+    return pane

@@ -69,7 +69,7 @@ def test_the_publish_review_warns_of_the_recipient_it_would_tip(qtbot: object, t
     from PySide6.QtWidgets import QDialogButtonBox
     from pytestqt.qtbot import QtBot
 
-    from tests.composer_steps import select_section
+    from tests.composer_steps import type_a_question
     from tests.conftest import session_files, settle_reviews, shown_controller, when_modal
     from ui.review_dialog import ReviewDialog
 
@@ -81,14 +81,7 @@ def test_the_publish_review_warns_of_the_recipient_it_would_tip(qtbot: object, t
     assert controller.open(folder)
     qtbot.waitUntil(lambda: controller.window.teammates_pane.teammate_model.linked, timeout=10_000)
     settle_reviews(qtbot, controller)
-    pane = controller.window.composer
-    controller.window.central_tabs.setCurrentWidget(pane)
-    select_section(controller, "Open Questions")
-    pane.editor.setFocus()
-    qtbot.keyClick(pane.editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
-    with qtbot.waitSignal(pane.changed, timeout=5000):
-        qtbot.keyClicks(pane.editor, "- Q-9: who signs the ledger export?")
-    qtbot.waitUntil(pane.publish_button.isEnabled)
+    pane = type_a_question(qtbot, controller)
     before = session_files(folder)
     notes: list[str] = []
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from composer_steps import select_section
+from composer_steps import type_a_question
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from pytestqt.qtbot import QtBot
@@ -83,14 +83,7 @@ def test_carry_out_shows_every_file_it_writes_and_cancel_writes_nothing(
 def test_publish_lists_each_write_with_its_diff_and_cancel_writes_nothing(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    pane = controller.window.composer
-    controller.window.central_tabs.setCurrentWidget(pane)
-    select_section(controller, "Open Questions")
-    pane.editor.setFocus()
-    qtbot.keyClick(pane.editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
-    with qtbot.waitSignal(pane.changed, timeout=5000):
-        qtbot.keyClicks(pane.editor, "- Q-9: who signs the ledger export?")
-    qtbot.waitUntil(pane.publish_button.isEnabled)
+    pane = type_a_question(qtbot, controller)
     before = session_files(demo_copy)
     seen: list[ReviewDialog] = []
     looked: dict[str, str] = {}
