@@ -177,8 +177,8 @@ class ComposerPane(QWidget):
         self.scenarios_model = ScenariosModel(self)
         self.scenarios_view = table_view(self.scenarios_model)
         self.scenarios_view.setToolTip("ADR-002 §7's scenarios, made on this session's GC and counted exactly")
-        tabs.addTab(self.scenarios_view, "Savings")
-        tabs.setTabToolTip(2, "ADR-002 §7's scenarios, made on this session's GC and counted exactly")
+        savings = tabs.addTab(self.scenarios_view, "Savings")
+        tabs.setTabToolTip(savings, self.scenarios_view.toolTip())
         tabs.currentChanged.connect(lambda _: self._show_scenarios())
         tabs.currentChanged.connect(lambda _: self._fit_columns())
         self.preview_tabs = tabs
