@@ -34,13 +34,14 @@ from models.claude.status import TeamView
 from models.publish.composer import Composer
 from models.publish.teammate_state import StateError, parse_state
 from models.review.validation import Review
-from models.session.folder import Part, Session
+from models.session.folder import ALL_PARTS, Session
 from models.session.locate import find_sessions
+from models.session.snapshot import Part
 from models.session.team_memory import teammate_facts_kept
 from models.text.tokens import Tokenizer, get_tokenizer
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
-from ui.workers import LatestWork
+from ui.workers import LatestWork, said
 
 
 class Controller(QObject):
@@ -84,6 +85,7 @@ class Controller(QObject):
         me = weakref.ref(self)
         self.inbox = InboxActions(self.window, self.runner, self.team, lambda: _session_of(me()), self)
         self.window.composer.team_source = lambda: _team_of(me())
+        self.window.composer.prepare = self.runner.prepare
         self.inbox.failed.connect(self._error)
         self.window.review_pane.carryOut.connect(self.inbox.carry_out)
         self.window.review_pane.replyRequested.connect(self.inbox.reply)
@@ -374,6 +376,8 @@ class Controller(QObject):
         """An action was written: the views follow, and a message goes on to a linked team."""
         preview = outcome.preview
         if preview.action in ("publish", "baseline", "gate-start", "gate-conclude"):
+            if self.live is not None:  # the composer starts over on what is now on disk
+                self.live.session.reload(ALL_PARTS if preview.action in ("publish", "baseline") else {"plan", "gates"})
             self.window.composer.committed(outcome)
             if self.live is not None and preview.action != "publish":  # publish: _published
                 self.window.show_session(self.live.session, {"gc", "plan", "gates"})
@@ -411,18 +415,22 @@ class Controller(QObject):
         self.actionDone.emit(preview)
 
     def set_state(self, role: str, state: str) -> bool:
-        """The Lead's word on a teammate's lifecycle: written to the plan by the runner;
-        recipients follow. False when it cannot be asked (an unknown role or state)."""
+        """The Lead's word on a teammate's lifecycle: prepared off the GUI thread and written to
+        the plan by the runner; recipients follow. False when it cannot be asked (an unknown
+        state word, or another action still being prepared)."""
         if self.live is None:
             return False
-        self.runner.settle()  # prepared from the plan as the last action left it
         try:
-            preview = prepare_state(self.live.session, role, parse_state(state))
-        except (StateError, OSError) as exc:
+            wanted = parse_state(state)
+        except StateError as exc:
             self._error(str(exc))
             return False
-        self.runner.commit(preview)
-        return True
+        return self.runner.prepare(
+            self.live.session.snapshot,  # prepared from the plan as the last action left it
+            lambda snapshot: prepare_state(snapshot, role, wanted),
+            self.runner.commit,
+            lambda exc: self._error(said(exc, StateError)),
+        )
 
     def settle(self, timeout_s: float = 5.0) -> None:
         """Process events until the Inbox pass, the team read and the memory journal's first

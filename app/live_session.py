@@ -7,8 +7,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.watcher import FolderWatcher
-from models.session.folder import ALL_PARTS, Part, Session, open_session
+from models.session.folder import ALL_PARTS, Session, open_session
 from models.session.locate import part_of
+from models.session.snapshot import Part
 from models.text.tokens import Tokenizer
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from conftest import DEMO, fail_carry_out_at, run_cli, settle_reviews, shown_controller, snapshot_tree
+from conftest import DEMO, actions_done, fail_carry_out_at, run_cli, settle_reviews, shown_controller, snapshot_tree
 from models.text.frontmatter import split_front_matter
 
 
@@ -164,7 +164,8 @@ def test_add_saves_what_the_windows_paste_saves(
     controller = shown_controller(qtbot, tmp_path)
     try:
         assert controller.open(by_window)
-        assert controller.inbox.paste(message.read_text(encoding="utf-8"), "implementer-4") is not None
+        assert controller.inbox.paste(message.read_text(encoding="utf-8"), "implementer-4")
+        actions_done(qtbot, controller)
     finally:
         controller.window.context_pane.wait()
         controller.close()

@@ -91,7 +91,8 @@ def test_the_publish_review_warns_of_the_recipient_it_would_tip(qtbot: object, t
 
     when_modal(ReviewDialog, answer)
     qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
-    assert notes and "⚠ implementer-4: would tip into an automatic compaction (167,600 + " in notes[0]
+    qtbot.waitUntil(lambda: bool(notes))  # its preview is worked out off the GUI thread
+    assert "⚠ implementer-4: would tip into an automatic compaction (167,600 + " in notes[0]
     assert "implementer-3: would tip" not in notes[0]  # 121,700 and its message fit
     assert session_files(folder) == before
     controller.close()

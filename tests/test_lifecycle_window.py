@@ -93,6 +93,7 @@ def test_start_gate_proposes_the_plans_phase_and_conclude_asks_the_verdict(
     assert current is not None
     qtbot.mouseClick(pane.gate_button, Qt.MouseButton.LeftButton)
     assert asked == [("Start gate", current)]
+    qtbot.waitUntil(lambda: bool(reviewed))  # its preview is worked out off the GUI thread
     # Start gate says what it does: the plan's change, and that updates freeze (issue 42.7).
     assert reviewed == [f"Start the gate of phase {current}? Updates freeze until it concludes."]
     qtbot.waitUntil(lambda: pane.gate_button.text() == "Conclude gate")

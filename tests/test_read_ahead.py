@@ -24,9 +24,10 @@ from app.controller import Controller
 from app.watcher import FolderWatcher
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import edits, random_edit
-from models.session.folder import ALL_PARTS, GC_FILE, MEMORY_FILE, Part, Session, open_session
+from models.session.folder import ALL_PARTS, GC_FILE, MEMORY_FILE, Session, open_session
 from models.session.gc_parse import parse_gc
 from models.session.memory_parse import parse_memory
+from models.session.snapshot import Part
 from models.text.tokens import get_tokenizer
 
 TOKENIZER = get_tokenizer("o200k_base")

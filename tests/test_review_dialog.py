@@ -99,7 +99,7 @@ def test_publish_lists_each_write_with_its_diff_and_cancel_writes_nothing(
 
     answer_review(qtbot, False, seen, look)
     qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
-    assert seen
+    qtbot.waitUntil(lambda: bool(seen))  # its preview is worked out off the GUI thread
     listed = looked["files"].splitlines()
     assert "global-context.md" in listed and "orchestration-plan.md" in listed and "messages/ledger.jsonl" in listed
     assert any(name.startswith("gc-history/GC-v7") for name in listed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
+import models.actions.paste as paste
 from app.controller import Controller
 from conftest import (
     CLAUDE_TEAM,
@@ -112,6 +114,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
     for r in list(controller.reviews):
         if r.action == "confirm" and r.message.sender in ("implementer-1", "implementer-2", "implementer-4"):
             assert controller.inbox.carry_out(r)
+            actions_done(qtbot, controller)  # one action at a time
     settle_reviews(qtbot, controller)
     confirmed = _confirmed(demo_copy)
     assert confirmed["implementer-1"] == 7 and confirmed["implementer-2"] == 7 and confirmed["implementer-4"] == 7
@@ -143,9 +146,10 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
 def test_pasted_and_unreadable_messages_are_kept_and_shown_raw(
     qtbot: QtBot, controller: Controller, demo_copy: Path
 ) -> None:
-    path = controller.inbox.paste("I think the GC is fine?? no tags here", "implementer-3")
-    settle_reviews(qtbot, controller)  # the runner writes it, then the Inbox reads it
-    assert path is not None and path.read_text(encoding="utf-8").startswith("From: implementer-3\n")
+    assert controller.inbox.paste("I think the GC is fine?? no tags here", "implementer-3")
+    settle_reviews(qtbot, controller)  # the runner prepares and writes it, then the Inbox reads it
+    (path,) = (demo_copy / "messages" / "inbox").glob("implementer-3-pasted-*.md")
+    assert path.read_text(encoding="utf-8").startswith("From: implementer-3\n")
     w = controller.window
     model = w.review_pane.model
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-3")
@@ -188,20 +192,33 @@ def test_a_message_is_carried_out_once_unless_the_lead_says_again(
     assert f"done: {review.action} at 20" in model.index(row, model.ACTION).data(Qt.ItemDataRole.ToolTipRole)
     asked: list[str] = []
     controller.inbox.confirm_repeat = lambda r, done: asked.append(done) or False  # type: ignore[method-assign]
-    assert not controller.inbox.carry_out(review)
+    assert controller.inbox.carry_out(review)  # asked; the Lead says no
+    actions_done(qtbot, controller)
     assert asked and asked[0].startswith(f"{review.action} at 20")
     assert ledger.read_text(encoding="utf-8") == lines and sorted(outbox.iterdir()) == sent  # nothing repeated
     controller.inbox.confirm_repeat = lambda r, done: True  # type: ignore[method-assign]
     assert controller.inbox.carry_out(review)  # the Lead said again
 
 
-def test_two_pastes_in_one_second_make_two_files(controller: Controller) -> None:
+def test_two_pastes_in_one_second_make_two_files(
+    qtbot: QtBot, controller: Controller, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Names the app creates never collide (issue 16): the second gets '-2', nothing is overwritten."""
+    second = datetime(2026, 11, 29, 10, 0, 0, tzinfo=UTC)
+    monkeypatch.setattr(paste, "datetime", type("Clock", (), {"now": staticmethod(lambda tz: second)}))
     text = "[STATUS] Phase 6 | IN_PROGRESS"
-    first = controller.inbox.paste(text, "implementer-2")
-    second = controller.inbox.paste(text + " ", "implementer-2")
-    assert first is not None and second is not None and first != second
+    assert controller.inbox.paste(text, "implementer-2")
+    assert not controller.inbox.paste(text + " ", "implementer-2")  # one action at a time: the first is being prepared
+    actions_done(qtbot, controller)
+    assert controller.inbox.paste(text + " ", "implementer-2")
+    actions_done(qtbot, controller)
+    inbox = demo_copy / "messages" / "inbox"
+    first, again = (
+        inbox / "implementer-2-pasted-20261129T100000Z.md",
+        inbox / "implementer-2-pasted-20261129T100000Z-2.md",
+    )
     assert first.read_text(encoding="utf-8") == f"From: implementer-2\n{text}\n"
+    assert again.read_text(encoding="utf-8") == f"From: implementer-2\n{text} \n"
 
 
 def test_at_1366_by_768_an_inbox_row_reads_whole_without_scrolling(

@@ -24,7 +24,8 @@ from gc_facts import cold_caches, gc_facts, memory_facts, reads_clean
 
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import random_edit
-from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE, Part, Session, open_session
+from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE, Session, open_session
+from models.session.snapshot import Part
 from models.text.tokens import get_tokenizer
 
 SESSIONS = sorted([*(p for p in REAL_SESSIONS.iterdir() if p.is_dir()), DEMO])

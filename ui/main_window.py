@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 
 from models.review.ledger import Handled
 from models.review.validation import Review
-from models.session.folder import ALL_PARTS, Part, Session
+from models.session.folder import ALL_PARTS, Session
 from models.session.gc import Section
+from models.session.snapshot import Part
 from models.session.team_memory import TeamMemory
 from models.session.versions import label
 from models.text.problems import Problem

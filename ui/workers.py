@@ -8,10 +8,64 @@ to the owner's thread by Qt's queued connection.
 
 from __future__ import annotations
 
+import sys
+import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from models.actions.preview import Preview
+
+S = TypeVar("S")
+
+
+class StillPreparing(Exception):
+    """Another action's preview is being worked out: one action at a time."""
+
+    def __init__(self) -> None:
+        super().__init__("another action is still being prepared; nothing was done, try it again")
+
+
+def said(exc: Exception, *expected: type[Exception]) -> str:
+    """What stopped a prepare, in one line: the action's own refusal (``expected``, or a file
+    that could not be read) as it words it; anything else is a bug of ours, said as one (its
+    traceback goes to stderr, never into the event loop)."""
+    if isinstance(exc, (*expected, OSError, StillPreparing)):
+        return str(exc)
+    traceback.print_exception(exc, file=sys.stderr)
+    return f"the action stopped: {exc!r}"
+
+
+class Preparer(Protocol):
+    """How a pane has a Lead action prepared: ``take`` a snapshot on the GUI thread (once the
+    last action's writes landed), ``work`` out its preview from it, then ``then`` (or
+    ``failed``, with what stopped it) on the GUI thread. False when it cannot be asked now
+    (another action is being prepared). The window's is its runner's (off the GUI thread)."""
+
+    def __call__(
+        self,
+        take: Callable[[], S],
+        work: Callable[[S], Preview],
+        then: Callable[[Preview], None],
+        failed: Callable[[Exception], None],
+    ) -> bool: ...
+
+
+def prepare_here(
+    take: Callable[[], S],
+    work: Callable[[S], Preview],
+    then: Callable[[Preview], None],
+    failed: Callable[[Exception], None],
+) -> bool:
+    """A ``Preparer`` on the caller's thread, for a pane that stands alone (no window)."""
+    try:
+        preview = work(take())
+    except Exception as exc:
+        failed(exc)
+    else:
+        then(preview)
+    return True
 
 
 class Job(QRunnable):

@@ -28,9 +28,9 @@ from typing import Literal
 from models.delta.apply import apply_delta, set_version
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, Impact, structure
-from models.session.folder import Session
 from models.session.gc import GlobalContext
 from models.session.gc_parse import front_version, parse_gc
+from models.session.snapshot import SessionView
 from models.session.versions import label
 from models.text.textfile import read_utf8
 from models.text.tokens import EXACT_ENCODINGS, Tokenizer
@@ -159,7 +159,7 @@ def touched_share(delta: Delta, old_text: str, new_text: str) -> tuple[int, int]
 class _Bases:
     """Deltas from each base version to the new GC, computed once per base."""
 
-    session: Session
+    session: SessionView
     new_text: str
     new_version: int | None
     previous_text: str | None  # the session's GC when --new gives a newer one
@@ -218,7 +218,7 @@ class _Bases:
 
 
 def plan_update(
-    session: Session,
+    session: SessionView,
     new_text: str | None = None,
     *,
     requested_full: frozenset[str] = frozenset(),

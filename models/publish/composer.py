@@ -25,8 +25,9 @@ from models.delta.items import ApplyError, Delta, DeltaItem, Impact, structure
 from models.delta.message import render_message
 from models.publish.merge import Conflict, merge_drafts
 from models.publish.publishing import PublishPlan, prepare_publish
-from models.session.folder import GC_FILE, Session
+from models.session.folder import GC_FILE
 from models.session.gc_parse import front_version
+from models.session.snapshot import SessionView
 from models.text import mdblocks
 from models.text.textfile import Stamp, is_blank, newline_of, read_utf8, split_lines
 
@@ -35,7 +36,7 @@ class SectionEditError(ValueError):
     """A section edit that would change the GC outside that section; it is not taken."""
 
 
-def missing_gc(session: Session) -> str | None:
+def missing_gc(session: SessionView) -> str | None:
     """Why ``session`` has no GC to compose an update from, as its read said (not found, a
     folder, not UTF-8, ...); None when it has one. Without it, the window said "no gc-history
     snapshot yet" and the CLI "the GC is the last published one", of a session with no GC."""
@@ -49,7 +50,7 @@ def missing_gc(session: Session) -> str | None:
 class Composer:
     """What the Lead is composing. Pure: the window wraps edits of it in undo commands."""
 
-    session: Session
+    session: SessionView
     base_version: int | None
     base_text: str | None
     working_text: str
@@ -73,7 +74,7 @@ class Composer:
     _same_memo: tuple[str, str, bool] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def open(cls, session: Session) -> Composer:
+    def open(cls, session: SessionView) -> Composer:
         """Base = newest snapshot; working = the GC as it is on disk."""
         versions = snapshot_versions(session.folder)
         base_version = versions[-1] if versions else None

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
 
 from models.session.gates import GateRecord
 from models.session.gc import GlobalContext
@@ -22,7 +21,7 @@ from models.session.memory_follow import follow_bytes
 from models.session.memory_parse import parse_memory
 from models.session.phases import is_gate_record, phase_folders, read_gates, read_phase_roles
 from models.session.plan import Plan, parse_plan
-from models.session.snapshot import SessionSnapshot, all_gates_of, current_phase_of, gc_version_of
+from models.session.snapshot import Part, SessionSnapshot, all_gates_of, current_phase_of, gc_version_of
 from models.session.team_memory import TeamMemory
 from models.session.teammates import Teammate, read_teammates
 from models.text.problems import Problem, has_errors
@@ -42,7 +41,6 @@ GC_FILE = "global-context.md"
 PLAN_FILE = "orchestration-plan.md"
 MEMORY_FILE = "TEAM-MEMORY.md"
 
-Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox"]
 ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders", "inbox")
 _Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
 _Follower = Callable[[bytes], TeamMemory | None]

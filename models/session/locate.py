@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE, Part
+from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
 from models.session.gates import phase_number
 from models.session.phases import GATE_FILE, is_gate_record
+from models.session.snapshot import Part
 
 SESSION_MARKERS = (GC_FILE, PLAN_FILE, MEMORY_FILE)
 _FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "memory"}

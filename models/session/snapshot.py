@@ -10,10 +10,10 @@ attempt to change one raises. ``SessionView`` is what read-only code asks of eit
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from models.session.gates import GateRecord, plan_gates
 from models.session.gc import GlobalContext
@@ -23,6 +23,9 @@ from models.session.teammates import Teammate
 from models.text.problems import Problem
 from models.text.textfile import Stamp
 from models.text.tokens import Tokenizer
+
+#: The parts of a session read (and reloaded) one by one.
+Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox"]
 
 
 class SessionView(Protocol):
@@ -46,9 +49,17 @@ class SessionView(Protocol):
     @property
     def all_gates(self) -> list[GateRecord]: ...
 
+    @property
+    def stamps(self) -> Mapping[str, Stamp | None]: ...
+    @property
+    def problems(self) -> Mapping[Part, Sequence[Problem]]: ...
+
     def teammates(self) -> list[Teammate]: ...
     def roles(self) -> tuple[str, ...]: ...
     def receiving_roles(self) -> tuple[str, ...]: ...
+    def snapshot(self) -> SessionSnapshot:
+        """The session as it is now, frozen (a snapshot is its own)."""
+        ...
 
 
 def gc_version_of(gc: GlobalContext | None, plan: Plan | None) -> int | None:
@@ -84,7 +95,7 @@ class SessionSnapshot:
     memory: TeamMemory | None
     gates: tuple[GateRecord, ...]
     phase_roles: Mapping[str, tuple[int, ...]]
-    problems: Mapping[str, tuple[Problem, ...]]
+    problems: Mapping[Part, tuple[Problem, ...]]
     stamps: Mapping[str, Stamp | None]
     mates: tuple[Teammate, ...]
 
@@ -112,3 +123,6 @@ class SessionSnapshot:
 
     def receiving_roles(self) -> tuple[str, ...]:
         return tuple(m.role for m in self.mates if m.receives)
+
+    def snapshot(self) -> SessionSnapshot:
+        return self

@@ -48,6 +48,7 @@ from ui.review_dialog import ReviewDialog
 from ui.row_detail import RowDetail
 from ui.strips import ProblemBanner
 from ui.widgets import button, button_bar, column, plain_label, set_shown, table_view, to_clipboard
+from ui.workers import Preparer, prepare_here
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
 ACTIONS = ("NONE", "PAUSE")
@@ -78,6 +79,8 @@ class ComposerPane(QWidget):
         # The linked Claude Code team as the app last read it (where Publish delivers): asked of
         # its one holder, the controller's team bridge, not kept here as a copy.
         self.team_source: Callable[[], TeamView | None] = lambda: None
+        # Where its actions' previews are worked out: the window's runner, off the GUI thread.
+        self.prepare: Preparer = prepare_here
         self._stale = False  # the composer changed while the tab was hidden (see refresh)
         self.section_ref: str | None = None
         self.undo_stack = QUndoStack(self)

@@ -8,6 +8,8 @@ now on disk.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox
@@ -21,12 +23,13 @@ from models.actions.session_edits import (
     prepare_gate_start,
     proposed_gate_phase,
 )
-from models.claude.status import team_now
+from models.claude.status import TeamView, team_now
 from models.publish.baseline import BaselineError
 from models.publish.composer import Composer
 from models.publish.gate import VERDICTS, GateError
 from models.publish.publishing import utc_now
 from ui.review_dialog import ReviewDialog
+from ui.workers import said
 
 if TYPE_CHECKING:
     from ui.composer.pane import ComposerPane
@@ -68,97 +71,118 @@ class SessionActions:
         c = self.pane.composer
         if c is None:
             return False
-        try:
-            preview = prepare_baseline(c.session)
-        except (BaselineError, OSError) as exc:
-            self.pane.error(f"No baseline was taken: {exc}")
-            return False
-        if self._review(preview, "Take a baseline of this session? Nothing is sent.") is None:
-            return False
-        self.pane.commitRequested.emit(preview)
-        return True
+
+        def ready(preview: Preview) -> None:
+            if self._review(preview, "Take a baseline of this session? Nothing is sent.") is not None:
+                self.pane.commitRequested.emit(preview)
+
+        return self.pane.prepare(
+            c.session.snapshot, prepare_baseline, ready, self._failed("No baseline was taken", BaselineError)
+        )
 
     def conclude_gate(self, verdict: str, notes: str | None = None) -> bool:
         """Write the gate record (its own file, never over another, with the Lead's conditions
         or notes) and lift the freeze."""
         c = self.pane.composer
         assert c is not None
-        try:
-            preview = prepare_gate_conclude(c.session, verdict, utc_now(), notes=notes)
-        except (GateError, OSError) as exc:
-            self.pane.error(f"The gate could not be concluded: {exc}")
-            return False
-        self.pane.commitRequested.emit(preview)
-        return True
+        now = utc_now()
+        return self.pane.prepare(
+            c.session.snapshot,
+            lambda snapshot: prepare_gate_conclude(snapshot, verdict, now, notes=notes),
+            self.pane.commitRequested.emit,
+            self._failed("The gate could not be concluded", GateError),
+        )
 
     def start_gate(self, phase: int, ask: str | None = None) -> bool:
         """Freeze updates while ``phase`` is evaluated (``gate_evaluation`` in the plan); with
         ``ask``, the Lead is shown the plan's change under that question first."""
         c = self.pane.composer
         assert c is not None
-        try:
-            preview = prepare_gate_start(c.session, phase, utc_now())
-        except (GateError, OSError) as exc:
-            self.pane.error(f"The gate could not be set: {exc}")
-            return False
-        if ask is not None and self._review(preview, ask) is None:
-            return False
-        self.pane.commitRequested.emit(preview)
-        return True
+        now = utc_now()
 
-    def publish_preview(self, add_meta: bool = False) -> Preview:
-        """What Publish would write now, from the composer as it stands (its ``pending`` as the
-        Inbox's last pass read it): the window's and the CLI's one ``prepare_publish``."""
+        def ready(preview: Preview) -> None:
+            if ask is None or self._review(preview, ask) is not None:
+                self.pane.commitRequested.emit(preview)
+
+        return self.pane.prepare(
+            c.session.snapshot,
+            lambda snapshot: prepare_gate_start(snapshot, phase, now),
+            ready,
+            self._failed("The gate could not be set", GateError),
+        )
+
+    def _failed(self, failed: str, *expected: type[Exception]) -> Callable[[Exception], None]:
+        """What the pane says when a prepare stopped: ``failed``, and why in one line."""
+        return lambda exc: self.pane.error(f"{failed}: {said(exc, *expected)}")
+
+    def frozen(self) -> tuple[Composer, TeamView]:
+        """The composer as it stands, on a snapshot of its session (the Lead may type on while
+        the preview is worked out), and the linked team as last read."""
         c = self.pane.composer
         assert c is not None
-        team = team_now(self.pane.team_source(), c.session.folder, list(c.session.roles()))
-        return prepare_publish(c, add_meta=add_meta, team=team)
+        frozen = replace(c, session=c.session.snapshot(), forced_full=dict(c.forced_full), pending=dict(c.pending))
+        return frozen, team_now(self.pane.team_source(), c.session.folder, list(c.session.roles()))
 
-    def publish(self) -> None:
-        """Show every file publishing writes, ask, then write them (or refuse, writing nothing)."""
+    def publish(self) -> bool:
+        """Show every file publishing writes, ask, then write them (or refuse, writing nothing):
+        the window's and the CLI's one ``prepare_publish``, from the composer as it stands (its
+        ``pending`` as the Inbox's last pass read it)."""
         c = self.pane.composer
         if c is None:
-            return
+            return False
         self.pane.commit_section_edit()
         self.pane.catch_up()
-        preview = self.publish_preview()
-        if preview.refusals:
-            self.pane.error("Publishing is not possible:\n" + "\n".join(preview.refusals))
-            return
-        meta = any("## Meta" in s for s in preview.skipped)
-        box = ReviewDialog(preview, f"{preview.title}?", self.pane)
-        check = box.add_check("Add ## Meta to TEAM-MEMORY.md (ADR-001 §4) and keep its GC Version") if meta else None
-        if self.pane.confirm(box) != QMessageBox.StandardButton.Ok:
-            return
-        if check is not None and check.isChecked():
-            preview = self.publish_preview(add_meta=True)
-        self.do_publish(preview)
+        taken: list[tuple[Composer, TeamView]] = []
+
+        def take() -> tuple[Composer, TeamView]:
+            taken.append(self.frozen())
+            return taken[0]
+
+        def ready(preview: Preview) -> None:
+            if preview.refusals:
+                self.pane.error("Publishing is not possible:\n" + "\n".join(preview.refusals))
+                return
+            meta = any("## Meta" in s for s in preview.skipped)
+            box = ReviewDialog(preview, f"{preview.title}?", self.pane)
+            check = (
+                box.add_check("Add ## Meta to TEAM-MEMORY.md (ADR-001 §4) and keep its GC Version") if meta else None
+            )
+            if self.pane.confirm(box) != QMessageBox.StandardButton.Ok:
+                return
+            if check is None or not check.isChecked():
+                self.pane.commitRequested.emit(preview)
+                return
+            self.pane.prepare(  # the same composer, with the Meta section the Lead asked for
+                lambda: taken[0],
+                lambda t: prepare_publish(t[0], add_meta=True, team=t[1]),
+                self.pane.commitRequested.emit,
+                self._failed("Nothing was published"),
+            )
+
+        return self.pane.prepare(
+            take, lambda t: prepare_publish(t[0], team=t[1]), ready, self._failed("Nothing was published")
+        )
 
     def _review(self, preview: Preview, question: str) -> Preview | None:
         """``preview`` when the Lead agrees to it, having been shown every file it writes."""
         box = ReviewDialog(preview, question, self.pane)
         return preview if self.pane.confirm(box) == QMessageBox.StandardButton.Ok else None
 
-    def do_publish(self, preview: Preview) -> None:
-        """Hand the reviewed preview to the window's runner (``commitRequested``)."""
-        self.pane.commitRequested.emit(preview)
-
     def committed(self, outcome: Outcome) -> None:
-        """An action of this pane's was written: start over on what is now on disk."""
+        """An action of this pane's was written, and the session read again (the controller
+        did): start over on what is now on disk."""
         c = self.pane.composer
         if c is None:
             return
         action = outcome.preview.action
         if action in ("publish", "baseline"):
             kept = self.pane.state() if action == "baseline" and c.dirty else None  # a baseline sends nothing
-            c.session.reload()
             self.pane.set_composer(Composer.open(c.session))
             if kept is not None:
                 self.pane.push_change("Keep the draft across the baseline", kept)
             if action == "publish":
                 self.pane.published.emit(outcome)
         elif action in ("gate-start", "gate-conclude"):
-            c.session.reload({"plan", "gates"})
             self.pane.refresh()
             if action == "gate-conclude":
                 self.pane.gateConcluded.emit(str(outcome.preview.writes[0].path))
