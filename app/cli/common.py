@@ -71,7 +71,8 @@ def run_action(prepare: Callable[[], Preview], args: argparse.Namespace, report:
     commit it exactly as prepared. The request's own error (a verdict not known, a teammate not
     in the session, ...) is a usage error; a refused commit (a file changed since it was read)
     prints its reasons and exits 1, nothing written. With ``report`` off, ``--json`` is left to
-    the command, which prints a document of its own after the action."""
+    the command, which prints a document of its own after the action (a dry run's is the
+    preview's, whatever the command)."""
     from models.actions.commit import commit
     from models.publish.baseline import BaselineError
     from models.publish.gate import GateError
@@ -84,7 +85,8 @@ def run_action(prepare: Callable[[], Preview], args: argparse.Namespace, report:
         raise UsageError(str(exc)) from None
     as_json = report and getattr(args, "json", False)
     if getattr(args, "dry_run", False):
-        print(json.dumps(preview.data(), ensure_ascii=False, indent=2) if as_json else preview.text())
+        dry_json = getattr(args, "json", False)
+        print(json.dumps(preview.data(), ensure_ascii=False, indent=2) if dry_json else preview.text())
         return EXIT_OK
     try:
         outcome = commit(preview)

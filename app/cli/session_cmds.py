@@ -199,7 +199,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     gate = sub.add_parser("gate", help="start a gate (freeze updates) or conclude it with a verdict")
     gate.add_argument("action", choices=("start", "conclude"))
-    session_args(gate, json_output=False)
+    session_args(gate)
     gate.add_argument("--phase", type=int, help="the phase (default: the plan's current_phase, or the gate started)")
     gate.add_argument("--verdict", help=f"with conclude: {', '.join(VERDICTS)}")
     gate.add_argument("--notes", help="with conclude: the conditions or notes the gate record keeps")
