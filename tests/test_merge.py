@@ -95,10 +95,10 @@ def test_a_conflict_is_decided_in_the_dialog(qtbot: QtBot, controller: Controlle
         seen.append([c.key for c in conflicts])
         return {"Risks": "theirs"}
 
-    pane.choose_conflicts = choose  # type: ignore[method-assign]
+    pane.disk_merge.choose_conflicts = choose  # type: ignore[method-assign]
     reviewed: list[str] = []
-    pane.confirm_merge = lambda diff: reviewed.append(diff) is None  # type: ignore[method-assign]
-    assert pane.merge_with_disk()
+    pane.disk_merge.confirm_merge = lambda diff: reviewed.append(diff) is None  # type: ignore[method-assign]
+    assert pane.disk_merge.run()
     assert "-- R-8: mine\n+- R-9: theirs\n" in reviewed[0]
     assert seen == [["Risks"]]
     assert pane.composer.working_text == theirs  # type: ignore[union-attr]

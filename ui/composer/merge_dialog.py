@@ -1,6 +1,10 @@
-"""Choosing, section by section, between the Lead's draft and what an agent wrote meanwhile."""
+"""Merge with disk: the Lead's draft and what an agent wrote meanwhile, chosen section by
+section, the merge reviewed as a diff before it becomes the draft."""
 
 from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -18,6 +22,9 @@ from PySide6.QtWidgets import (
 
 from models.publish.merge import Conflict
 from ui.review_dialog import DiffHighlighter
+
+if TYPE_CHECKING:
+    from ui.composer.pane import ComposerPane
 
 MINE, THEIRS = "Keep my draft", "Take the agent's version"
 
@@ -91,3 +98,49 @@ class MergeReview(QDialog):
         layout.addWidget(self.buttons)
         screen = self.screen().availableGeometry()
         self.resize(min(1100, screen.width() - 60), min(640, screen.height() - 60))
+
+
+class DiskMerge:
+    """The composer pane's Merge with disk…: what agents wrote into the GC since the draft was
+    taken, brought into the draft."""
+
+    def __init__(self, pane: ComposerPane) -> None:
+        self.pane = pane
+
+    def run(self) -> bool:
+        """Take the agent's changes into the draft: a section only one side changed takes that
+        side; for each section both changed, the Lead chooses, seeing both."""
+        c = self.pane.composer
+        if c is None:
+            return False
+        self.pane.commit_section_edit()
+        merged, conflicts = c.merged_with_disk()
+        choices: dict[str, str] | None = None
+        if conflicts:
+            choices = self.choose_conflicts(conflicts)
+            if choices is None:
+                return False
+            merged, conflicts = c.merged_with_disk(choices)
+            if conflicts:
+                return False
+        before = c.working_text
+        diff = "".join(
+            difflib.unified_diff(
+                before.splitlines(True), merged.splitlines(True), "your draft", "merged with disk", n=2
+            )
+        )
+        if not self.confirm_merge(diff) or c.merge_with_disk(choices):
+            return False
+        # The undo steps were drafts of the old base: undoing into them would drop the agent's change.
+        self.pane.undo_stack.clear()
+        self.pane.refresh()
+        return True
+
+    def confirm_merge(self, diff: str) -> bool:
+        """The Lead's word on what the merge takes into the draft (tests replace this)."""
+        return MergeReview(self.pane, diff).exec() == QDialog.DialogCode.Accepted.value
+
+    def choose_conflicts(self, conflicts: list[Conflict]) -> dict[str, str] | None:
+        """The Lead's choice per conflicting section (tests replace this); None: cancelled."""
+        dialog = MergeDialog(self.pane, conflicts)
+        return dialog.chosen() if dialog.exec() == QDialog.DialogCode.Accepted else None

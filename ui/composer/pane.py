@@ -8,7 +8,6 @@ shows every file it will write and refuses when any of them changed since.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Collection
 from dataclasses import replace
 
@@ -33,12 +32,11 @@ from models.delta.decisions import UpdatePlan, render_full, snapshot_versions
 from models.delta.message import render_message
 from models.delta.savings import scenario_rows
 from models.publish.composer import Composer, SectionEditError
-from models.publish.merge import Conflict
 from models.session.team_memory import teammate_facts_kept
 from models.text.problems import Problem
 from ui.composer.header import describe, shown_message
 from ui.composer.item_actions import ItemActions
-from ui.composer.merge_dialog import MergeDialog, MergeReview
+from ui.composer.merge_dialog import DiskMerge
 from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
 from ui.composer.publish_actions import SessionActions
 from ui.composer.section_editor import SectionEditor
@@ -73,6 +71,7 @@ class ComposerPane(QWidget):
         # the actions that write the session (prepared here, written by the window's runner).
         self.item_actions = ItemActions(self)
         self.session_actions = SessionActions(self)
+        self.disk_merge = DiskMerge(self)
         self.last_error: str | None = None
         self.composer: Composer | None = None
         self.plan: UpdatePlan | None = None
@@ -223,7 +222,7 @@ class ComposerPane(QWidget):
             "Snapshot the GC and record confirmed versions; nothing is sent",
         )
         self.merge_button = button(
-            "Merge with disk…", self.merge_with_disk, None, self, "Take what agents wrote meanwhile into your draft"
+            "Merge with disk…", self.disk_merge.run, None, self, "Take what agents wrote meanwhile into your draft"
         )
         bottom = button_bar(self.gate_button, self.baseline_button, self.merge_button, self.publish_button)
         layout = QVBoxLayout(self)
@@ -344,44 +343,6 @@ class ComposerPane(QWidget):
             if view.isVisible():  # the last column stretches over what is left
                 for column_number in range(view.model().columnCount() - 1):
                     view.resizeColumnToContents(column_number)
-
-    def merge_with_disk(self) -> bool:
-        """Take the agent's changes into the draft: a section only one side changed takes that
-        side; for each section both changed, the Lead chooses, seeing both."""
-        c = self.composer
-        if c is None:
-            return False
-        self.commit_section_edit()
-        merged, conflicts = c.merged_with_disk()
-        choices: dict[str, str] | None = None
-        if conflicts:
-            choices = self.choose_conflicts(conflicts)
-            if choices is None:
-                return False
-            merged, conflicts = c.merged_with_disk(choices)
-            if conflicts:
-                return False
-        before = c.working_text
-        diff = "".join(
-            difflib.unified_diff(
-                before.splitlines(True), merged.splitlines(True), "your draft", "merged with disk", n=2
-            )
-        )
-        if not self.confirm_merge(diff) or c.merge_with_disk(choices):
-            return False
-        # The undo steps were drafts of the old base: undoing into them would drop the agent's change.
-        self.undo_stack.clear()
-        self.refresh()
-        return True
-
-    def confirm_merge(self, diff: str) -> bool:
-        """The Lead's word on what the merge takes into the draft (tests replace this)."""
-        return MergeReview(self, diff).exec() == QDialog.DialogCode.Accepted.value
-
-    def choose_conflicts(self, conflicts: list[Conflict]) -> dict[str, str] | None:
-        """The Lead's choice per conflicting section (tests replace this); None: cancelled."""
-        dialog = MergeDialog(self, conflicts)
-        return dialog.chosen() if dialog.exec() == QDialog.DialogCode.Accepted else None
 
     def _show_scenarios(self) -> None:
         """Computed when the tab is shown (five diffs of the whole GC), once per GC text."""
