@@ -54,6 +54,13 @@ def scale_rows() -> list[Row]:
     rows.append(
         _limit_row("diff + apply, 10× items added", "40,000 items into one section (issue 16: 4,000)", took, 30)
     )
+    lines = ["---", "version: GC-v1", "---", "# GC", ""]
+    for s in range(200):
+        lines += [f"## Area {s}", *(f"- key-{s}-{i}: value {i}" for i in range(40)), ""]
+    valued = "\n".join(lines) + "\n"
+    revalued = valued.replace("version: GC-v1", "version: GC-v2").replace(": value ", ": new value ")
+    took, count = _diff_apply(valued, revalued)
+    rows.append(_limit_row("diff + apply, values changed", f"{count:,} items (issue 45: 242 s to apply)", took, 30))
     old = big_gc(lines=75_000, sections=7_500, version=40)
     renamed = old.replace("version: GC-v40", "version: GC-v41").replace(": subsystem", ": renamed subsystem")
     took, count = _diff_apply(old, renamed)

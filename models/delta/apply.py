@@ -125,16 +125,20 @@ def apply_item(text: str, item: DeltaItem) -> str:
     if item.op == "REMOVED":
         return text[: existing.start] + text[existing.end :]
     if item.op == "CHANGED":
-        raw = item_text(gc, existing)
-        prefix, value, suffix = split_item(raw, existing.kind)
-        if item.old is not None and value != item.old:
-            if value + suffix != item.old:
-                raise ApplyError(item, f"expected old value {item.old!r}, the GC has {value!r}")
-            suffix = ""  # the change includes the item's end (a table row's closing pipe, spacing)
-        ending = text[existing.start : existing.end][len(_native(raw, nl)) :]
-        replacement = _native(prefix + (item.new or "") + suffix, nl) + ending
-        return text[: existing.start] + replacement + text[existing.end :]
+        return text[: existing.start] + changed_text(gc, existing, item, nl) + text[existing.end :]
     raise ApplyError(item, "REPLACED takes a section, not an item")
+
+
+def changed_text(gc: GlobalContext, existing: Item, item: DeltaItem, nl: str) -> str:
+    """What ``existing``'s span of ``gc.text`` becomes once CHANGED by ``item``."""
+    raw = item_text(gc, existing)
+    prefix, value, suffix = split_item(raw, existing.kind)
+    if item.old is not None and value != item.old:
+        if value + suffix != item.old:
+            raise ApplyError(item, f"expected old value {item.old!r}, the GC has {value!r}")
+        suffix = ""  # the change includes the item's end (a table row's closing pipe, spacing)
+    ending = gc.text[existing.start : existing.end][len(_native(raw, nl)) :]
+    return _native(prefix + (item.new or "") + suffix, nl) + ending
 
 
 def _add_item(text: str, gc: GlobalContext, section: Section, item: DeltaItem, nl: str) -> str:

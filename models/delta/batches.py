@@ -16,6 +16,7 @@ from models.delta.apply import (
     _native,
     _section,
     apply_item,
+    changed_text,
     set_version,
 )
 from models.delta.items import (
@@ -31,6 +32,7 @@ from models.delta.items import (
     structure_after,
 )
 from models.session.gc import Section
+from models.session.gc_items import Item
 from models.session.refs import norm, split_ref
 from models.text.textfile import newline_of
 
@@ -50,10 +52,16 @@ def apply_to_section(own_text: str, items: list[DeltaItem]) -> str:
     ref = sections[0].ref[1:]
     i = 0
     while i < len(items):
-        run = _item_chain(items, i)
+        added, changed = _item_chain(items, i), _change_run(items, i)
+        run = max(added, changed)
         local = [replace(it, ref=ref) for it in items[i : i + run]]
         try:
-            own_text = _add_item_chain(own_text, local) if run > 1 else apply_item(own_text, local[0])
+            if added > 1:
+                own_text = _add_item_chain(own_text, local)
+            elif changed > 1:
+                own_text = _change_items(own_text, local)
+            else:
+                own_text = apply_item(own_text, local[0])
         except ApplyError as exc:
             at = local.index(exc.item) if exc.item in local else 0
             raise ApplyError(items[i + at], exc.reason) from None  # named as the delta names it
@@ -70,6 +78,52 @@ def _item_chain(items: list[DeltaItem], i: int) -> int:
     while j < len(items) and items[j].op == "ADDED" and items[j].position == f"after:{items[j - 1].key}":
         j += 1
     return j - i
+
+
+def _change_run(items: list[DeltaItem], i: int) -> int:
+    """How many items from ``i`` change values of distinct keys: none of them moves, adds or
+    removes a line another one reads (a key changed twice is applied one change at a time)."""
+    seen: set[str] = set()
+    j = i
+    while j < len(items) and items[j].op == "CHANGED" and items[j].key is not None and norm(items[j].key) not in seen:
+        seen.add(norm(items[j].key))
+        j += 1
+    return j - i
+
+
+def _change_items(text: str, run: list[DeltaItem]) -> str:
+    """The changes of a run on one parse of the section, each item found by its key once: a
+    thousand changed rows cost one parse, not a thousand. The bytes are those applying them one
+    by one gives; where a run does not fit that way (an item not there), it is applied one by
+    one, so the error is the one that names the item."""
+    gc = structure(text)
+    nl = newline_of(text)
+    section = _section(gc, run[0].ref, run[0])
+    by_key: dict[str, Item] = {}
+    for found in section.items:
+        by_key.setdefault(norm(found.key), found)
+    edits = []
+    for item in run:
+        existing = by_key.get(norm(item.key or ""))
+        if existing is None:
+            return _one_by_one(text, run)
+        edits.append((existing.start, existing.end, changed_text(gc, existing, item, nl)))
+    edits.sort()
+    if any(a[1] > b[0] for a, b in itertools.pairwise(edits)):
+        return _one_by_one(text, run)  # spans that overlap: not one item each
+    out: list[str] = []
+    at = 0
+    for start, end, replacement in edits:
+        out += (text[at:start], replacement)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _one_by_one(text: str, run: list[DeltaItem]) -> str:
+    for item in run:
+        text = apply_item(text, item)
+    return text
 
 
 def _add_item_chain(text: str, chain: list[DeltaItem]) -> str:
