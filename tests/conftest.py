@@ -319,6 +319,17 @@ def adopt(folder: Path) -> None:
         commit(prepare_baseline(session))
 
 
+def edited_copy(source: Path, root: Path) -> Path:
+    """``source`` copied under ``root``, adopted (``adopt``), its GC then edited as a Lead edits
+    it in an editor (a line at its end): a session with an update to publish."""
+    folder = copy_session(source, root)
+    adopt(folder)
+    gc = folder / "global-context.md"
+    if gc.is_file():
+        gc.write_bytes(gc.read_bytes().rstrip(b"\n") + b"\n- Parity: a line the Lead added to the GC on disk\n")
+    return folder
+
+
 def actions_done(qtbot: QtBot, controller: Controller, timeout: int = 15_000) -> None:
     """Wait until the window's runner has ended every action asked of it (written or refused)
     and the window shows how: actions are written off the GUI thread."""

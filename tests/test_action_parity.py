@@ -18,21 +18,20 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 import models.publish.publishing as publishing
-from conftest import DEMO, REAL_SESSIONS, actions_done, adopt, copy_session, run_cli, settle_reviews, shown_controller
+from conftest import (
+    DEMO,
+    REAL_SESSIONS,
+    actions_done,
+    copy_session,
+    edited_copy,
+    run_cli,
+    settle_reviews,
+    shown_controller,
+)
 
 NOW = "2026-11-24T06:30:00Z"
-EDIT = "\n- Parity: a line the Lead added to the GC on disk\n"
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 ASKS_FULL = "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n"
-
-
-def _edited(source: Path, root: Path) -> Path:
-    folder = copy_session(source, root)
-    adopt(folder)
-    gc = folder / "global-context.md"
-    if gc.is_file():
-        gc.write_bytes(gc.read_bytes().rstrip(b"\n") + EDIT.encode("utf-8"))
-    return folder
 
 
 def _window_review(qtbot: QtBot, tmp_path: Path, folder: Path) -> str | None:
@@ -62,7 +61,7 @@ def test_a_clarification_asked_in_the_linked_teams_inbox_gets_the_full_gc_everyw
     qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(publishing, "utc_now", lambda: NOW)
-    folder = _edited(DEMO, tmp_path / "project")
+    folder = edited_copy(DEMO, tmp_path / "project")
     team = make_team(tmp_path / "claude")
     reply = {"from": "implementer-2", "text": ASKS_FULL, "timestamp": "2026-11-24T06:00:00.000Z", "read": False}
     (team / "inboxes" / "team-lead.json").write_text(json.dumps([reply]), encoding="utf-8")
@@ -102,7 +101,7 @@ def test_publishing_writes_byte_for_byte_what_its_dry_run_showed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, source: Path
 ) -> None:
     monkeypatch.setattr(publishing, "utc_now", lambda: NOW)
-    folder = _edited(source, tmp_path / "project")
+    folder = edited_copy(source, tmp_path / "project")
     code, out, _ = run_cli(capsys, "publish", str(folder), "--dry-run", "--json")
     if code == 2:  # dia-v5-optimization: no GC, nothing to publish
         assert not (folder / "global-context.md").exists()
@@ -134,7 +133,7 @@ def test_a_file_changed_between_prepare_and_commit_refuses_the_whole_action(tmp_
     from models.text.tokens import get_tokenizer
     from models.text.transaction import WriteRefused
 
-    folder = _edited(DEMO, tmp_path / "project")
+    folder = edited_copy(DEMO, tmp_path / "project")
     composer = Composer.open(open_session(folder, get_tokenizer("estimate")))
     preview = prepare_publish(composer, now=NOW)
     assert len(preview.writes) > 5 and not preview.blocked

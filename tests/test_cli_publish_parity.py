@@ -21,8 +21,7 @@ from conftest import (
     DEMO,
     REAL_SESSIONS,
     actions_done,
-    adopt,
-    copy_session,
+    edited_copy,
     run_cli,
     session_files,
     settle_reviews,
@@ -31,17 +30,6 @@ from conftest import (
 
 SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 NOW = "2026-11-24T06:30:00Z"
-EDIT = "\n- Parity: a line the Lead added to the GC on disk\n"
-
-
-def _copy(source: Path, tmp_path: Path, name: str) -> Path:
-    """The session, its GC edited as a Lead edits it in an editor (a line at its end)."""
-    folder = copy_session(source, tmp_path / name)
-    adopt(folder)
-    gc = folder / "global-context.md"
-    if gc.is_file():
-        gc.write_bytes(gc.read_bytes().rstrip(b"\n") + EDIT.encode("utf-8"))
-    return folder
 
 
 @pytest.mark.parametrize("add_meta", [False, True], ids=["as-is", "add-meta"])
@@ -55,7 +43,7 @@ def test_the_cli_publishes_what_the_window_publishes(
     add_meta: bool,
 ) -> None:
     monkeypatch.setattr(publishing, "utc_now", lambda: NOW)
-    by_cli, by_window = _copy(source, tmp_path, "cli"), _copy(source, tmp_path, "window")
+    by_cli, by_window = edited_copy(source, tmp_path / "cli"), edited_copy(source, tmp_path / "window")
     before = session_files(by_window)
 
     dry_code, dry_out, _ = run_cli(capsys, "publish", str(by_cli), "--dry-run")  # writes nothing

@@ -24,7 +24,16 @@ from pytestqt.qtbot import QtBot
 
 import app.action_runner as action_runner
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, actions_done, adopt, copy_session, run_cli, settle_reviews, shown_controller
+from conftest import (
+    DEMO,
+    REAL_SESSIONS,
+    actions_done,
+    copy_session,
+    edited_copy,
+    run_cli,
+    settle_reviews,
+    shown_controller,
+)
 from models.actions.preview import Preview
 from models.review.rows import message_id
 from models.session.folder import open_session
@@ -160,12 +169,9 @@ def test_every_action_previews_the_same_in_the_window_and_the_cli(
     window.controller.close()
 
     # Publish, on a copy adopted (a baseline taken) whose GC the Lead then edited on disk.
-    edited = copy_session(source, tmp_path / "edited")
+    edited = edited_copy(source, tmp_path / "edited")
     _ask_clarification(edited)
     gc = edited / "global-context.md"
-    if gc.is_file():
-        adopt(edited)
-        gc.write_bytes(gc.read_bytes().rstrip(b"\n") + b"\n- Parity: a line the Lead added to the GC on disk\n")
     window = _Window(qtbot, tmp_path / "again", edited, monkeypatch)
     pane = window.controller.window.composer
     window.controller.window.central_tabs.setCurrentWidget(pane)
@@ -193,10 +199,7 @@ def test_a_linked_teams_clarification_request_and_its_deliveries_preview_the_sam
     """The case that drifted: implementer-2 asks in the linked Claude Code team's lead inbox
     (never in the session's own inbox). Both previews send it the full GC (FC-5) and list the
     same inbox entry for each member, byte for byte."""
-    edited = copy_session(DEMO, tmp_path / "project")
-    adopt(edited)
-    gc = edited / "global-context.md"
-    gc.write_bytes(gc.read_bytes().rstrip(b"\n") + b"\n- Parity: a line the Lead added to the GC on disk\n")
+    edited = edited_copy(DEMO, tmp_path / "project")
     team = make_team(tmp_path / "claude")
     asks = "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n"
     reply = {"from": "implementer-2", "text": asks, "timestamp": "2026-11-29T08:00:00.000Z", "read": False}
