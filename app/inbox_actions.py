@@ -86,7 +86,7 @@ class InboxActions(QObject):
         the ledger, the inbox entry of a linked team), then written by the runner. What was
         typed and not sent comes back the next time this message is answered."""
         session = self.session()
-        if session is None or self.runner.preparing:
+        if session is None:
             return False
         key = (result.message.source, result.message.sha)
         text = self.ask_reply(result, self._unsent.get(key, ""))

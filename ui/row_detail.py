@@ -8,9 +8,8 @@ needed is read by scrolling sideways or by hovering for a tooltip.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QEvent, QModelIndex, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QPlainTextEdit, QWidget
 
@@ -74,8 +73,8 @@ class RowDetail(QPlainTextEdit):
         if text != self.toPlainText():
             self.setPlainText(text)
 
-    def changeEvent(self, event: Any) -> None:
+    def changeEvent(self, event: QEvent) -> None:
         """A new font changes how tall the pane's lines are."""
         super().changeEvent(event)
-        if event.type() == event.Type.FontChange:
+        if event.type() == QEvent.Type.FontChange:
             self.setMaximumHeight(self._height())

@@ -83,11 +83,11 @@ def run_action(prepare: Callable[[], Preview], args: argparse.Namespace, report:
         preview = prepare()
     except (BaselineError, GateError, StateError) as exc:
         raise UsageError(str(exc)) from None
-    as_json = report and getattr(args, "json", False)
+    wants_json = getattr(args, "json", False)
     if getattr(args, "dry_run", False):
-        dry_json = getattr(args, "json", False)
-        print(json.dumps(preview.data(), ensure_ascii=False, indent=2) if dry_json else preview.text())
+        print(json.dumps(preview.data(), ensure_ascii=False, indent=2) if wants_json else preview.text())
         return EXIT_OK
+    as_json = report and wants_json
     try:
         outcome = commit(preview)
     except WriteRefused as exc:
