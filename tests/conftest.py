@@ -26,6 +26,9 @@ COW = REAL_SESSIONS / "cow-pipeline-redesign"
 CH006 = REAL_SESSIONS / "ch006-dia-v4"
 CLAUDE_TEAM = SHARED / "claude-code-team" / "teams" / "cow-execution"
 DEMO = ROOT / "resources" / "demo-project" / ".agent" / "teams" / "payments-ledger-v2"
+#: The demo and every real session: what a job must work on (without ../shared/, the run
+#: stops in ``pytest_sessionstart``, not at this import).
+SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())] if REAL_SESSIONS.is_dir() else [DEMO]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -21,6 +21,7 @@ import models.publish.publishing as publishing
 from conftest import (
     DEMO,
     REAL_SESSIONS,
+    SESSIONS,
     actions_done,
     copy_session,
     edited_copy,
@@ -30,7 +31,6 @@ from conftest import (
 )
 
 NOW = "2026-11-24T06:30:00Z"
-SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 ASKS_FULL = "[ACK-UPDATE] GC-v6 received. Items: 0/1. Impact: unsure which table. Action: NEED_CLARIFICATION\n"
 
 

@@ -19,13 +19,12 @@ from pytestqt.qtbot import QtBot
 import models.session.folder as folder_module
 import models.text.textfile as textfile
 from app.live_session import LiveSession
-from conftest import DEMO, REAL_SESSIONS, copy_session
+from conftest import DEMO, SESSIONS, copy_session
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE, Session, open_session
 from models.text.textfile import SETTLED_NS, Stamp, unchanged_since
 from models.text.tokens import get_tokenizer
 
 TOKENIZER = get_tokenizer("estimate")
-SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 FILES = {"gc": GC_FILE, "plan": PLAN_FILE, "memory": MEMORY_FILE}
 # Each part's file in every session that has it.
 EDITS = [(part, source) for part, name in FILES.items() for source in SESSIONS if (source / name).is_file()]

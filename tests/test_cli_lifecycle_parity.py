@@ -20,8 +20,7 @@ import models.publish.publishing as publishing
 import ui.composer.publish_actions as publish_actions
 from app.controller import Controller
 from conftest import (
-    DEMO,
-    REAL_SESSIONS,
+    SESSIONS,
     actions_done,
     copy_session,
     run_cli,
@@ -32,7 +31,6 @@ from conftest import (
 from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
 
-SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 NOW = "2026-11-24T07:00:00Z"
 FOLDER = "FOLDER"
 

@@ -17,7 +17,15 @@ from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
 from app.memory_actions import MemoryActions
-from conftest import DEMO, REAL_SESSIONS, copy_session, run_cli, settle_reviews, shown_controller, snapshot_tree
+from conftest import (
+    DEMO,
+    SESSIONS,
+    copy_session,
+    run_cli,
+    settle_reviews,
+    shown_controller,
+    snapshot_tree,
+)
 from models.memory.journal import MemoryJournal
 from models.session.memory_parse import parse_memory
 
@@ -186,9 +194,6 @@ def test_archive_by_entry_writes_what_archive_selected_writes(
     )
     assert (by_cli / MEMORY).read_bytes() == before
     assert run_cli(capsys, "memory", "archive", str(by_cli))[0] == 2  # neither --phase nor --entry
-
-
-SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 
 
 @pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.name)

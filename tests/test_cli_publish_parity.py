@@ -18,8 +18,7 @@ from pytestqt.qtbot import QtBot
 
 import models.publish.publishing as publishing
 from conftest import (
-    DEMO,
-    REAL_SESSIONS,
+    SESSIONS,
     actions_done,
     edited_copy,
     run_cli,
@@ -28,7 +27,6 @@ from conftest import (
     shown_controller,
 )
 
-SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 NOW = "2026-11-24T06:30:00Z"
 
 

@@ -29,9 +29,8 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, copy_session, session_files, settle_reviews, shown_controller
+from conftest import SESSIONS, copy_session, session_files, settle_reviews, shown_controller
 
-SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 SKIPPED = {"&Quit", "Reset Lay&out"}  # ends the test's window; undoes nothing of the session's
 
 

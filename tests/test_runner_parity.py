@@ -26,7 +26,7 @@ import app.action_runner as action_runner
 from app.controller import Controller
 from conftest import (
     DEMO,
-    REAL_SESSIONS,
+    SESSIONS,
     actions_done,
     copy_session,
     edited_copy,
@@ -40,7 +40,6 @@ from models.session.folder import open_session
 from models.text.tokens import get_tokenizer
 from models.text.transaction import WriteRefused
 
-SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 NOW = "2026-11-29T09:00:00Z"
 REPLY = "Table 3 is the one in the plan's Phase 6 section.\n"
 

@@ -21,14 +21,21 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QStyleFactory
 from pytestqt.qtbot import QtBot
 
 from app.controller import Controller
-from conftest import DEMO, REAL_SESSIONS, SHARED, copy_session, model_indexes, settle_reviews, shown_controller
+from conftest import (
+    DEMO,
+    SESSIONS,
+    SHARED,
+    copy_session,
+    model_indexes,
+    settle_reviews,
+    shown_controller,
+)
 from models.text.problems import Problem
 from ui.strips import ProblemBanner, TonedLabel, over_limit_tone
 from ui.tones import TEXT_CONTRAST, contrast, readable, tones, tones_for
 from ui.widgets import MarkdownView
 
 R = QPalette.ColorRole
-SESSIONS = [DEMO, *sorted(p for p in REAL_SESSIONS.iterdir() if p.is_dir())]
 GSD = sorted(p for p in (SHARED / "gsd-projects").iterdir() if (p / ".planning").is_dir())
 
 
