@@ -38,6 +38,7 @@ from models.session.folder import ALL_PARTS, Session
 from models.session.locate import find_sessions
 from models.session.snapshot import Part
 from models.session.team_memory import teammate_facts_kept
+from models.text.intent import TakenBack, take_back
 from models.text.tokens import Tokenizer, get_tokenizer
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
@@ -148,6 +149,7 @@ class Controller(QObject):
             return False
         if chosen is None:
             return False
+        taken = self._take_back(chosen)
         tokenizer = self._tokenizer(self.settings.tokenizer)
         with opening(self.window, chosen):
             live = LiveSession(chosen, tokenizer, self)
@@ -169,7 +171,23 @@ class Controller(QObject):
         self.refresh_reviews()
         self.collector.poke()  # the session left behind is freed once the new one is quiet
         self.recent.add(live.session.folder)
+        if taken:
+            self.window.statusBar().showMessage(taken, 60_000)
         return True
+
+    def _take_back(self, folder: Path) -> str:
+        """Take back what an action cut short in ``folder`` wrote, before it is read: the line
+        that says so ('' for none; a record that cannot be read is left for the composer's
+        banner, and every action refuses on it)."""
+        try:
+            found = take_back(folder)
+        except OSError as exc:
+            return f"An action cut short could not be taken back: {exc.strerror or exc}"
+        if not isinstance(found, TakenBack):
+            return ""
+        if self.headless:
+            print(f"lead-console: {found.describe()}")
+        return found.summary()
 
     def _published(self, outcome: Outcome) -> None:
         """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first.

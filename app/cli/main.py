@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from app.cli.common import tokenizer_arg
-from app.resolve import EXIT_OK, EXIT_USAGE, UsageError
+from app.resolve import EXIT_OK, EXIT_USAGE, UsageError, resolve_session
 
 # The subcommands and the module of each, named here so that the window and `--help` start
 # without importing what the commands need, and a subcommand imports its own group only (a
@@ -71,6 +71,29 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def _take_back_cut_short(args: argparse.Namespace) -> None:
+    """Before a command reads or writes a session, take back what an action of ours cut short
+    there (killed, the machine down) wrote, and say so on stderr: the command then starts from
+    the session as it was before that action. A dry run writes nothing, ``repair`` says it in
+    full itself, and a record that cannot be read is left for the command to refuse on."""
+    folder = getattr(args, "folder", None)
+    if args.command == "repair" or getattr(args, "dry_run", False) or not isinstance(folder, str):
+        return
+    try:
+        session = resolve_session(folder, getattr(args, "session", None))
+    except UsageError:
+        return  # not a session (a GC file, a typo): the command says what it is
+    from models.text.intent import TakenBack, take_back  # when a session is named
+
+    try:
+        found = take_back(session)
+    except OSError as exc:
+        print(f"lead-console: warning: {exc.strerror or exc}", file=sys.stderr)
+        return
+    if isinstance(found, TakenBack):
+        print(f"lead-console: {found.describe()}", file=sys.stderr)
+
+
 def _build_window_parser(commands: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lead-console",
@@ -92,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args_list and args_list[0] in COMMANDS:
             args = _build_commands(args_list[0]).parse_args(args_list)
             func: Callable[[argparse.Namespace], int] = args.func
+            _take_back_cut_short(args)
             return func(args)
         args = _build_window_parser(list(COMMANDS)).parse_args(args_list)
         from app.gui import run_window  # Qt only from here on

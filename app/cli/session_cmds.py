@@ -90,7 +90,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     files killed writes left; exit 1 when the action's record cannot be read (nothing is undone
     by guess)."""
     from models.text.atomic import left_temp_files
-    from models.text.intent import read_interrupted, undo_interrupted  # when run
+    from models.text.intent import TakenBack, read_interrupted, take_back  # when run
 
     folder = resolve_session(args.folder, args.session)
     temps = left_temp_files(folder)  # what killed writes left beside their files
@@ -112,8 +112,11 @@ def cmd_repair(args: argparse.Namespace) -> int:
         for w in interrupted.writes:
             print(f"  {w.kind:<7} {w.path}")
         return EXIT_OK
-    for line in undo_interrupted(folder, interrupted):
-        print(line)
+    found = take_back(folder)
+    if isinstance(found, TakenBack):
+        print(f"'{found.title}' was cut short (started {found.started}); taken back:")
+        for line in found.lines:
+            print(f"  {line}")
     return EXIT_OK
 
 

@@ -13,7 +13,7 @@ from models.delta.message_parse import parse_message
 from models.publish.publishing import utc_now
 from models.review.inbox import Message
 from models.session.ledger_records import LEDGER, ReceivedLine
-from models.text.atomic import append_whole
+from models.text.atomic import append_log
 from models.text.textfile import read_bounded, read_utf8
 
 # The last parse of each ledger, by its identity on disk: a review of 300 messages asks for the
@@ -103,12 +103,7 @@ def items_sent_in(folder: Path, entry: dict[str, Any]) -> int | None:
 def append_ledger(folder: Path, lines: list[str]) -> None:
     path = folder / LEDGER
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        append_whole(fd, "".join(line + "\n" for line in lines).encode("utf-8"))  # whole lines or none
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_log(path, "".join(line + "\n" for line in lines).encode("utf-8"))  # whole lines or none
 
 
 Handled = dict[tuple[str, str], str]

@@ -147,6 +147,44 @@ def create_new(path: Path, data: bytes) -> Path:
             n += 1
 
 
+def append_log(path: Path, data: bytes) -> None:
+    """Append ``data`` to an app-owned log, whole, and make it durable. A log not there yet is
+    made with ``data`` in it at once (linked into place, never over one made meanwhile): an
+    append cut short leaves no empty log behind."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    except FileNotFoundError:
+        if _create_whole(path, data):
+            return
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # made meanwhile: appended to
+    try:
+        append_whole(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _create_whole(path: Path, data: bytes) -> bool:
+    """Make ``path`` holding ``data``, or False when something is there by then."""
+    tmp = path.parent / f".{path.name}{TEMP_MARKER}{os.getpid()}-{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        try:
+            append_whole(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    _fsync_dir(path.parent)
+    return True
+
+
 def append_whole(fd: int, data: bytes) -> None:
     """Append ``data`` to the file open as ``fd`` (with O_APPEND) whole, or not at all: a short
     write (a full disk) is cut back to where the file ended, so that no torn line swallows the
