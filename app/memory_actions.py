@@ -18,6 +18,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from models.memory.access import access_of
 from models.memory.edits import (
     Conflict,
+    EditResult,
     MemoryEditError,
     SectionEdit,
     append_entry,
@@ -55,7 +56,7 @@ class _MemoryCommand(QUndoCommand):
         """Write the edits (again, after an undo). A refused first write leaves no undo step:
         the command marks itself obsolete, and the stack drops it."""
         headers = {e.header for e in self.edits}
-        result = self.actions.write(self.edits)
+        result = self.actions.write(self.edits, self.text())
         if result is not None:
             self.undo_edits = result.inverse(headers)
         elif not self.undo_edits:
@@ -63,7 +64,7 @@ class _MemoryCommand(QUndoCommand):
 
     def undo(self) -> None:
         """Write the inverse edits, merged with what agents wrote since."""
-        result = self.actions.write(self.undo_edits)
+        result = self.actions.write(self.undo_edits, f"Undo {self.text()}")
         if result is not None:
             self.edits = result.inverse({e.header for e in self.undo_edits})
 
@@ -199,10 +200,12 @@ class MemoryActions(QObject):
         self.undo_stack.push(_MemoryCommand(self, title, edits))
         return self.undo_stack.index() > step  # a refused write dropped its command
 
-    def write(self, edits: list[SectionEdit]):  # type: ignore[no-untyped-def]
+    def write(self, edits: list[SectionEdit], title: str) -> EditResult | None:
+        """Make ``edits`` on the file as it is now: the result, or None when it was refused
+        (said on ``failed``)."""
         assert self.path is not None
         try:
-            result = edit_memory(self.path, edits, self._ready_journal())
+            result = edit_memory(self.path, edits, self._ready_journal(), title)
         except Conflict as exc:
             self.failed.emit(f"{exc}\n--- on disk now:\n{exc.theirs}--- your edit:\n{exc.ours}")
             return None

@@ -160,7 +160,11 @@ def test_a_conflicting_edit_shows_both_versions(controller: Controller, demo_cop
     messages: list[str] = []
     actions.failed.connect(messages.append)
     assert (
-        actions.write([SectionEdit("implementer-2", seen, seen.replace("treat as UTC", "treat as UTC (Lead)"))]) is None
+        actions.write(
+            [SectionEdit("implementer-2", seen, seen.replace("treat as UTC", "treat as UTC (Lead)"))],
+            "Edit implementer-2",
+        )
+        is None
     )
     assert "on disk now:" in messages[0] and "(agent)" in messages[0] and "(Lead)" in messages[0]
     assert "(agent)" in _memory(demo_copy)

@@ -44,6 +44,9 @@ def cmd_memory_add(args: argparse.Namespace) -> int:
     def say() -> None:
         if created:
             print(f"created {path} from ADR-001 §4's skeleton (Meta, Lead, active teammates)", file=sys.stderr)
+        if result.text == result.before:
+            print(f"## {args.role} in {path} holds this entry already; nothing was written", file=sys.stderr)
+            return
         print(f"added to ## {args.role} in {path}{note}", file=sys.stderr)
         if result.warning:
             print(f"lead-console: {result.warning}", file=sys.stderr)
@@ -121,7 +124,7 @@ def _curate(args: argparse.Namespace, title: str, build: Callable[[Path], list[S
         if args.dry_run:
             print(diff, end="")
             return EXIT_OK
-        result = edit_memory(path, edits, MemoryJournal(folder))
+        result = edit_memory(path, edits, MemoryJournal(folder), title)
     except Conflict as exc:
         print(f"lead-console: {exc}; nothing was written", file=sys.stderr)
         return EXIT_FAILED

@@ -18,6 +18,7 @@ import difflib
 import errno
 import fcntl
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,9 @@ from models.session.memory_entries import TAGS
 from models.session.memory_parse import parse_memory
 from models.session.team_memory import MemorySection, TeamMemory
 from models.text.atomic import FileChangedError, atomic_write
+from models.text.intent import INTENT, holding_action_lock, record_intent
 from models.text.textfile import newline_of, read_text, split_lines
+from models.text.transaction import FileWrite
 
 LOCK_FILE = Path(".lead-console") / "memory.lock"  # in the app's own folder, never beside the Lead's files
 MAX_ATTEMPTS = 20
@@ -234,6 +237,7 @@ def edit_memory(
     path: Path,
     edits: list[SectionEdit] | EditsFor,
     journal: MemoryJournal | None = None,
+    title: str = "Edit TEAM-MEMORY.md",
 ) -> EditResult:
     """Apply section edits to the file as it is now; retry when someone writes in between.
 
@@ -241,12 +245,14 @@ def edit_memory(
     holds when it is finally read (which section a role has). The file is read only once it
     is settled and whole (``settled_read``); a symlink is written through to its target; a
     BOM and line ends are kept. If an agent was still writing into the file we replaced, its
-    bytes are taken from the replaced file and the edit is made again on them.
+    bytes are taken from the replaced file and the edit is made again on them. ``title``
+    names the edit in its record (``models.text.intent``): one cut short is kept as written
+    by the next command, and said.
     """
     journal = journal if journal is not None else MemoryJournal(path.parent)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         try:
-            result = _attempt(path, edits, journal, attempt)
+            result = _attempt(path, edits, journal, attempt, title)
         except FileNotFoundError:
             raise MemoryEditError(f"{path.name} does not exist; nothing was written") from None
         except (HalfWritten, IsADirectoryError, ValueError) as exc:
@@ -259,32 +265,42 @@ def edit_memory(
 
 
 def _attempt(
-    path: Path, edits: list[SectionEdit] | EditsFor, journal: MemoryJournal, attempt: int
+    path: Path, edits: list[SectionEdit] | EditsFor, journal: MemoryJournal, attempt: int, title: str
 ) -> EditResult | None:
-    """One read-edit-write under our lock; None when someone wrote in between (try again)."""
-    with _locked(path.parent), settled_read(path, journal) as read:
-        base = read.text
-        for _ in range(MAX_ATTEMPTS):
-            wanted = edits(base) if callable(edits) else edits
-            merged: list[str] = []
-            new = apply_edits(base, wanted, merged)
-            if new == read.text:
-                return EditResult(new, merged, attempt, base)
-            try:
-                written = atomic_write(read.target, read.bom + new.encode("utf-8"), read.expected)
-            except FileChangedError:
-                return None
-            try:
-                orphan = read.orphaned()
-            except UnfinishedOrphan:
-                # Our edit stands on the whole file we read: journal it, then say what happened.
-                journal.observe(parse_memory(new), _entry_ids(new) - _entry_ids(base), report=False)
-                raise
-            if orphan is None:
-                return EditResult(new, merged, attempt, base, _journal_edit(journal, base, new, path.name))
-            # An agent's write went on into the file we replaced: make the edit again on its bytes.
-            base, read.text, read.expected = orphan, new, written
-    return None
+    """One read-edit-write under our locks; None when someone wrote in between (try again).
+
+    Each write is put down first as an action under way, and its record goes once the write
+    and its journal lines are done: a kill in between is found by the next command, which
+    keeps the edit (``forward``) and says so."""
+    folder = path.parent
+    with _locked(folder), holding_action_lock(folder), settled_read(path, journal) as read:
+        try:
+            base = read.text
+            for _ in range(MAX_ATTEMPTS):
+                wanted = edits(base) if callable(edits) else edits
+                merged: list[str] = []
+                new = apply_edits(base, wanted, merged)
+                if new == read.text:
+                    return EditResult(new, merged, attempt, base)
+                data = read.bom + new.encode("utf-8")
+                record_intent(folder, title, [FileWrite(read.target, "replace", title, data, read.expected)], True)
+                try:
+                    written = atomic_write(read.target, data, read.expected)
+                except FileChangedError:
+                    return None
+                try:
+                    orphan = read.orphaned()
+                except UnfinishedOrphan:
+                    # Our edit stands on the whole file we read: journal it, then say what happened.
+                    journal.observe(parse_memory(new), _entry_ids(new) - _entry_ids(base), report=False)
+                    raise
+                if orphan is None:
+                    return EditResult(new, merged, attempt, base, _journal_edit(journal, base, new, path.name))
+                # An agent's write went on into the file we replaced: make the edit again on its bytes.
+                base, read.text, read.expected = orphan, new, written
+            return None
+        finally:
+            (folder / INTENT).unlink(missing_ok=True)
 
 
 def _journal_edit(journal: MemoryJournal, base: str, new: str, name: str) -> str | None:
@@ -340,14 +356,28 @@ def header_of(memory: TeamMemory, role: str) -> MemorySection | None:
     return matches[-1] if matches else None
 
 
+def _same_entry(line: str, timestamp: str | None) -> re.Pattern[str]:
+    """``line`` as a pattern whose timestamp may be any other: the same entry added earlier."""
+    if not timestamp or timestamp not in line:
+        return re.compile(re.escape(line))
+    head, _, tail = line.partition(timestamp)
+    return re.compile(re.escape(head) + r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z" + re.escape(tail))
+
+
 def edits_for_entry(role: str, tag: str | None, text: str, timestamp: str | None = None) -> EditsFor:
     """The edit that adds an entry to ``role``'s section (Lead: with a timestamp; relay roles:
     marked relayed), computed on the text the edit is finally made to."""
     access = access_of(role)
     line = entry_line(tag, text, timestamp if role.lower() == "lead" or access == RELAY else None, access == RELAY)
 
+    same = _same_entry(line, timestamp)
+
     def edits_for(current: str) -> list[SectionEdit]:
         section = header_of(parse_memory(current), role)
+        if section is not None and any(same.fullmatch(x.rstrip("\r")) for x in section.body.split("\n")):
+            # There already: a retry after a run cut short (or after an agent's rewrite carried
+            # our first write), or the same words twice. One entry, not two.
+            return []
         if section is None:
             return [SectionEdit(role, None, f"## {role}\n{line}\n")]
         return [SectionEdit(section.header, None, lambda now: append_entry(now, line))]
@@ -358,7 +388,7 @@ def edits_for_entry(role: str, tag: str | None, text: str, timestamp: str | None
 def add_entry(path: Path, role: str, tag: str | None, text: str, timestamp: str | None = None) -> EditResult:
     """Add an entry to ``role``'s section. The section is looked up in the file as it is when
     the edit is made, never in an earlier read that an agent's write may have caught half-way."""
-    return edit_memory(path, edits_for_entry(role, tag, text, timestamp))
+    return edit_memory(path, edits_for_entry(role, tag, text, timestamp), title=f"Add to {role} in TEAM-MEMORY.md")
 
 
 def utc_now_minutes() -> str:
