@@ -10,7 +10,7 @@ from datetime import datetime
 from models.actions.preview import Preview
 from models.delta.decisions import snapshot_path
 from models.publish.baseline import BaselineError, to_record
-from models.publish.gate import VERDICTS, GateError, gate_record_path, record_text
+from models.publish.gate import VERDICTS, GateError, gate_record_path, record_text, same_record
 from models.publish.teammate_state import STATUS_WORD, StateError
 from models.session.folder import PLAN_FILE
 from models.session.lifecycle import State
@@ -123,7 +123,13 @@ def prepare_gate_conclude(
             session, lambda t: set_front_key(t, "gate_evaluation", None), "gate_evaluation removed", GateError
         )
         writes.append(lift)
-    return Preview("gate-conclude", f"Conclude the gate of phase {chosen}: {verdict}", session.folder, tuple(writes))
+    title = f"Conclude the gate of phase {chosen}: {verdict}"
+    repeat = same_record(session, chosen, text)
+    if repeat is not None:
+        where = repeat.relative_to(session.folder).as_posix()
+        blocked = (f"{where} records this conclusion already; start the gate again to record another",)
+        return Preview("gate-conclude", title, session.folder, tuple(writes), blocked=blocked)
+    return Preview("gate-conclude", title, session.folder, tuple(writes))
 
 
 def prepare_state(session: SessionView, role: str, state: State) -> Preview:

@@ -13,6 +13,7 @@ import yaml
 
 from models.session.phases import GATE_FILE
 from models.session.snapshot import SessionView
+from models.text.textfile import read_bounded
 
 
 class GateError(Exception):
@@ -31,6 +32,24 @@ def gate_record_path(session: SessionView, phase: int) -> Path:
         path = folder / f"gate-record-{n}.yaml"
         n += 1
     return path
+
+
+def same_record(session: SessionView, phase: int, text: str) -> Path | None:
+    """An existing record of ``phase`` that says what ``text`` says (its day aside): the same
+    verdict on the same GC, with the same notes and evaluation. Written again it would be a
+    second record of one conclusion (a retry after a run cut short, or a second click)."""
+
+    def essence(record: str) -> list[str]:
+        return [line for line in record.splitlines() if not line.startswith("date:")]
+
+    wanted = essence(text)
+    for path in sorted((session.folder / f"phase-{phase}").glob("gate-record*.yaml")):
+        try:
+            if essence(read_bounded(path)[0].decode("utf-8")) == wanted:
+                return path
+        except (OSError, UnicodeDecodeError):
+            continue  # not one of ours, as written: the new record is no repeat of it
+    return None
 
 
 def record_text(
