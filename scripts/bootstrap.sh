@@ -19,8 +19,9 @@ libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0 fonts-noto-cjk"
 fi
 if [ "$mode" = test ]; then
   # The real-client test runs Claude Code teammates in a private tmux server, signs as a lead
-  # does with an openssl key, and fetches the pinned client with npm pack.
-  pkgs="$pkgs tmux openssl ca-certificates"
+  # does with an openssl key, and fetches the pinned client with npm pack; the fault-injection
+  # test puts disk errors and kills into the CLI's system calls with strace.
+  pkgs="$pkgs tmux openssl ca-certificates strace"
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 fi
 # Debian's python3 creates no venv without python3-venv (ensurepip).
