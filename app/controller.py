@@ -15,7 +15,7 @@ from app.action_runner import ActionRunner
 from app.busy import loading_vocabulary, opening
 from app.drafts import DraftKeeper, restore_into
 from app.inbox_actions import InboxActions
-from app.live_session import LiveSession
+from app.live_session import LiveSession, take_back_cut_short
 from app.looks import Looks
 from app.memory_actions import MemoryActions
 from app.recent import RecentSessions
@@ -23,12 +23,11 @@ from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
 from app.settings import AppSettings
 from app.team_bridge import TeamBridge
-from app.team_dialogs import pick_member, pick_team_folder
+from app.team_link import TeamLink
 from models.actions.attention import Attention, needs_lead, unadopted
 from models.actions.preview import Outcome, Preview
 from models.actions.replies import pending_from
 from models.actions.session_edits import prepare_state
-from models.claude.delivery import describe_outcomes
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.publish.composer import Composer
@@ -38,7 +37,6 @@ from models.session.folder import ALL_PARTS, Session
 from models.session.locate import find_sessions
 from models.session.snapshot import Part
 from models.session.team_memory import teammate_facts_kept
-from models.text.intent import TakenBack, take_back
 from models.text.tokens import Tokenizer, get_tokenizer
 from ui.help_dialogs import show_about
 from ui.main_window import MainWindow
@@ -73,7 +71,6 @@ class Controller(QObject):
         self.window.composer.commitRequested.connect(self.runner.commit)
         self.runner.committed.connect(self._committed)
         self.runner.refused.connect(self._refused)
-        self.window.review_pane.teamRequested.connect(self._ask_team)
         self.window.teammates_pane.stateRequested.connect(self.set_state)
         self.reviews: list[Review] = []
         self.collector = IdleCollector(self)  # full garbage collections when the app is idle
@@ -91,18 +88,15 @@ class Controller(QObject):
         self.window.review_pane.carryOut.connect(self.inbox.carry_out)
         self.window.review_pane.replyRequested.connect(self.inbox.reply)
         self.window.review_pane.pasted.connect(self.inbox.paste)
-        self._team_roles: tuple[str, ...] = ()  # the roles the team's columns were read for
-        self.team.viewReady.connect(self._team_view)
-        self.team.delivered.connect(self._delivered)
+        self.link = TeamLink(self.window, self.team, settings, lambda: _session_of(me()), self)
+        self.link.failed.connect(self._error)
+        self.link.passWanted.connect(self.refresh_reviews)
+        self.link.viewShown.connect(self._show_attention)
         self.team.repliesChanged.connect(self.refresh_reviews)
         self.window.deliverRequested.connect(self.team.deliver_due)
         self.window.aboutRequested.connect(self._about)
         self.window.teammates_pane.pingRequested.connect(self.team.ping)
         self.window.teammates_pane.againRequested.connect(self.team.deliver_again)
-        self.window.teammates_pane.memberRequested.connect(self._ask_member)
-        self.team_lost: dict[str, tuple[str, str]] = {}
-        self.team_lost_since: dict[str, str] = {}  # role → the compaction that made it lose its GC
-        self._lead_inbox_seen: tuple[int, int] | None = None
         self._ping_timer = QTimer(self)
         self._ping_timer.setInterval(60_000)
         self._ping_timer.timeout.connect(self.refresh_reviews)
@@ -149,7 +143,9 @@ class Controller(QObject):
             return False
         if chosen is None:
             return False
-        taken = self._take_back(chosen)
+        taken, told = take_back_cut_short(chosen)  # before anything of the session is read
+        if told and self.headless:
+            print(f"lead-console: {told}")
         tokenizer = self._tokenizer(self.settings.tokenizer)
         with opening(self.window, chosen):
             live = LiveSession(chosen, tokenizer, self)
@@ -165,29 +161,13 @@ class Controller(QObject):
             restored = restore_into(self.window.composer, self.drafts)
             if restored is not None:
                 self.window.statusBar().showMessage(restored, 15_000)
-        self.team_lost, self.team_lost_since = {}, {}
-        self._migrate_team_setting()
-        self._follow_team()
+        self.link.opened()
         self.refresh_reviews()
         self.collector.poke()  # the session left behind is freed once the new one is quiet
         self.recent.add(live.session.folder)
         if taken:
             self.window.statusBar().showMessage(taken, 60_000)
         return True
-
-    def _take_back(self, folder: Path) -> str:
-        """Take back what an action cut short in ``folder`` wrote, before it is read: the line
-        that says so ('' for none; a record that cannot be read is left for the composer's
-        banner, and every action refuses on it)."""
-        try:
-            found = take_back(folder)
-        except OSError as exc:
-            return f"An action cut short could not be taken back: {exc.strerror or exc}"
-        if not isinstance(found, TakenBack):
-            return ""
-        if self.headless:
-            print(f"lead-console: {found.describe()}")
-        return found.summary()
 
     def _published(self, outcome: Outcome) -> None:
         """Our own publish also edits TEAM-MEMORY's Meta: move the loss snapshot forward first.
@@ -222,9 +202,9 @@ class Controller(QObject):
             if (
                 "plan" in parts
                 or ("gc" in parts and linked)
-                or ((headings or "folders" in parts) and session.roles() != self._team_roles)
+                or ((headings or "folders" in parts) and self.link.roles_changed(session))
             ):
-                self._follow_team()  # roles and confirmed versions come from the plan (and the GC's team)
+                self.link.follow()  # roles and confirmed versions come from the plan (and the GC's team)
 
     def reload(self) -> None:
         if self.live is not None:
@@ -255,71 +235,6 @@ class Controller(QObject):
             QMessageBox.warning(self.window, "Lead Console", message)
 
     # -- the inbox ------------------------------------------------------------------------------------
-
-    def team_folder(self) -> Path | None:
-        """The Claude Code team folder linked to this session (kept with the session)."""
-        return self.team.team_folder()
-
-    def set_team_folder(self, folder: Path) -> None:
-        """Link the session to a team: same names are matched, the rest are the Lead's to pick."""
-        problems = self.team.link(folder)
-        if problems:
-            self._error("; ".join(problems))
-        self.refresh_reviews()
-
-    def _migrate_team_setting(self) -> None:
-        """Earlier releases kept the team folder in the settings; the link now lives with the
-        session (so that the CLI sees it too)."""
-        assert self.live is not None
-        key = f"claude_team/{self.live.session.id}"
-        value = self.settings.q.value(key)
-        self._follow_team()
-        if value and self.team.team_folder() is None and Path(str(value)).is_dir():
-            self.team.link(Path(str(value)))
-        if value:
-            self.settings.q.remove(key)
-
-    def _follow_team(self) -> None:
-        if self.live is None:
-            self.team.set_session(None, [], {})
-            return
-        session = self.live.session
-        confirmed = dict(session.plan.teammate_gc_versions) if session.plan else {}
-        self._team_roles = session.roles()
-        self.team.set_session(session.folder, list(self._team_roles), confirmed)
-
-    def _ask_team(self) -> None:
-        folder = pick_team_folder(self.window)
-        if folder is not None:
-            self.set_team_folder(folder)
-            unmatched = [t.role for t in self.live.session.teammates() if t.receives] if self.live else []
-            members = set(self.team.members())
-            for role in (r for r in unmatched if r not in members):
-                self._ask_member(role)  # the same names matched themselves; the rest are the Lead's
-
-    def _ask_member(self, role: str) -> None:
-        members = self.team.members()
-        if not members:
-            self._error("Link a Claude Code team first (Inbox: Watch Claude Code team…)")
-            return
-        chosen, member = pick_member(self.window, role, members)
-        if chosen:
-            self.team.choose(role, member)
-
-    def _team_view(self, view: object) -> None:
-        """A fresh read of the team: the table's team columns, and FC-2 for presumed losses."""
-        if not isinstance(view, TeamView):
-            self._error(f"The Claude Code team could not be read: {view}")
-            return
-        self.window.teammates_pane.teammate_model.set_team(view.rows, linked=view.team is not None)
-        self._show_attention()
-        lost = view.lost()
-        inbox = view.lead_inbox_stamp()
-        if lost != self.team_lost or inbox != self._lead_inbox_seen:
-            # Replies written before the team folder was watched are read here, not missed.
-            self.team_lost = lost
-            self.team_lost_since = {role: row.lost_since for role, row in view.rows.items() if row.lost_since}
-            self.refresh_reviews()
 
     def _show_attention(self) -> None:
         """Needs you: what the Inbox, the teammates, the team and the plan ask of the Lead."""
@@ -359,20 +274,13 @@ class Controller(QObject):
         elif item.action == "conclude-gate":
             self.window.toggle_gate()
 
-    def _delivered(self, outcomes: object) -> None:
-        if not isinstance(outcomes, list):
-            self._error(f"Delivery stopped: {outcomes}")
-            return
-        self.window.statusBar().showMessage(describe_outcomes(outcomes), 10_000)
-
     def refresh_reviews(self) -> None:
         """Read every inbox, record new messages in the ledger and review them all, in the
         worker; ``reviewsShown`` follows. A burst of requests runs once more, not once each."""
         if self.live is None:
             return
         snapshot = self.live.session.snapshot()  # the worker reads this version, whatever reloads meanwhile
-        if self.team.view is not None:
-            self._lead_inbox_seen = self.team.view.lead_inbox_stamp()
+        self.link.note_pass()
         timeout, follower = self.settings.ack_timeout_min, self.team.follower  # the lead's transcript: by its appends
         self.reviewer.request(lambda: gather_reviews(snapshot, datetime.now(UTC), timeout, follower=follower))
 
@@ -381,10 +289,10 @@ class Controller(QObject):
             self.window.statusBar().showMessage(f"The inbox could not be read: {result}", 10_000)
             return
         self.reviews, self._gathered = result.reviews, result
-        self.window.show_reviews(self.reviews, result.handled, result.pings, self.team_lost_since, result.problems)
+        self.window.show_reviews(self.reviews, result.handled, result.pings, self.link.lost_since, result.problems)
         self._show_attention()
         composer = self.window.composer.composer
-        pending = pending_from(result, self.team_lost)
+        pending = pending_from(result, self.link.lost)
         if composer is not None and composer.pending != pending:
             composer.pending = pending  # an unanswered NEED_CLARIFICATION counts before Carry out
             self.window.composer.refresh()

@@ -10,6 +10,7 @@ from app.watcher import FolderWatcher
 from models.session.folder import ALL_PARTS, Session, open_session
 from models.session.locate import part_of
 from models.session.snapshot import Part
+from models.text.intent import TakenBack, take_back
 from models.text.tokens import Tokenizer
 
 
@@ -121,3 +122,17 @@ class LiveSession(QObject):
         self._settle.stop()
         if self._watcher is not None:
             self._watcher.stop()
+
+
+def take_back_cut_short(folder: Path) -> tuple[str, str]:
+    """Take back what an action cut short in ``folder`` wrote, before the session is read:
+    (the status line's summary, the whole account), empty for none. A record that cannot be
+    read is left for the composer's banner to say; every action refuses on it."""
+    try:
+        found = take_back(folder)
+    except OSError as exc:
+        line = f"An action cut short could not be taken back: {exc.strerror or exc}"
+        return line, line
+    if not isinstance(found, TakenBack):
+        return "", ""
+    return found.summary(), found.describe()

@@ -86,7 +86,7 @@ def test_the_window_shows_delivery_and_context_and_records_each_reply_once(
     ctl = Controller(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), headless=True)
     try:
         assert ctl.open(demo_copy)
-        ctl.set_team_folder(team)
+        ctl.link.set_team_folder(team)
         doubles = [start(team, m, 1) for m in MEMBERS]
         w = ctl.window
         pane = w.composer

@@ -105,7 +105,7 @@ def test_acks_from_inbox_and_claude_team_drive_table_plan_and_next_update(
         }
     )
     (team / "inboxes" / "team-lead.json").write_text(json.dumps(items), encoding="utf-8")
-    controller.set_team_folder(team)
+    controller.link.set_team_folder(team)
     settle_reviews(qtbot, controller)
     reviews = {(r.message.sender, r.message.kind): r for r in controller.reviews}
     assert ("implementer-3", "delta_report") in reviews

@@ -14,10 +14,7 @@ from dataclasses import replace
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
-    QFormLayout,
-    QLineEdit,
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
@@ -38,6 +35,7 @@ from ui.composer.header import describe, shown_message
 from ui.composer.item_actions import ItemActions
 from ui.composer.merge_dialog import DiskMerge
 from ui.composer.models import DecisionsModel, DeltaItemsModel, ScenariosModel
+from ui.composer.parts import decisions_table, impact_form, item_buttons
 from ui.composer.publish_actions import SessionActions
 from ui.composer.section_editor import SectionEditor
 from ui.composer.undo import ComposerChange, ComposerState
@@ -49,7 +47,6 @@ from ui.widgets import button, button_bar, column, plain_label, set_shown, table
 from ui.workers import Preparer, prepare_here
 
 EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo step
-ACTIONS = ("NONE", "PAUSE")
 
 
 #: The session parts the update plan reads; changes elsewhere leave the composer as it is.
@@ -113,55 +110,14 @@ class ComposerPane(QWidget):
         self.items_model = DeltaItemsModel(self)
         self.items_view = table_view(self.items_model)
         self.items_view.doubleClicked.connect(lambda _: self.item_actions.edit_item())
-        item_buttons = button_bar(
-            button("Add…", self.item_actions.add_item, "Ctrl+I", self, "Add an item by hand"),
-            button("Edit…", self.item_actions.edit_item, "Ctrl+Shift+E", self, "Edit the selected item"),
-            button("Remove", self.item_actions.remove_item, "Delete", self, "Remove the selected item"),
-            button(
-                "As REPLACED",
-                self.item_actions.replace_section,
-                "Ctrl+R",
-                self,
-                "Send the selected item's section whole",
-            ),
-            button("Reset", self.item_actions.reset_items, "Ctrl+Shift+R", self, "Back to the computed items"),
-        )
-        self.affected = QLineEdit()
-        self.affected.setPlaceholderText("affected teammates, comma-separated")
-        self.affected.setToolTip(
-            "Text of the message's Impact Assessment only. Who receives the update follows each "
-            "teammate's state (Teammates table: right-click, Set state)."
-        )
-        self.affected.editingFinished.connect(self.item_actions.impact_edited)
-        self.actions_box = QComboBox()
-        self.actions_box.setEditable(True)
-        self.actions_box.addItems(ACTIONS)
-        self.actions_box.setToolTip("Required actions: NONE, PAUSE or re-read §Section")
-        self.actions_box.activated.connect(lambda _: self.item_actions.impact_edited())
-        actions_edit = self.actions_box.lineEdit()
-        assert actions_edit is not None
-        actions_edit.editingFinished.connect(self.item_actions.impact_edited)
-        impact = QFormLayout()
-        impact.addRow("Affected (text only)", self.affected)
-        impact.addRow("Required actions", self.actions_box)
-        impact_box = QWidget()
-        impact_box.setLayout(impact)
-
+        impact_box, self.affected, self.actions_box = impact_form(self.item_actions)
         self.message = QPlainTextEdit()
         self.message.setReadOnly(True)
         self.message.setPlaceholderText("No message: there is nothing to send (the line above says why)")
         self._message_shown: str | None = None
         self.message.setFont(QFont("Monospace"))
         self.decisions_model = DecisionsModel(self)
-        self.decisions_view = table_view(self.decisions_model)
-        # What is cut at a laptop's width is written out below (decisions_detail), not scrolled to.
-        self.decisions_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        header = self.decisions_view.horizontalHeader()
-        # Qt stretches the last column no narrower than it was when the stretching was turned
-        # on (the default 100 px): Why must shrink to its codes' width to stay in sight.
-        header.setStretchLastSection(False)
-        header.setDefaultSectionSize(40)
-        header.setStretchLastSection(True)
+        self.decisions_view = decisions_table(self.decisions_model)
         decision_buttons = button_bar(
             button("Force full…", self.item_actions.force_full, "Ctrl+Shift+F", self, "Send this teammate the full GC"),
             button("Clear force", self.item_actions.clear_force, None, self, "Back to the decision tree"),
@@ -190,7 +146,10 @@ class ComposerPane(QWidget):
         self.items_detail = RowDetail(
             self.items_view, self.items_model.describe, lines=2, placeholder="The selected item, as it is sent"
         )
-        right.addWidget(column(plain_label("Delta items"), self.items_view, self.items_detail, item_buttons))
+        items = column(
+            plain_label("Delta items"), self.items_view, self.items_detail, item_buttons(self.item_actions, self)
+        )
+        right.addWidget(items)
         right.addWidget(tabs)
         right.setSizes([200, 300])  # the items' table holds a few rows; the message is read
         split = QSplitter(Qt.Orientation.Horizontal)
