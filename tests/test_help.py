@@ -150,10 +150,10 @@ def test_watch_claude_code_team_is_on_the_session_menu(
 ) -> None:
     """At 1366×768 the Inbox's Watch Claude Code team… button is behind its row's » menu:
     Alt+S, W asks for the team folder from anywhere."""
-    import app.controller as controller_module
+    import app.team_link as team_link
 
     asked: list[object] = []
-    monkeypatch.setattr(controller_module, "pick_team_folder", lambda parent: asked.append(parent))
+    monkeypatch.setattr(team_link, "pick_team_folder", lambda parent: asked.append(parent))
     window = controller.window
     window.resize(1366, 768)
     activate(qtbot, window)
