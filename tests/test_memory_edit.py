@@ -204,6 +204,30 @@ def test_write_tool_overwrite_is_detected_and_restored(demo_copy: Path) -> None:
     assert detect_loss(before, now).lost_entries == {}
 
 
+def test_restore_of_an_entry_that_is_back_already_writes_no_second_copy(demo_copy: Path) -> None:
+    """Issue 45.6: a loss reported, then the entry written back by its agent (or the same loss
+    reported twice): Restore wrote a second copy of it."""
+    path = demo_copy / "TEAM-MEMORY.md"
+    before = path.read_text(encoding="utf-8")
+    stale = re.sub(r"## implementer-1\n.*?\n\n", "## implementer-1\n\n", before, flags=re.S)
+    loss = detect_loss(before, stale)
+    assert len(loss.lost_entries["implementer-1"]) == 4
+    restore(path, loss)  # nothing was lost on disk: the file still holds all four
+    assert path.read_text(encoding="utf-8") == before
+    path.write_text(stale, encoding="utf-8")
+    restore(path, loss)
+    restore(path, loss)  # the loss acted on twice
+    now = path.read_text(encoding="utf-8")
+    assert (
+        _entries(now).count(
+            "Posting batches: lock account heads in account_id order to avoid deadlocks\n"
+            "  (two batches touching A and B in opposite orders deadlocked in 3 of 200 runs)"
+        )
+        == 1
+    )
+    assert detect_loss(before, now).lost_entries == {}
+
+
 def test_curation_on_the_real_cow_session(cow_copy: Path) -> None:
     path = cow_copy / "TEAM-MEMORY.md"
     text = path.read_text(encoding="utf-8")

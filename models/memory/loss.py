@@ -137,6 +137,8 @@ def restore_edits(loss: Loss) -> list[SectionEdit]:
             if not current:
                 current = f"## {header}\n"
             for entry in entries:
+                if identity(entry) in _standing(current):
+                    continue  # back already (its writer put it back, or the loss was seen twice)
                 current = put_back(current, entry.rstrip("\r\n"), after.get(entry.rstrip("\r\n")))
             return current
 
@@ -144,6 +146,17 @@ def restore_edits(loss: Loss) -> list[SectionEdit]:
     for header, text in loss.removed_sections.items():
         edits.append(SectionEdit(header, None, text if text.endswith("\n") else text + "\n"))
     return edits
+
+
+def _standing(section: str) -> set[str]:
+    """The identities of the entries ``section`` (its heading and body) holds."""
+    lines = split_lines(section)
+    memory = parse_memory(section)
+    return {
+        identity("".join(lines[first:stop]))
+        for s in memory.sections[:1]
+        for first, stop in (s.span_of(e) for e in s.entries)
+    }
 
 
 def put_back(section: str, entry: str, after: str | None) -> str:
