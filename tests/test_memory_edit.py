@@ -180,6 +180,13 @@ def test_lead_entries_relays_and_refusals(demo_copy: Path) -> None:
     assert "## tester-1\n- [Question]" in path.read_text(encoding="utf-8")
 
 
+#: One of implementer-1's four entries in the demo's TEAM-MEMORY, as the file writes it.
+POSTING = (
+    "Posting batches: lock account heads in account_id order to avoid deadlocks\n"
+    "  (two batches touching A and B in opposite orders deadlocked in 3 of 200 runs)"
+)
+
+
 def test_write_tool_overwrite_is_detected_and_restored(demo_copy: Path) -> None:
     path = demo_copy / "TEAM-MEMORY.md"
     before = path.read_text(encoding="utf-8")
@@ -194,13 +201,7 @@ def test_write_tool_overwrite_is_detected_and_restored(demo_copy: Path) -> None:
     assert any("implementer-1: 4 entries vanished" in d for d in loss.describe())
     restore(path, loss)
     now = path.read_text(encoding="utf-8")
-    assert (
-        _entries(now).count(
-            "Posting batches: lock account heads in account_id order to avoid deadlocks\n"
-            "  (two batches touching A and B in opposite orders deadlocked in 3 of 200 runs)"
-        )
-        == 1
-    )
+    assert _entries(now).count(POSTING) == 1
     assert detect_loss(before, now).lost_entries == {}
 
 
@@ -218,13 +219,7 @@ def test_restore_of_an_entry_that_is_back_already_writes_no_second_copy(demo_cop
     restore(path, loss)
     restore(path, loss)  # the loss acted on twice
     now = path.read_text(encoding="utf-8")
-    assert (
-        _entries(now).count(
-            "Posting batches: lock account heads in account_id order to avoid deadlocks\n"
-            "  (two batches touching A and B in opposite orders deadlocked in 3 of 200 runs)"
-        )
-        == 1
-    )
+    assert _entries(now).count(POSTING) == 1
     assert detect_loss(before, now).lost_entries == {}
 
 

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import errno
-import fcntl
-import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -29,7 +26,7 @@ from models.memory.settle import HalfWritten, UnfinishedOrphan, settled_read
 from models.session.memory_entries import TAGS
 from models.session.memory_parse import parse_memory
 from models.session.team_memory import MemorySection, TeamMemory
-from models.text.atomic import FileChangedError, atomic_write
+from models.text.atomic import FileChangedError, LockRefused, atomic_write, held
 from models.text.intent import INTENT, holding_action_lock, record_intent
 from models.text.textfile import newline_of, read_text, split_lines
 from models.text.transaction import FileWrite
@@ -97,19 +94,11 @@ class EditResult:
 def _locked(folder: Path) -> Iterator[None]:
     """The app's writers of TEAM-MEMORY one at a time. The lock file is opened without following a
     link: a link in its place would have this write create or touch a file elsewhere."""
-    path = folder / LOCK_FILE
     try:
-        path.parent.mkdir(exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    except OSError as exc:
-        why = "is a link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
-        raise MemoryEditError(f"{LOCK_FILE} {why}; nothing was written") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+        with held(folder / LOCK_FILE, str(LOCK_FILE)):
+            yield
+    except LockRefused as exc:
+        raise MemoryEditError(f"{exc.strerror}; nothing was written") from None
 
 
 def section_span(memory: TeamMemory, header: str) -> tuple[int, int] | None:

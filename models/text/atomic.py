@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import secrets
 import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from models.text.textfile import Stamp, read_text, stamp_of
@@ -218,3 +220,30 @@ def left_temp_files(folder: Path, older_than_s: float = 60.0) -> list[Path]:
                     if path.lstat().st_mtime < limit:
                         found.append(path)
     return sorted(found)
+
+
+class LockRefused(OSError):
+    """A lock cannot be taken: ``strerror`` names it and says why (a link in its place)."""
+
+
+@contextlib.contextmanager
+def held(path: Path, name: str, folder: bool = False) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (a lock file made if missing, or with ``folder`` a
+    folder), opened without following a link: a link in its place would have this create or
+    touch a file elsewhere. ``LockRefused`` says why it cannot be taken, naming ``name``."""
+    try:
+        if folder:
+            path.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        else:
+            path.parent.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        why = "is a link" if exc.errno in (errno.ELOOP, errno.ENOTDIR) else (exc.strerror or str(exc))
+        raise LockRefused(exc.errno or errno.EIO, f"{name} {why}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

@@ -15,19 +15,18 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import errno
 import fcntl
 import glob
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from models.text.atomic import TEMP_MARKER, atomic_write
+from models.text.atomic import TEMP_MARKER, atomic_write, held
 from models.text.textfile import read_bounded
 from models.text.wording import counted
 
@@ -110,29 +109,11 @@ _UNDONE = ("removed", "put back as it was", "the appended lines taken back", "wr
 _UNTOUCHED = ("not written", "as it was", "nothing of ours appended")
 
 
-class ActionLockError(OSError):
-    """The session's action lock cannot be taken (a link in its place, a folder that refuses)."""
-
-
-@contextlib.contextmanager
-def holding_action_lock(folder: Path) -> Iterator[None]:
+def holding_action_lock(folder: Path) -> contextlib.AbstractContextManager[None]:
     """Hold the session's action lock: one action writes at a time, and a record left while
-    nobody holds it is known to be a cut-short action's. Opened without following a link, so
-    that a link in its place cannot have this create or touch a file elsewhere. The lock is
-    on the app's folder itself: a lock file would be one more file each action leaves."""
-    path = folder / ACTION_LOCK
-    try:
-        path.mkdir(exist_ok=True)
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except OSError as exc:
-        why = "is a link" if exc.errno in (errno.ELOOP, errno.ENOTDIR) else (exc.strerror or str(exc))
-        raise ActionLockError(exc.errno or errno.EIO, f"{ACTION_LOCK.as_posix()} {why}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    nobody holds it is known to be a cut-short action's. The lock is on the app's folder
+    itself: a lock file would be one more file each action leaves."""
+    return held(folder / ACTION_LOCK, ACTION_LOCK.as_posix(), folder=True)
 
 
 def under_way(folder: Path) -> bool:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from models.text.atomic import MISSING, FileChangedError, Missing, append_log, atomic_write
-from models.text.intent import ActionLockError, holding_action_lock, record_intent
+from models.text.atomic import MISSING, FileChangedError, LockRefused, Missing, append_log, atomic_write
+from models.text.intent import holding_action_lock, record_intent
 from models.text.textfile import BOM, Stamp, read_bounded, read_text, stamp_of
 
 WriteKind = Literal["create", "replace", "append"]
@@ -118,7 +118,7 @@ def write_all(
                     [f"the record of this action cannot be written ({exc.strerror or exc}); nothing was written"]
                 ) from exc
             return _write_each(ordered, record)
-    except ActionLockError as exc:
+    except LockRefused as exc:
         raise WriteRefused([f"{exc.strerror}; nothing was written"]) from exc
 
 
