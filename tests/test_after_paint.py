@@ -294,7 +294,8 @@ def test_an_open_paints_the_lists_first_and_the_preview_a_moment_later(qtbot: Qt
     controller = shown_controller(qtbot, tmp_path)
     window = controller.window
     watch = _ListsFirst(controller)
-    assert controller.open(COW)
+    # A copy: the memory journal's first look writes into the session it finds open.
+    assert controller.open(copy_session(COW, tmp_path / "cow"))
     qtbot.waitUntil(lambda: watch.preview_then is not None, timeout=5000)
     assert watch.preview_then == ""  # not the text of a session shown before, nor this one's yet
     # cow's GC as its file reads: the title line, then the first section.
