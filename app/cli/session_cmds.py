@@ -115,8 +115,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
     found = take_back(folder)
     if isinstance(found, TakenBack):
         print(f"'{found.title}' was cut short (started {found.started}); taken back:")
-        for line in found.lines:
-            print(f"  {line}")
+        for file in found.files:
+            print(f"  {file.line()}")
     return EXIT_OK
 
 

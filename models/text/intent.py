@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from models.text.atomic import TEMP_MARKER, atomic_write, held
 from models.text.textfile import read_bounded
@@ -71,42 +71,47 @@ class Interrupted:
         )
 
 
+End = Literal["undone", "untouched", "left"]  # what taking back did to a file
+
+
+@dataclass(frozen=True)
+class FileEnd:
+    """One planned file of an action taken back: what was done to it, said and as a kind."""
+
+    name: str  # as the Lead knows it: inside the session folder
+    said: str
+    end: End
+
+    def line(self) -> str:
+        return f"{self.name}: {self.said}"
+
+
 @dataclass(frozen=True)
 class TakenBack:
-    """What ``take_back`` did about an action cut short: one line per file it had planned."""
+    """What ``take_back`` did about an action cut short: one end per file it had planned."""
 
     title: str
     started: str
-    lines: tuple[str, ...]
+    files: tuple[FileEnd, ...]
     forward: bool = False  # kept as written (a one-file action), not taken back
 
     def describe(self) -> str:
         done = "kept as it stands" if self.forward else "taken back"
-        return f"'{self.title}' was cut short (started {self.started}); {done}: {'; '.join(self.lines)}"
+        lines = "; ".join(f.line() for f in self.files)
+        return f"'{self.title}' was cut short (started {self.started}); {done}: {lines}"
 
     def summary(self) -> str:
         """``describe`` in one short line: how many files were undone, how many the action
         never reached, and by name those left as they are (changed by someone since)."""
         if self.forward:
             return self.describe()  # one file
-        undone = untouched = 0
-        kept: list[str] = []
-        for line in self.lines:
-            name, _, end = line.partition(": ")
-            if end in _UNDONE:
-                undone += 1
-            elif end in _UNTOUCHED:
-                untouched += 1
-            else:
-                kept.append(name)
+        undone = sum(f.end == "undone" for f in self.files)
+        untouched = sum(f.end == "untouched" for f in self.files)
+        kept = [f.name for f in self.files if f.end == "left"]
         said = f"{counted(undone, 'file')} undone, {untouched} untouched"
         if kept:
             said += f"; left as they are: {', '.join(kept)}"
         return f"'{self.title}' was cut short (started {self.started}); taken back: {said}"
-
-
-_UNDONE = ("removed", "put back as it was", "the appended lines taken back", "written; kept")
-_UNTOUCHED = ("not written", "as it was", "nothing of ours appended")
 
 
 def holding_action_lock(folder: Path) -> contextlib.AbstractContextManager[None]:
@@ -141,8 +146,8 @@ def take_back(folder: Path) -> TakenBack | Interrupted | None:
         interrupted = _read_record(folder)
         if interrupted is None or interrupted.problem is not None:
             return interrupted
-        lines = tuple(undo_interrupted(folder, interrupted))
-        return TakenBack(interrupted.title, interrupted.started, lines, interrupted.forward)
+        ends = tuple(_undo(folder, interrupted))
+        return TakenBack(interrupted.title, interrupted.started, ends, interrupted.forward)
 
 
 def record_intent(folder: Path, title: str, writes: Sequence[FileWrite], forward: bool = False) -> Path:
@@ -206,72 +211,73 @@ def _read_record(folder: Path) -> Interrupted | None:
         return Interrupted("?", "?", (), f"{why}; look at it, then remove it")
 
 
-def undo_interrupted(folder: Path, interrupted: Interrupted) -> list[str]:
-    """Put back every file that still holds what the cut-short action wrote, then drop its
-    record; what each file needed, one line each (a file changed since is kept, and said)."""
-    if interrupted.problem is not None:
-        return [interrupted.describe(folder)]
-    said = []
+def _undo(folder: Path, interrupted: Interrupted) -> list[FileEnd]:
+    """Put back every file that still holds what the cut-short action wrote (a ``forward``
+    one's are kept), then drop its record and its temp files; what each file needed (a file
+    changed since is kept, and said)."""
+    ends = []
     for w in reversed(interrupted.writes):
-        name = _name(folder, w.path)
         try:
-            said.append(f"{name}: {_keep_one(w) if interrupted.forward else _undo_one(w)}")
+            said, end = _keep_one(w) if interrupted.forward else _undo_one(w)
         except OSError as exc:
-            said.append(f"{name}: {exc.strerror or exc}; left as it is")
+            said, end = f"{exc.strerror or exc}; left as it is", "left"
+        ends.append(FileEnd(_name(folder, w.path), said, end))
     if interrupted.pid > 0:  # the temp files its killed writes left beside their files
         for w in interrupted.writes:
             for temp in w.path.parent.glob(f".{glob.escape(w.path.name)}{TEMP_MARKER}{interrupted.pid}-*"):
                 temp.unlink(missing_ok=True)
     (folder / INTENT).unlink(missing_ok=True)
-    return said
+    return ends
 
 
-def _keep_one(w: Planned) -> str:
+def _keep_one(w: Planned) -> tuple[str, End]:
     """A roll-forward action's file: written or not, it stays as it is."""
     try:
         now = read_bounded(w.path)[0]
     except FileNotFoundError:
-        return "not written"
-    return "written; kept" if hashlib.sha256(now).hexdigest() == w.sha256 else "not written"
+        return "not written", "untouched"
+    if hashlib.sha256(now).hexdigest() == w.sha256:
+        return "written; kept", "undone"
+    return "not written", "untouched"
 
 
-def _undo_append(w: Planned, now: bytes) -> str:
+def _undo_append(w: Planned, now: bytes) -> tuple[str, End]:
     """Take an append of ours off the log's end: whole, or the part a killed write left (a
     prefix of its bytes); a log the append made goes. Anything else there is another's."""
     start = max(w.size, 0)
     tail = now[start:]
     ours = hashlib.sha256(tail).hexdigest() == w.sha256 or (w.appended is not None and w.appended.startswith(tail))
     if len(now) < start or not ours:
-        return "appended to since; left as it is"
+        return "appended to since; left as it is", "left"
     if w.size == NO_LOG:  # the append made the log
         w.path.unlink()
-        return "removed"
+        return "removed", "undone"
     if not tail:
-        return "nothing of ours appended"
+        return "nothing of ours appended", "untouched"
     with open(w.path, "r+b") as fh:
         fh.truncate(w.size)
-    return "the appended lines taken back"
+    return "the appended lines taken back", "undone"
 
 
-def _undo_one(w: Planned) -> str:
+def _undo_one(w: Planned) -> tuple[str, End]:
     try:
         now = read_bounded(w.path)[0]
     except FileNotFoundError:
-        return "not written" if w.kind != "replace" else "gone; left as it is"
+        return ("not written", "untouched") if w.kind != "replace" else ("gone; left as it is", "left")
     if w.kind == "append":
         return _undo_append(w, now)
     ours = hashlib.sha256(now).hexdigest() == w.sha256
     if w.kind == "create":
         if ours:
             w.path.unlink()
-            return "removed"
-        return "not ours; left as it is"
+            return "removed", "undone"
+        return "not ours; left as it is", "left"
     if not ours:
-        return "as it was" if now == w.before else "changed since; left as it is"
+        return ("as it was", "untouched") if now == w.before else ("changed since; left as it is", "left")
     if w.before is None:
-        return "no earlier bytes recorded; left as it is"
+        return "no earlier bytes recorded; left as it is", "left"
     atomic_write(w.path, w.before, None)
-    return "put back as it was"
+    return "put back as it was", "undone"
 
 
 def _name(folder: Path, path: Path) -> str:
