@@ -13,4 +13,4 @@ def commit(preview: Preview) -> Outcome:
     refusals = preview.refusals
     if refusals:
         raise WriteRefused(refusals)
-    return Outcome(preview, write_all(preview.writes, preview.last, record_in=preview.folder, title=preview.title))
+    return Outcome(preview, write_all(preview.writes, preview.folder, preview.title, preview.last))

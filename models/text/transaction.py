@@ -93,26 +93,22 @@ _ORDER = {"create": 0, "replace": 1, "append": 2}
 UNKNOWN, NEW_LOG = -1, -2  # an append's size before: not read yet, or no log there
 
 
-def write_all(
-    writes: Sequence[FileWrite], last: str | None = None, record_in: Path | None = None, title: str = ""
-) -> tuple[Path, ...]:
+def write_all(writes: Sequence[FileWrite], folder: Path, title: str, last: str | None = None) -> tuple[Path, ...]:
     """Write every file, or nothing: refused when anything changed since the preview, and rolled
     back when a write fails half-way (a full disk, a permission, a file an agent changed between
     two of our writes, Ctrl-C), so the Lead sees the session as before or as after. A file named
     ``last`` is replaced after every other replace (publishing's GC: never newer than its
-    snapshot and messages). With ``record_in`` (the session folder), what the writes will do is
-    put down there first (``models.text.intent``), and taken away once they are all done or all
-    undone: an action killed half-way is found by the next one."""
+    snapshot and messages). What the writes will do is put down in the session ``folder``
+    first (``models.text.intent``), under its action lock, and taken away once they are all
+    done or all undone: an action killed half-way is found by the next one."""
     reasons = changed_since(writes)
     if reasons:
         raise WriteRefused(reasons)
     ordered = sorted(writes, key=lambda w: (_ORDER[w.kind], w.path.name == last))
-    if record_in is None:
-        return _write_each(ordered, None)
     try:
-        with holding_action_lock(record_in):  # the record and the writes, one action at a time
+        with holding_action_lock(folder):  # the record and the writes, one action at a time
             try:
-                record = record_intent(record_in, title, ordered)
+                record = record_intent(folder, title, ordered)
             except OSError as exc:
                 raise WriteRefused(
                     [f"the record of this action cannot be written ({exc.strerror or exc}); nothing was written"]
@@ -122,7 +118,7 @@ def write_all(
         raise WriteRefused([f"{exc.strerror}; nothing was written"]) from exc
 
 
-def _write_each(ordered: Sequence[FileWrite], record: Path | None) -> tuple[Path, ...]:
+def _write_each(ordered: Sequence[FileWrite], record: Path) -> tuple[Path, ...]:
     """Write ``ordered`` one by one, rolling back on the first failure; ``record``, the
     action's record, goes once all are written or all undone."""
     written: list[Path] = []
@@ -146,15 +142,14 @@ def _write_each(ordered: Sequence[FileWrite], record: Path | None) -> tuple[Path
             if not isinstance(exc, FileChangedError) and _landed(w, size):
                 undo.append((w, before, size))
             undone, whole = _roll_back(undo)
-            if whole and record is not None:
+            if whole:
                 record.unlink(missing_ok=True)
             if not isinstance(exc, (FileChangedError, OSError)):
                 raise  # Ctrl-C between two writes: taken back, then on its way
             why = str(exc) if isinstance(exc, FileChangedError) else f"{w.path.name}: {exc.strerror or exc}"
             raise WriteRefused([f"{why}; nothing was written ({undone})"]) from exc
         written.append(w.path)
-    if record is not None:
-        record.unlink(missing_ok=True)
+    record.unlink(missing_ok=True)
     return tuple(written)
 
 
