@@ -262,7 +262,7 @@ class Controller(QObject):
             if review is not None:
                 (self.inbox.carry_out if item.action == "carry-out" else self.inbox.reply)(review)
         elif item.action == "baseline":
-            self.window.composer.session_actions.baseline()
+            self.window.baseline()
         elif item.action == "deliver-again" and item.role is not None:
             self.team.deliver_again(item.role)
         elif item.action == "deliver":
@@ -291,11 +291,7 @@ class Controller(QObject):
         self.reviews, self._gathered = result.reviews, result
         self.window.show_reviews(self.reviews, result.handled, result.pings, self.link.lost_since, result.problems)
         self._show_attention()
-        composer = self.window.composer.composer
-        pending = pending_from(result, self.link.lost)
-        if composer is not None and composer.pending != pending:
-            composer.pending = pending  # an unanswered NEED_CLARIFICATION counts before Carry out
-            self.window.composer.refresh()
+        self.window.composer.set_pending(pending_from(result, self.link.lost))
         self.reviewsShown.emit()
 
     def _committed(self, outcome: Outcome) -> None:

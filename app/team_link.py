@@ -121,7 +121,7 @@ class TeamLink(QObject):
         if not isinstance(view, TeamView):
             self.failed.emit(f"The Claude Code team could not be read: {view}")
             return
-        self.window.teammates_pane.teammate_model.set_team(view.rows, linked=view.team is not None)
+        self.window.teammates_pane.show_team(view.rows, linked=view.team is not None)
         self.viewShown.emit()
         lost = view.lost()
         inbox = view.lead_inbox_stamp()

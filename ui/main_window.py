@@ -382,6 +382,11 @@ class MainWindow(QMainWindow):
         self.central_tabs.setCurrentWidget(self.composer)
         self.composer.session_actions.toggle_gate()
 
+    def baseline(self) -> None:
+        """The composer in front, asked to take a baseline of a session run by hand (its review follows)."""
+        self.central_tabs.setCurrentWidget(self.composer)
+        self.composer.session_actions.baseline()
+
     def _copy_teammate_message(self) -> str | None:
         """Copy the composed update for the teammate selected in the table (nothing if none is due)."""
         role = self.teammates_pane.selected_role()

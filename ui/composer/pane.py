@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from models.actions.preview import Outcome, Preview
+from models.actions.replies import Pending
 from models.claude.status import TeamView
 from models.delta.decisions import UpdatePlan, render_full, snapshot_versions
 from models.delta.message import render_message
@@ -234,6 +235,13 @@ class ComposerPane(QWidget):
         memory_moved = "memory" in parts and not teammate_facts_kept(self.composer.session.memory)
         if PLAN_PARTS & set(parts) or memory_moved:
             self.composer.follow_disk()
+            self.refresh()
+
+    def set_pending(self, pending: Pending) -> None:
+        """Teammates' unanswered requests, read from the inbox and the team's replies: they
+        count (FC-5) before the Lead carries them out."""
+        if self.composer is not None and self.composer.pending != pending:
+            self.composer.pending = pending
             self.refresh()
 
     # -- refreshing the views -----------------------------------------------------------------------

@@ -6,6 +6,7 @@ from PySide6.QtCore import QSettings, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from models.claude.status import TeamRow
 from models.publish.teammate_state import STATUS_WORD
 from models.review.ledger import Handled
 from models.review.validation import Review
@@ -107,6 +108,10 @@ class TeammatesPane(QWidget):
     def show_teammates(self, session: Session) -> None:
         self.teammate_model.set_teammates(session.teammates(), session.gc_version)
         self.plan_banner.show_problems(session.problems.get("plan", []))
+
+    def show_team(self, rows: dict[str, TeamRow], linked: bool) -> None:
+        """A fresh read of the linked Claude Code team: its columns in the table."""
+        self.teammate_model.set_team(rows, linked=linked)
 
     def _request_state(self, state: State) -> None:
         """Ask, saying what changes for the teammate's updates and what line the plan gets,
