@@ -102,7 +102,13 @@ def test_plan_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     modes = {t["role"]: t["mode"] for t in data["teammates"]}
     assert modes["implementer-3"] == "delta" and modes["researcher-1"] == "inactive"
-    assert set(data["team"]) == {"recipients", "sent_tokens", "all_full_tokens", "savings_percent"}
+    assert set(data["team"]) == {
+        "recipients",
+        "sent_tokens",
+        "sent_tokens_without_subscriptions",
+        "all_full_tokens",
+        "savings_percent",
+    }
 
 
 def test_plan_with_a_new_gc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -279,7 +279,7 @@ def test_a_decision_made_for_a_teammate_is_the_decision_replaced(demo_copy: Path
     from models.delta.decisions import Decision, _for
 
     assert [f.name for f in fields(Decision)] == [
-        "role", "mode", "conditions", "tokens", "full_tokens", "base_version", "delta",
+        "role", "mode", "conditions", "tokens", "full_tokens", "base_version", "delta", "scope", "unscoped_tokens",
     ]  # fmt: skip
     decisions = [d for p in (demo_copy, *sorted(REAL_SESSIONS.iterdir())) if p.is_dir()
                  for d in plan_update(open_session(p, TOK)).decisions]  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.delta.decisions import UpdatePlan
+from models.delta.decisions import Decision, UpdatePlan
 from models.delta.items import Delta, DeltaItem
 from models.delta.savings import ScenarioRow, TeamRow
 from models.session.versions import label
@@ -50,16 +50,28 @@ def plan_data(plan: UpdatePlan) -> dict[str, Any]:
                 "tokens": d.tokens,
                 "conditions": [{"code": c.code, "reason": c.reason} for c in d.conditions],
                 "items": len(d.delta.items) if d.delta else 0,
+                "follows": list(d.scope.follows) if d.scope is not None else None,
+                "not_sent": _not_sent(d),
+                "bump": d.bump,
+                "tokens_following_every_section": d.unscoped_tokens,
             }
             for d in plan.decisions
         ],
         "team": {
             "recipients": len(plan.recipients),
             "sent_tokens": plan.sent_tokens,
+            "sent_tokens_without_subscriptions": plan.unscoped_tokens,
             "all_full_tokens": plan.all_full_tokens,
             "savings_percent": round(plan.savings_percent, 1),
         },
     }
+
+
+def _not_sent(d: Decision) -> dict[str, Any] | None:
+    """What a role following some sections is not sent: items by section, or whole sections."""
+    if d.scope is None:
+        return None
+    return {"items": d.scope.items_left_out, "in": list(d.scope.left_out), "sections": list(d.scope.others)}
 
 
 def plan_text(plan: UpdatePlan) -> str:
@@ -76,12 +88,21 @@ def plan_text(plan: UpdatePlan) -> str:
             "current": "up to date",
             "inactive": "not a recipient",
         }[d.mode]
+        if d.bump:
+            what = f"version bump: nothing changed in its sections (delta from {label(d.base_version)})"
+        elif d.scope is not None and d.mode == "full":
+            what = "its sections of the GC, in full"
         out.append(f"  {d.role:<{width}}  {d.mode:<7} {d.tokens:>7,} tok  {what}")
+        if d.scope is not None:
+            unscoped = f" ({d.unscoped_tokens:,} tok following every section)" if d.unscoped_tokens is not None else ""
+            out.append(f"  {'':<{width}}    It {d.scope.describe()}{unscoped}")
         out += [f"  {'':<{width}}    {c.code}: {c.reason}" for c in d.conditions]
     out.append(
         f"Team: {len(plan.recipients)} recipients, {plan.sent_tokens:,} tokens sent vs "
         f"{plan.all_full_tokens:,} for full GCs to all: {plan.savings_percent:.0f}% saved"
     )
+    if plan.scoped:
+        out.append(f"Without subscriptions: {plan.unscoped_tokens:,} tokens sent")
     return "\n".join(out)
 
 

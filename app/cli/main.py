@@ -24,6 +24,7 @@ GROUPS = {
     "context_cmds": ("context", "contexts", "planning"),
     "memory_cmds": ("memory",),
     "team_cmds": ("publish", "team"),
+    "subscription_cmds": ("subscriptions",),
 }
 COMMANDS = tuple(command for commands in GROUPS.values() for command in commands)
 

@@ -28,6 +28,7 @@ from typing import Literal
 from models.delta.apply import apply_delta, set_version
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, Impact, structure
+from models.delta.scope import Scope, role_text, scoped
 from models.session.gc import GlobalContext
 from models.session.gc_parse import front_version, parse_gc
 from models.session.snapshot import SessionView
@@ -56,9 +57,16 @@ class Decision:
     mode: Mode
     conditions: tuple[Condition, ...]
     tokens: int  # of the message that would be sent (0 when nothing is sent)
-    full_tokens: int  # of the full GC message, for comparison
+    full_tokens: int  # of the full GC message (a role following some sections: of its sections), for comparison
     base_version: int | None = None
     delta: Delta | None = None
+    scope: Scope | None = None  # the role follows some sections only (subscriptions.yaml)
+    unscoped_tokens: int | None = None  # what it would be sent following every section
+
+    @property
+    def bump(self) -> bool:
+        """A version bump to ACK: nothing changed in the sections the role follows."""
+        return self.mode == "delta" and self.scope is not None and self.delta is not None and not self.delta.items
 
 
 @dataclass
@@ -83,7 +91,17 @@ class UpdatePlan:
     @property
     def all_full_tokens(self) -> int:
         """What sending the full GC to every recipient would cost (ADR-002's v3.0 baseline)."""
-        return sum(d.full_tokens for d in self.recipients)
+        return self.full_tokens * len(self.recipients)
+
+    @property
+    def scoped(self) -> bool:
+        """Whether any recipient follows some sections only."""
+        return any(d.scope is not None for d in self.recipients)
+
+    @property
+    def unscoped_tokens(self) -> int:
+        """What the recipients would be sent if every role followed every section."""
+        return sum(d.tokens if d.unscoped_tokens is None else d.unscoped_tokens for d in self.recipients)
 
     @property
     def savings_percent(self) -> float:
@@ -107,6 +125,30 @@ def snapshot_versions(folder: Path) -> list[int]:
 def render_full(gc_text: str, version: int | None) -> str:
     """The full-injection message (FC fallback): the whole GC after a header line."""
     return f"[CONTEXT-UPDATE] {label(version)} (full injection)\n\n{gc_text}"
+
+
+def render_role_full(gc_text: str, version: int | None, follows: tuple[str, ...]) -> str:
+    """The full injection for a role that follows ``follows`` only: the GC's front matter and
+    preamble with those sections, and the titles of the others (it may ask for any)."""
+    from models.delta.message import scope_lines
+
+    text, scope = role_text(gc_text, follows)
+    head = f"[CONTEXT-UPDATE] {label(version)} (full injection: the sections you follow)\n\n"
+    return head + text.rstrip("\n") + "\n\n" + "\n".join(scope_lines(scope)) + "\n"
+
+
+def decision_message(decision: Decision, gc_text: str, version: int | None) -> str | None:
+    """The message ``decision`` sends (None when it sends nothing), for the GC ``gc_text`` as
+    ``version``: what the composer shows, publishing writes and the savings count."""
+    from models.delta.message import render_message
+
+    if decision.mode == "delta" and decision.delta is not None:
+        return render_message(decision.delta, decision.scope)
+    if decision.mode != "full":
+        return None
+    if decision.scope is not None:
+        return render_role_full(gc_text, version, decision.scope.follows)
+    return render_full(gc_text, version)
 
 
 def full_tokens(
@@ -166,8 +208,10 @@ class _Bases:
     bump: bool = False  # ``new_text`` still carries the session's version: deltas go to ``new_version``
     cache: dict[int, DiffResult | None] = field(default_factory=dict)
     shares: dict[int, tuple[int, int]] = field(default_factory=dict)
-    costs: dict[Delta, int] = field(default_factory=dict)
+    costs: dict[tuple[Delta, Scope | None], int] = field(default_factory=dict)
     texts: dict[int, str | None] = field(default_factory=dict)
+    scopes: dict[tuple[int, tuple[str, ...]], tuple[Delta, Scope, int]] = field(default_factory=dict)
+    role_fulls: dict[tuple[str, ...], tuple[int, Scope]] = field(default_factory=dict)
 
     def text_of(self, version: int) -> str | None:
         if version not in self.texts:
@@ -207,14 +251,33 @@ class _Bases:
             self.shares[version] = touched_share(delta, base_text, self.new_text)
         return self.shares[version]
 
-    def cost(self, delta: Delta, tokenizer: Tokenizer) -> int:
+    def cost(self, delta: Delta, tokenizer: Tokenizer, scope: Scope | None = None) -> int:
         """Tokens of the delta's message, rendered and counted once per distinct delta: every
         teammate one version behind gets the same one (500 renders took 25 ms of a re-plan)."""
         from models.delta.message import render_message
 
-        if delta not in self.costs:
-            self.costs[delta] = tokenizer.count(render_message(delta))
-        return self.costs[delta]
+        key = (delta, scope)
+        if key not in self.costs:
+            self.costs[key] = tokenizer.count(render_message(delta, scope))
+        return self.costs[key]
+
+    def scoped(self, version: int, follows: tuple[str, ...]) -> tuple[Delta, Scope, int]:
+        """The delta from ``version`` as a role following ``follows`` gets it (``scoped``),
+        once per base and set of sections."""
+        key = (version, follows)
+        if key not in self.scopes:
+            found, base = self.diff(version), self.text_of(version)
+            assert found is not None and base is not None
+            self.scopes[key] = scoped(found.delta, follows, base, self.new_text)
+        return self.scopes[key]
+
+    def role_full(self, follows: tuple[str, ...], tokenizer: Tokenizer) -> tuple[int, Scope]:
+        """Tokens of the full injection for a role following ``follows``, and its scope."""
+        if follows not in self.role_fulls:
+            text = set_version(self.new_text, self.new_version) if self.bump and self.new_version else self.new_text
+            message = render_role_full(text, self.new_version, follows)
+            self.role_fulls[follows] = (tokenizer.count(message), role_text(text, follows)[1])
+        return self.role_fulls[follows]
 
 
 def plan_update(
@@ -271,11 +334,29 @@ def plan_update(
         plan.notes.append("the GC is unversioned: every teammate gets the full GC")
     mates = session.teammates()
     affected = session.receiving_roles()  # the composer's default impact, read once
-    # Teammates that confirmed the same version and ask the same get the same decision, and
-    # the same delta with the impact and its cost: deciding and pricing each of 500 teammates
-    # took half of a ten-times re-plan's plan.
-    decided: dict[tuple[int | None, bool, bool], Decision] = {}
+    subscriptions = session.subscriptions
+    # Teammates that confirmed the same version, ask the same and follow the same sections get
+    # the same decision, and the same delta with the impact and its cost: deciding and pricing
+    # each of 500 teammates took half of a ten-times re-plan's plan.
+    decided: dict[tuple[int | None, bool, bool, tuple[str, ...] | None], Decision] = {}
     priced: dict[int, tuple[Delta, int]] = {}  # by the decided delta's id (``decided`` holds it)
+
+    def priced_for(decision: Decision, role: str) -> Decision:
+        if decision.delta is None:
+            return _for(decision, role) if decision.role != role else decision
+        found = priced.get(id(decision.delta))
+        if found is None:
+            delta = replace(decision.delta, impact=impact or Impact(affected))
+            found = priced[id(decision.delta)] = (delta, bases.cost(delta, tokenizer, decision.scope))
+        return _for(decision, role, found[0], found[1])
+
+    def forced(decision: Decision, role: str) -> Decision:
+        reason = (forced_full or {}).get(role)
+        if reason is None or decision.mode != "delta":
+            return decision
+        said = (*decision.conditions, Condition("FORCED", f"the Lead chose the full GC: {reason}"))
+        return replace(decision, mode="full", conditions=said, delta=None, tokens=decision.full_tokens)
+
     for mate in mates:
         if not mate.receives:  # shut down, replaced, or finished: no update, no ping
             why = Condition("STATE", f"{mate.state_source}; set its state to active to send it updates")
@@ -284,31 +365,35 @@ def plan_update(
         waiting = (pending or {}).get(mate.role)
         status = waiting[0] if waiting is not None else mate.status
         wants_full = mate.role in requested_full or (status or "").upper() in FULL_REQUEST_STATUSES
-        alike = (mate.confirmed, (status or "").upper() == "CONTEXT_LOST", wants_full)
-        decision = decided.get(alike)
+        follows = subscriptions.follows(mate.role) if subscriptions is not None else None
+        lost = (status or "").upper() == "CONTEXT_LOST"
+        plain_key = (mate.confirmed, lost, wants_full, None)
+        key = (mate.confirmed, lost, wants_full, follows)
+        decision = decided.get(key)
         if decision is None:
-            decision = _decide(mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer)
-            decided[alike] = decision
+            decision = _decide(mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer, follows)
+            decided[key] = decision
         if waiting is not None:
-            said = tuple(
-                replace(c, reason=f"{c.reason} ({waiting[1]})") if c.code in ("FC-2", "FC-5") else c
-                for c in decision.conditions
-            )
-            decision = replace(decision, conditions=said)
-        reason = (forced_full or {}).get(mate.role)
-        if reason is not None and decision.mode == "delta":
-            forced = (*decision.conditions, Condition("FORCED", f"the Lead chose the full GC: {reason}"))
-            decision = replace(decision, mode="full", conditions=forced, delta=None, tokens=plan.full_tokens)
-        if decision.delta is None:
-            decision = _for(decision, mate.role) if decision.role != mate.role else decision
-        else:
-            found = priced.get(id(decision.delta))
-            if found is None:
-                delta = replace(decision.delta, impact=impact or Impact(affected))
-                found = priced[id(decision.delta)] = (delta, bases.cost(delta, tokenizer))
-            decision = _for(decision, mate.role, found[0], found[1])
+            decision = _said_where(decision, waiting[1])
+        decision = priced_for(forced(decision, mate.role), mate.role)
+        if follows is not None and decision.mode in ("delta", "full"):
+            plain = decided.get(plain_key)
+            if plain is None:
+                plain = decided[plain_key] = _decide(
+                    mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer, None
+                )
+            plain = priced_for(forced(plain, mate.role), mate.role)
+            decision = replace(decision, unscoped_tokens=plain.tokens)
         plan.decisions.append(decision)
     return plan
+
+
+def _said_where(decision: Decision, where: str) -> Decision:
+    """FC-2 and FC-5 say where the unanswered reply that asks for them was read."""
+    said = tuple(
+        replace(c, reason=f"{c.reason} ({where})") if c.code in ("FC-2", "FC-5") else c for c in decision.conditions
+    )
+    return replace(decision, conditions=said)
 
 
 def _for(decision: Decision, role: str, delta: Delta | None = None, tokens: int | None = None) -> Decision:
@@ -323,6 +408,8 @@ def _for(decision: Decision, role: str, delta: Delta | None = None, tokens: int 
         decision.full_tokens,
         decision.base_version,
         decision.delta if delta is None else delta,
+        decision.scope,
+        decision.unscoped_tokens,
     )
 
 
@@ -347,8 +434,15 @@ def _decide(
     bases: _Bases,
     plan: UpdatePlan,
     tokenizer: Tokenizer,
+    follows: tuple[str, ...] | None = None,
 ) -> Decision:
+    """ADR-002 §6's tree for one teammate. A role that follows some sections (``follows``) is
+    decided on its view: its delta holds the items in its sections, FC-4 weighs the sections
+    it follows, and its full injection is its sections."""
+    scope: Scope | None = None
     full = plan.full_tokens
+    if follows is not None:
+        full, scope = bases.role_full(follows, tokenizer)
     fired: list[Condition] = []
     lost = (status or "").upper() == "CONTEXT_LOST"
     if lost:
@@ -365,7 +459,7 @@ def _decide(
     elif current is not None and confirmed > current:
         fired.append(Condition("AHEAD", f"confirmed {label(confirmed)} is newer than {label(current)}"))
     if not lost and confirmed is not None and confirmed == current:
-        return _result(role, "current", fired, 0, full, plan)
+        return _result(role, "current", fired, 0, full, plan, scope=scope)
     delta: Delta | None = None
     if current is not None and confirmed == current - 1:
         result = bases.diff(confirmed)
@@ -373,12 +467,19 @@ def _decide(
             fired.append(Condition("NO-BASE", f"no gc-history snapshot of {label(confirmed)} to compute a delta from"))
         else:
             delta = result.delta
-            touched, total = bases.share(confirmed, delta)
+            if follows is not None:
+                delta, scope, touched = bases.scoped(confirmed, follows)
+                total = len(scope.follows)
+                what = "of the sections it follows"
+            else:
+                touched, total = bases.share(confirmed, delta)
+                what = "sections"
             if total and touched * 2 > total:
-                fired.append(Condition("FC-4", f"the delta touches {touched} of {total} sections (more than half)"))
-            cost = bases.cost(delta, tokenizer)
+                fired.append(Condition("FC-4", f"the delta touches {touched} of {total} {what} (more than half)"))
+            cost = bases.cost(delta, tokenizer, scope)
             if cost >= full:
-                reason = f"the delta ({cost:,} tokens) costs no less than the full GC ({full:,})"
+                whole = "the full GC" if follows is None else "its sections in full"
+                reason = f"the delta ({cost:,} tokens) costs no less than {whole} ({full:,})"
                 fired.append(Condition("FC-4", reason))
             if not result.exact:
                 fired.append(Condition("UNPROVEN", result.problem or "the delta does not reproduce the new GC"))
@@ -387,8 +488,10 @@ def _decide(
     if current is None:
         fired.append(Condition("NO-BASE", "the GC is unversioned"))
     if fired or delta is None:
-        return _result(role, "full", fired, full, full, plan, base=confirmed)
-    return _result(role, "delta", fired, 0, full, plan, base=confirmed, delta=delta)
+        if follows is not None:
+            scope = bases.role_full(follows, tokenizer)[1]
+        return _result(role, "full", fired, full, full, plan, base=confirmed, scope=scope)
+    return _result(role, "delta", fired, 0, full, plan, base=confirmed, delta=delta, scope=scope)
 
 
 def _result(
@@ -400,8 +503,9 @@ def _result(
     plan: UpdatePlan,
     base: int | None = None,
     delta: Delta | None = None,
+    scope: Scope | None = None,
 ) -> Decision:
     if plan.frozen and mode != "current":
         fired = [*fired, Condition("GATE", f"{plan.frozen}: nothing is sent until the gate concludes")]
-        return Decision(role, "frozen", tuple(fired), 0, full, base, None)
-    return Decision(role, mode, tuple(fired), tokens, full, base, delta)
+        return Decision(role, "frozen", tuple(fired), 0, full, base, None, scope)
+    return Decision(role, mode, tuple(fired), tokens, full, base, delta, scope)

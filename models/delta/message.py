@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from models.delta.items import AT_START, FIRST_ITEM, Delta, DeltaItem
+from models.delta.scope import Scope
 from models.session.refs import POSITION_LIKE, quote, split_ref
 
 ARROW = "→"
@@ -30,6 +31,8 @@ CHANGED_FORMS = "CHANGED needs 'key: old → new', or old: and new: lines below 
 ARROWS = re.compile(r"\s+(?:→|->)\s+")
 INDENT = "  "
 NO_CONTENT_CHANGE = "(no content change)"
+NOTHING_IN_SCOPE = "nothing in your sections"
+SCOPE_HEADING = "## Sections You Follow"
 
 
 def _ref_text(ref: str) -> str:
@@ -103,14 +106,20 @@ def render_item(item: DeltaItem) -> list[str]:
     return [head, *old_block, f"{INDENT}new:", *_body(new, INDENT)]
 
 
-def render_message(delta: Delta) -> str:
-    """The ADR-002 §4 multi-line [CONTEXT-UPDATE]."""
+def render_message(delta: Delta, scope: Scope | None = None) -> str:
+    """The ADR-002 §4 multi-line [CONTEXT-UPDATE]; for a role that follows some sections
+    (``scope``), what it follows and what it was not sent, and a one-line version bump when
+    nothing in its sections changed."""
     old = f"GC-v{delta.old_version}" if delta.old_version is not None else "GC-v?"
+    if scope is not None and not delta.items:
+        return render_bump(delta, scope)
     lines = [f"[CONTEXT-UPDATE] {old} {ARROW} GC-v{delta.new_version}", "", "## Delta"]
     for item in delta.items:
         lines += render_item(item)
     if not delta.items:
         lines.append(f"- {_no_change_text(delta)}")
+    if scope is not None:
+        lines += ["", *scope_lines(scope)]
     lines += [
         "",
         "## Impact Assessment",
@@ -118,6 +127,28 @@ def render_message(delta: Delta) -> str:
         f"- Required actions: {delta.impact.actions}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def scope_lines(scope: Scope) -> list[str]:
+    """The block that tells a role what it follows, and what of the GC it was not sent."""
+    lines = [SCOPE_HEADING, "- " + (", ".join(_ref_text(t) for t in scope.follows) or "none")]
+    if scope.items_left_out:
+        n = scope.items_left_out
+        where = ", ".join(_ref_text(t) for t in scope.left_out)
+        lines.append(f"- Not sent: {n} item{'' if n == 1 else 's'} in {where}")
+    if scope.others:
+        lines.append("- Not sent: " + ", ".join(_ref_text(t) for t in scope.others) + " (ask the Lead by name)")
+    return lines
+
+
+def render_bump(delta: Delta, scope: Scope) -> str:
+    """The one line a role gets when nothing in its sections changed: the version to ACK."""
+    old = f"GC-v{delta.old_version}" if delta.old_version is not None else "GC-v?"
+    follows = ", ".join(_ref_text(t) for t in scope.follows) or "none"
+    return (
+        f"[CONTEXT-UPDATE] {old} {ARROW} GC-v{delta.new_version} | Delta: {NOTHING_IN_SCOPE} "
+        f"({follows}) | Impact: NONE\n"
+    )
 
 
 def _no_change_text(delta: Delta) -> str:

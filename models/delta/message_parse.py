@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from models.delta.items import AT_START, FIRST_ITEM, OPS, Delta, DeltaItem, Impact
-from models.delta.message import ARROWS, CHANGED_FORMS, INDENT, NO_CONTENT_CHANGE
+from models.delta.message import ARROWS, CHANGED_FORMS, INDENT, NO_CONTENT_CHANGE, NOTHING_IN_SCOPE, SCOPE_HEADING
 from models.session.gc import GlobalContext
 from models.session.refs import read_quoted
 
@@ -20,6 +20,7 @@ _HEADER = re.compile(r"\[CONTEXT-UPDATE\]\**\s*(?:GC-v(?P<old>\d+)\s*(?:→|->)\
 _ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?P<op>ADDED|CHANGED|REMOVED|REPLACED)(?:\*\*)?:?\s+(?P<rest>.*?)\s*$")
 _POSITION = re.compile(r"\s*\((?:(?P<kind>after|first in)\s+(?P<ref>§.+?)|(?P<start>at the start))\)\s*$")
 _NO_CHANGE_LINES = ("(no change)", NO_CONTENT_CHANGE, "none", "no change", "no content change")
+_SCOPE = SCOPE_HEADING.lstrip("#").strip().lower()
 
 
 @dataclass(frozen=True)
@@ -223,11 +224,22 @@ def parse_message(text: str, gc: GlobalContext | None = None) -> ParsedUpdate:
         stripped = _unbold(line.strip().lstrip("#").strip())
         if line.lstrip().startswith("#"):
             lowered = stripped.lower()
-            section = "delta" if lowered.startswith("delta") else "impact" if lowered.startswith("impact") else "other"
+            section = (
+                "delta"
+                if lowered.startswith("delta")
+                else "impact"
+                if lowered.startswith("impact")
+                else "scope"
+                if lowered == _SCOPE
+                else "other"
+            )
             i += 1
             continue
         if not line.strip():
             i += 1
+            continue
+        if section == "scope":
+            i += 1  # what the role follows and was not sent: said to it, not part of the delta
             continue
         if section == "impact":
             m = re.match(r"^[-*+]?\s*(affected teammates|required actions)\s*:\s*(.*)$", stripped, re.I)
@@ -284,7 +296,7 @@ def _parse_oneline(rest: str, old: int | None, new: int, at: int, gc: GlobalCont
         delta_part, impact_part = rest[: impact.start()], rest[impact.end() :].strip()
     delta_part = re.split(r"\|\s*\**Delta\**:", delta_part, maxsplit=1, flags=re.IGNORECASE)[1].strip()
     items: list[DeltaItem] = []
-    says_no_change = delta_part.lower() in _NO_CHANGE_LINES
+    says_no_change = delta_part.lower() in _NO_CHANGE_LINES or delta_part.lower().startswith(NOTHING_IN_SCOPE)
     if delta_part and not says_no_change:
         for chunk in re.split(r";\s+(?=(?:\*\*)?(?:" + "|".join(OPS) + r")\b)", delta_part):
             match = _ITEM.match(chunk)

@@ -15,14 +15,13 @@ from models.delta.apply import apply_delta, same_apart_from_version, set_version
 from models.delta.decisions import (
     HISTORY_DIR,
     UpdatePlan,
+    decision_message,
     plan_update,
-    render_full,
     snapshot_path,
     snapshot_versions,
 )
 from models.delta.diff import DiffResult, diff_gc
 from models.delta.items import ApplyError, Delta, DeltaItem, Impact, structure
-from models.delta.message import render_message
 from models.publish.merge import Conflict, merge_drafts
 from models.publish.publishing import PublishPlan, prepare_publish
 from models.session.folder import GC_FILE
@@ -292,11 +291,9 @@ class Composer:
     def message_for(self, role: str, plan: UpdatePlan | None = None) -> str | None:
         plan = plan or self.plan()
         decision = next((d for d in plan.decisions if d.role == role), None)
-        if decision is None or decision.mode not in ("delta", "full"):
+        if decision is None:
             return None
-        if decision.mode == "delta" and decision.delta is not None:
-            return render_message(decision.delta)
-        return render_full(self.new_text, self.new_version)
+        return decision_message(decision, self.new_text, self.new_version)
 
     def publish_plan(
         self, now: str | None = None, add_meta: bool = False, plan: UpdatePlan | None = None

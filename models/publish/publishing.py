@@ -17,8 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from models.delta.apply import set_version
-from models.delta.decisions import HISTORY_DIR, UpdatePlan, render_full, snapshot_path
-from models.delta.message import render_message
+from models.delta.decisions import HISTORY_DIR, UpdatePlan, decision_message, render_full, snapshot_path
 from models.memory.curation import set_meta_gc_version, with_meta
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
 from models.session.ledger_records import LEDGER, SentLine
@@ -104,10 +103,7 @@ def prepare_publish(
         if not names_a_file(decision.role):
             out.blocked.append(f"{decision.role!r} {NOT_A_FILE_NAME}: its message would name no file of the outbox")
             continue
-        if decision.mode == "delta" and decision.delta is not None:
-            message = render_message(decision.delta)
-        else:
-            message = render_full(text, version)
+        message = decision_message(decision, text, version) or render_full(text, version)
         rel = OUTBOX / f"GC-v{version}-{decision.role}-{stamp}.md"
         data = _encode(message)
         out.writes.append(FileWrite(folder / rel, "create", f"{decision.mode} for {decision.role}", data, MISSING))

@@ -9,7 +9,7 @@ import hashlib
 import os
 from collections.abc import Callable
 
-from models.delta.decisions import render_full
+from models.delta.decisions import render_full, render_role_full
 from models.delta.items import Delta, DeltaItem, Impact
 from models.delta.message import render_message
 from models.publish.publishing import utc_now
@@ -59,7 +59,8 @@ def handled_line(result: Review, now: str | None = None) -> str:
 
 def compose_resend(session: SessionView, result: Review) -> tuple[str, str] | None:
     """(message, mode) re-sending what an ACK found unclear, or the full GC (asked for, or a
-    CONTEXT_LOST: FC-2); None if nothing is to be sent.
+    CONTEXT_LOST: FC-2; for a role that follows some sections, those); None if nothing is to
+    be sent.
 
     The unclear references are re-sent whole: a REPLACED of each section they point into, with
     its current text, so the teammate gets the context around the item, not the item alone.
@@ -69,8 +70,10 @@ def compose_resend(session: SessionView, result: Review) -> tuple[str, str] | No
     if gc is None or role is None or result.action not in ("resend", "full", "lost"):
         return None
     version = gc.version
+    follows = session.subscriptions.follows(role) if session.subscriptions is not None else None
+    full = render_full(gc.text, version) if follows is None else render_role_full(gc.text, version, follows)
     if result.action in ("full", "lost") or not result.resend:
-        return render_full(gc.text, version), "full"
+        return full, "full"
     items: list[DeltaItem] = []
     for ref in result.resend:
         found = gc.resolve(ref)
@@ -82,7 +85,7 @@ def compose_resend(session: SessionView, result: Review) -> tuple[str, str] | No
         if item not in items:
             items.append(item)
     if not items:
-        return render_full(gc.text, version), "full"
+        return full, "full"
     reread = "re-read " + ", ".join(f"§{i.ref}" for i in items)
     return render_message(Delta(version, version, tuple(items), Impact((role,), reread))), "resend"
 

@@ -22,6 +22,7 @@ from models.session.memory_parse import parse_memory
 from models.session.phases import is_gate_record, phase_folders, read_gates, read_phase_roles
 from models.session.plan import Plan, parse_plan
 from models.session.snapshot import Part, SessionSnapshot, all_gates_of, current_phase_of, gc_version_of
+from models.session.subscriptions import SUBSCRIPTIONS_FILE, Subscriptions, parse_subscriptions
 from models.session.team_memory import TeamMemory
 from models.session.teammates import Teammate, read_teammates
 from models.text.problems import Problem, has_errors
@@ -41,13 +42,19 @@ GC_FILE = "global-context.md"
 PLAN_FILE = "orchestration-plan.md"
 MEMORY_FILE = "TEAM-MEMORY.md"
 
-ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders", "inbox")
-_Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory]
+ALL_PARTS: tuple[Part, ...] = ("gc", "plan", "memory", "gates", "folders", "inbox", "subscriptions")
+_Parser = Callable[[TextFile], GlobalContext | Plan | TeamMemory | Subscriptions]
 _Follower = Callable[[bytes], TeamMemory | None]
 # The files read as soon as their writer is done (``Session.read_ahead``): the two agents
 # edit all the time. The plan is small, and read at the reload.
 _AHEAD_FILES: dict[str, str] = {"gc": GC_FILE, "memory": MEMORY_FILE}
-_FILE_PARTS: tuple[tuple[Part, str], ...] = (("gc", GC_FILE), ("plan", PLAN_FILE), ("memory", MEMORY_FILE))
+_FILE_PARTS: tuple[tuple[Part, str], ...] = (
+    ("gc", GC_FILE),
+    ("plan", PLAN_FILE),
+    ("memory", MEMORY_FILE),
+    ("subscriptions", SUBSCRIPTIONS_FILE),
+)
+_MAY_BE_ABSENT: frozenset[Part] = frozenset({"memory", "subscriptions"})
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,7 @@ class Session:
     gc: GlobalContext | None = None
     plan: Plan | None = None
     memory: TeamMemory | None = None
+    subscriptions: Subscriptions | None = None  # None: no subscriptions.yaml, every role follows all
     gates: list[GateRecord] = field(default_factory=list)
     phase_roles: dict[str, list[int]] = field(default_factory=dict)
     problems: dict[Part, list[Problem]] = field(default_factory=dict)
@@ -141,6 +149,7 @@ class Session:
             MappingProxyType({part: tuple(found) for part, found in self.problems.items()}),
             MappingProxyType(dict(self.stamps)),
             tuple(self._read_teammates()),
+            self.subscriptions,
         )
 
     @property
@@ -172,6 +181,8 @@ class Session:
             return self._reload_file(
                 MEMORY_FILE, "memory", lambda f: parse_memory(f.text, MEMORY_FILE, previous=self.memory), self._follow
             )
+        if part == "subscriptions":
+            return self._reload_file(SUBSCRIPTIONS_FILE, "subscriptions", lambda f: parse_subscriptions(f.text))
         if part == "gates":
             return self._reload_gates()
         if part == "inbox":
@@ -282,13 +293,13 @@ class Session:
                 else decoded_file(path, raw, mtime, name, fingerprint_later=True)
             )
         except FileNotFoundError:
-            missing = [Problem("warning", name, "not found in this session")]
+            missing = [] if attr in _MAY_BE_ABSENT else [Problem("warning", name, "not found in this session")]
             changed = getattr(self, attr) is not None or self.problems.get(attr) != missing
             setattr(self, attr, None)
             self._shown_broken.discard(attr)
             self._raws.pop(name, None)  # the bytes of no version shown
             self.stamps[name] = None
-            self.problems[attr] = [] if attr == "memory" else missing  # TEAM-MEMORY may be absent
+            self.problems[attr] = missing
             return changed
         except OSError as exc:
             self.problems[attr] = [Problem("error", name, f"cannot be read: {exc.strerror}")]

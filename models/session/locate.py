@@ -9,9 +9,15 @@ from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE
 from models.session.gates import phase_number
 from models.session.phases import GATE_FILE, is_gate_record
 from models.session.snapshot import Part
+from models.session.subscriptions import SUBSCRIPTIONS_FILE
 
 SESSION_MARKERS = (GC_FILE, PLAN_FILE, MEMORY_FILE)
-_FILE_PARTS: dict[str, Part] = {GC_FILE: "gc", PLAN_FILE: "plan", MEMORY_FILE: "memory"}
+_FILE_PARTS: dict[str, Part] = {
+    GC_FILE: "gc",
+    PLAN_FILE: "plan",
+    MEMORY_FILE: "memory",
+    SUBSCRIPTIONS_FILE: "subscriptions",
+}
 
 
 def part_of(session_folder: Path, path: Path) -> Part | None:

@@ -18,6 +18,7 @@ from typing import Literal, Protocol
 from models.session.gates import GateRecord, plan_gates
 from models.session.gc import GlobalContext
 from models.session.plan import Plan
+from models.session.subscriptions import Subscriptions
 from models.session.team_memory import TeamMemory
 from models.session.teammates import Teammate
 from models.text.problems import Problem
@@ -25,7 +26,7 @@ from models.text.textfile import Stamp
 from models.text.tokens import Tokenizer
 
 #: The parts of a session read (and reloaded) one by one.
-Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox"]
+Part = Literal["gc", "plan", "memory", "gates", "folders", "inbox", "subscriptions"]
 
 
 class SessionView(Protocol):
@@ -42,6 +43,8 @@ class SessionView(Protocol):
     def plan(self) -> Plan | None: ...
     @property
     def memory(self) -> TeamMemory | None: ...
+    @property
+    def subscriptions(self) -> Subscriptions | None: ...
     @property
     def gc_version(self) -> int | None: ...
     @property
@@ -98,6 +101,7 @@ class SessionSnapshot:
     problems: Mapping[Part, tuple[Problem, ...]]
     stamps: Mapping[str, Stamp | None]
     mates: tuple[Teammate, ...]
+    subscriptions: Subscriptions | None = None
 
     @property
     def id(self) -> str:
