@@ -22,6 +22,7 @@ from app.recent import RecentSessions
 from app.resolve import UsageError, resolve_session
 from app.runtime import IdleCollector
 from app.settings import AppSettings
+from app.subscription_actions import SubscriptionActions
 from app.team_bridge import TeamBridge
 from app.team_link import TeamLink
 from models.actions.attention import Attention, needs_lead, unadopted
@@ -94,6 +95,9 @@ class Controller(QObject):
         self.link.viewShown.connect(self._show_attention)
         self.team.repliesChanged.connect(self.refresh_reviews)
         self.window.deliverRequested.connect(self.team.deliver_due)
+        self.subscriptions = SubscriptionActions(self.window, self.runner, lambda: _session_of(me()), self)
+        self.subscriptions.failed.connect(self._error)
+        self.window.subscriptionsRequested.connect(self.subscriptions.edit)
         self.window.aboutRequested.connect(self._about)
         self.window.teammates_pane.pingRequested.connect(self.team.ping)
         self.window.teammates_pane.againRequested.connect(self.team.deliver_again)

@@ -88,6 +88,7 @@ class WindowMenus:
             ("&Carry Out Selected Message", "Ctrl+Return", lambda: self._in_inbox(w.review_pane._carry)),
             ("&Reply to Selected Message…", "Ctrl+Shift+Return", lambda: self._in_inbox(w.review_pane._reply)),
             ("&Deliver Undelivered Updates", "Ctrl+Shift+D", w.deliverRequested.emit),
+            ("&Subscriptions: What Each Role Follows…", "Ctrl+Shift+F", w.subscriptionsRequested.emit),
         ):
             action = QAction(text, w, shortcut=QKeySequence(keys))
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)  # from any pane, focus anywhere

@@ -33,6 +33,8 @@ def describe(c: Composer, plan: UpdatePlan, message: str) -> tuple[str, list[str
             f"{counted(len(c.items()), 'item')} · delta {cost:,} tok vs {plan.full_tokens:,} full · "
             f"team {plan.sent_tokens:,} tok, {plan.savings_percent:.0f}% saved ({tokenizer.name})"
         )
+        if plan.scoped:
+            head += f" · {plan.unscoped_tokens:,} tok without subscriptions"
     interrupted = read_interrupted(c.session.folder)
     if interrupted is not None:  # first: the files may say half of one version and half of another
         problems.append(interrupted.describe(c.session.folder))

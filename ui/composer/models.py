@@ -81,17 +81,18 @@ class DecisionsModel(NodeTreeModel):
     def signature(self, payload: Any) -> tuple[object, ...]:
         """Mode, tokens and the conditions that fired."""
         d: Decision = payload
-        return (d.mode, d.tokens, d.conditions)
+        return (d.mode, d.tokens, d.conditions, d.scope, d.unscoped_tokens)
 
     def display(self, payload: Any, column: int, role: int) -> Any:
         """The conditions are listed by code; their reasons are in the tooltip."""
         d: Decision = payload
         if role == DISPLAY:
-            what = _MODE_TEXT[d.mode]
+            what = sends(d)
             tokens = f"{d.tokens:,}" if d.tokens else "—"
             return (d.role, what, tokens, ", ".join(c.code for c in d.conditions))[column]
         if role == TOOLTIP:
-            return "\n".join(f"{c.code}: {c.reason}" for c in d.conditions) or "one version behind: the delta"
+            reasons = [f"{c.code}: {c.reason}" for c in d.conditions] or ["one version behind: the delta"]
+            return "\n".join(reasons + ([f"It {d.scope.describe()}"] if d.scope is not None else []))
         if role == BACKGROUND and column == 1 and d.mode in ("full", "frozen"):
             return tones().warn if d.mode == "full" else tones().bad
         return None
@@ -103,14 +104,27 @@ class DecisionsModel(NodeTreeModel):
         if payload is not None:
             return _decision_text(payload)
         shown = [self.payload(self.index(row, 0)) for row in range(self.rowCount())]
-        return "\n".join(_decision_text(d) for d in shown if d.conditions)
+        return "\n".join(_decision_text(d) for d in shown if d.conditions or d.scope is not None)
+
+
+def sends(d: Decision) -> str:
+    """What the teammate is sent, in a word or two: a role that follows some sections is sent
+    its part of the update, or a version bump when nothing in its sections changed."""
+    if d.bump:
+        return "version bump"
+    if d.scope is not None and d.mode in ("delta", "full"):
+        return f"{_MODE_TEXT[d.mode]}, its sections"
+    return _MODE_TEXT[d.mode]
 
 
 def _decision_text(d: Decision) -> str:
     tokens = f" · {d.tokens:,} tokens" if d.tokens else ""
-    head = f"{d.role}: {_MODE_TEXT[d.mode]}{tokens}"
+    if d.unscoped_tokens is not None and d.unscoped_tokens != d.tokens:
+        tokens += f" ({d.unscoped_tokens:,} following every section)"
+    head = f"{d.role}: {sends(d)}{tokens}"
     reasons = "; ".join(f"{c.code}: {c.reason}" for c in d.conditions) or "one version behind: the delta"
-    return f"{head} ({reasons})"
+    scope = f"; it {d.scope.describe()}" if d.scope is not None else ""
+    return f"{head} ({reasons}{scope})"
 
 
 class ScenariosModel(NodeTreeModel):

@@ -51,7 +51,7 @@ EDIT_DELAY_MS = 400  # typing pauses this long before the edit becomes one undo 
 
 
 #: The session parts the update plan reads; changes elsewhere leave the composer as it is.
-PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders"})
+PLAN_PARTS = frozenset({"gc", "plan", "gates", "folders", "subscriptions"})
 
 
 class ComposerPane(QWidget):
