@@ -129,7 +129,9 @@ class SubscriptionsDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)  # a cell, not a row
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setVisible(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons_box = buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         self.propose_button = buttons.addButton("&Propose", QDialogButtonBox.ButtonRole.ActionRole)
         self.propose_button.setToolTip("Check what the session says each role needs (the reasons are in the tooltips)")
         self.propose_button.clicked.connect(self._proposed)

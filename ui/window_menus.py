@@ -88,12 +88,16 @@ class WindowMenus:
             ("&Carry Out Selected Message", "Ctrl+Return", lambda: self._in_inbox(w.review_pane._carry)),
             ("&Reply to Selected Message…", "Ctrl+Shift+Return", lambda: self._in_inbox(w.review_pane._reply)),
             ("&Deliver Undelivered Updates", "Ctrl+Shift+D", w.deliverRequested.emit),
-            ("&Subscriptions: What Each Role Follows…", "Ctrl+Shift+F", w.subscriptionsRequested.emit),
         ):
             action = QAction(text, w, shortcut=QKeySequence(keys))
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)  # from any pane, focus anywhere
             action.triggered.connect(run)
             session_menu.addAction(action)
+        self.subscriptions_action = QAction("&Subscriptions: What Each Role Follows…", w)
+        self.subscriptions_action.setShortcut(QKeySequence("Ctrl+Shift+F"))
+        self.subscriptions_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.subscriptions_action.triggered.connect(w.subscriptionsRequested.emit)
+        session_menu.addAction(self.subscriptions_action)
         # At the end of the Inbox's button row, behind its » menu on a laptop.
         watch = QAction("&Watch Claude Code Team…", w)
         watch.triggered.connect(w.review_pane.teamRequested.emit)
