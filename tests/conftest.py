@@ -337,3 +337,28 @@ def actions_done(qtbot: QtBot, controller: Controller, timeout: int = 15_000) ->
     """Wait until the window's runner has ended every action asked of it (written or refused)
     and the window shows how: actions are written off the GUI thread."""
     qtbot.waitUntil(lambda: not controller.runner.busy, timeout=timeout)
+
+
+def demo_follows(role: str) -> list[str] | None:
+    """What the demo's subscriptions.yaml says ``role`` follows (None: every section), read
+    with PyYAML alone."""
+    import yaml
+
+    value = yaml.safe_load((DEMO / "subscriptions.yaml").read_text(encoding="utf-8")).get(role)
+    return None if value in (None, "all") else [str(v) for v in value]
+
+
+def role_full(gc: str, version: str, follows: list[str]) -> str:
+    """The full injection of a role that follows ``follows``: ``gc`` cut at its ``## `` lines
+    here (not by the app's parser), the sections it follows kept, the others named."""
+    import re
+
+    head, *chunks = re.split(r"(?m)^(?=## )", gc)
+    titles = [c.split("\n", 1)[0][3:].strip() for c in chunks]
+    kept = "".join(c for c, t in zip(chunks, titles, strict=True) if t in follows)
+    others = ", ".join(f"§{t}" for t in titles if t not in follows)
+    return (
+        f"[CONTEXT-UPDATE] {version} (full injection: the sections you follow)\n\n"
+        + (head + kept).rstrip("\n")
+        + f"\n\n## Not Sent\n- {others} (sections you do not follow; ask the Lead for any by name)\n"
+    )

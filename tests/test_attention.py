@@ -64,7 +64,10 @@ def test_a_lost_context_is_answered_from_needs_you_with_return(
     qtbot.keyClick(pane.view, Qt.Key.Key_Return)  # the row's action: Carry out (reviewed: the fixture's OK)
     settle_reviews(qtbot, controller)
     (sent,) = (demo_copy / "messages" / "outbox").glob("GC-v6-implementer-3-full-*.md")
-    assert sent.read_text(encoding="utf-8").startswith("[CONTEXT-UPDATE] GC-v6 (full injection)")
+    # implementer-3 follows nine sections (the demo's subscriptions.yaml): they are its full GC.
+    assert sent.read_text(encoding="utf-8").startswith(
+        "[CONTEXT-UPDATE] GC-v6 (full injection: the sections you follow)"
+    )
     # done: nothing of implementer-3's is left (no team is linked: the Lead pastes the re-send)
     qtbot.waitUntil(lambda: all(i.role != "implementer-3" for i in pane.model.items))
 

@@ -21,11 +21,12 @@ import models.text.textfile as textfile
 from app.live_session import LiveSession
 from conftest import DEMO, SESSIONS, copy_session
 from models.session.folder import GC_FILE, MEMORY_FILE, PLAN_FILE, Session, open_session
+from models.session.subscriptions import SUBSCRIPTIONS_FILE
 from models.text.textfile import SETTLED_NS, Stamp, unchanged_since
 from models.text.tokens import get_tokenizer
 
 TOKENIZER = get_tokenizer("estimate")
-FILES = {"gc": GC_FILE, "plan": PLAN_FILE, "memory": MEMORY_FILE}
+FILES = {"gc": GC_FILE, "plan": PLAN_FILE, "memory": MEMORY_FILE, "subscriptions": SUBSCRIPTIONS_FILE}
 # Each part's file in every session that has it.
 EDITS = [(part, source) for part, name in FILES.items() for source in SESSIONS if (source / name).is_file()]
 

@@ -239,7 +239,8 @@ def test_copy_message_by_its_button_and_its_key_copies_the_selected_teammates(
     type_into_section(qtbot, pane, Q2_END, Q2_END + "- Q-3: copied\n")
     pane.preview_tabs.setCurrentIndex(1)  # the Teammates tab
     model = pane.decisions_model
-    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-1")
+    # implementer-2 follows Open Questions (the demo's subscriptions.yaml); implementer-1 does not.
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "implementer-2")
     pane.decisions_view.setCurrentIndex(model.index(row, 0))
     QGuiApplication.clipboard().setText("before")
     button = next(b for b in pane.findChildren(QPushButton) if b.text() == "Copy message")
@@ -282,7 +283,8 @@ def test_rendered_preview_and_copy_from_the_teammate_table(qtbot: QtBot, control
     )
     w.teammates_pane.teammate_view.setCurrentIndex(w.teammates_pane.teammate_model.index(row, 0))
     text = w._copy_teammate_message()
-    assert text is not None and "- ADDED §Open Questions: Q-3" in text
+    # implementer-1 does not follow Open Questions (the demo's subscriptions.yaml): a bump.
+    assert text == "[CONTEXT-UPDATE] GC-v6 → GC-v7 | Delta: nothing in your sections | Impact: NONE\n"
     assert QGuiApplication.clipboard().text() == text
     row = next(
         r
@@ -465,7 +467,7 @@ def test_return_or_a_double_click_on_a_teammate_shows_what_it_is_sent_and_why(
     assert pane.preview_tabs.tabText(pane.preview_tabs.currentIndex()) == "Teammates"
     current = pane.decisions_view.currentIndex()
     assert current.siblingAtColumn(0).data() == "implementer-3"
-    assert current.siblingAtColumn(1).data() == "full GC"
+    assert current.siblingAtColumn(1).data() == "full, 9 §"  # the nine sections it follows, in full
     assert current.siblingAtColumn(3).data().startswith("FC-1")
     # A double-click on another row does the same for it.
     w.central_tabs.setCurrentIndex(0)

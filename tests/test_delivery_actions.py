@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from claude_team_steps import entries, make_team
 
-from conftest import run_cli
+from conftest import demo_follows, role_full, run_cli
 from models.actions.deliver import commit_delivery, prepare_delivery
 from models.claude.status import team_view_of
 
@@ -133,7 +133,9 @@ def test_a_carry_out_lists_its_re_send_s_inbox_entry_and_delivers_exactly_that(
     gc = (demo_copy / "global-context.md").read_text(encoding="utf-8")
     reply = "Reply to team-lead with SendMessage: [ACK-UPDATE] GC-v6 (applied/total, impact, action, unclear items)."
     assert (shown["role"], shown["what"]) == ("implementer-3", "write")
-    assert shown["text"] == f"[CONTEXT-UPDATE] GC-v6 (full injection)\n\n{gc}".rstrip("\n") + "\n\n" + reply
+    follows = demo_follows("implementer-3")  # its sections are its full GC
+    assert follows is not None
+    assert shown["text"] == role_full(gc, "GC-v6", follows).rstrip("\n") + "\n\n" + reply
     assert entries(team / "inboxes" / "implementer-3.json") == []
     code, out, err = run_cli(capsys, "inbox", str(demo_copy), "--carry-out", ident, "--deliver")
     assert code == 0, err

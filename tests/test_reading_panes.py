@@ -30,8 +30,9 @@ def _wraps(detail: QPlainTextEdit) -> bool:
 
 def test_the_composer_writes_out_the_reasons_and_the_item_its_tables_cut(qtbot: QtBot, tmp_path: Path) -> None:
     """The demo's plan: implementer-3 confirmed GC-v5 and implementer-4 reported CONTEXT_LOST,
-    so composing GC-v7 sends both the full GC (FC-1; FC-2), researcher-1 is finished (not
-    sent), and implementer-1 and -2 get the delta. The added question is one ADDED item of
+    so composing GC-v7 sends both their sections in full (FC-1; FC-2), researcher-1 is finished
+    (not sent), implementer-2 gets the delta and implementer-1, which does not follow Open
+    Questions, a version bump. The added question is one ADDED item of
     §Open Questions, written as ADR-002 §3 writes an added item."""
     controller = shown_controller(qtbot, tmp_path)
     controller.window.confirm_discard = lambda: True  # type: ignore[method-assign]  # the draft, at the end
@@ -53,9 +54,19 @@ def test_the_composer_writes_out_the_reasons_and_the_item_its_tables_cut(qtbot: 
     view = pane.decisions_view
     qtbot.waitUntil(view.isVisible)
     summary = pane.decisions_detail.toPlainText().splitlines()
-    assert [line.split(":", 1)[0] for line in summary] == ["implementer-3", "implementer-4", "researcher-1"]
-    assert summary[0].startswith("implementer-3: full GC · ") and "FC-1: confirmed GC-v5" in summary[0]
-    assert "researcher-1: not sent (STATE" in summary[2]
+    # The demo's subscriptions.yaml: implementer-1 does not follow Open Questions (a bump), and
+    # implementer-3 and -4 are sent the sections they follow in full; implementer-2 follows
+    # Open Questions and gets the plain delta, so it is not listed.
+    assert [line.split(":", 1)[0] for line in summary] == [
+        "implementer-1",
+        "implementer-3",
+        "implementer-4",
+        "researcher-1",
+    ]
+    assert summary[0].startswith("implementer-1: bump · ")
+    assert summary[0].endswith("not sent 1 item in §Open Questions)")
+    assert summary[1].startswith("implementer-3: full, 9 § · ") and "FC-1: confirmed GC-v5" in summary[1]
+    assert "researcher-1: not sent (STATE" in summary[3]
     # Every column, the codes of Why included, in sight without a sideways scroll.
     header, metrics = view.horizontalHeader(), view.fontMetrics()
     assert header.sectionViewportPosition(3) + header.sectionSize(3) <= view.viewport().width()
@@ -63,7 +74,7 @@ def test_the_composer_writes_out_the_reasons_and_the_item_its_tables_cut(qtbot: 
 
     _click_row(qtbot, view, "implementer-4")
     reasons = pane.decisions_detail.toPlainText()
-    assert reasons.startswith("implementer-4: full GC · ")
+    assert reasons.startswith("implementer-4: full, 9 § · ")
     assert "FC-2: reported CONTEXT_LOST" in reasons and "FC-1: confirmed GC-v5" in reasons
     assert _wraps(pane.decisions_detail)
     controller.close()

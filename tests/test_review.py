@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from conftest import CLAUDE_TEAM
+from conftest import CLAUDE_TEAM, demo_follows, role_full
 from models.actions.carry import prepare_carry_out
 from models.actions.commit import commit
 from models.actions.publish import prepare_publish
@@ -168,7 +168,11 @@ def test_resend_composes_the_unclear_sections_or_the_full_gc(published: Path) ->
     assert (last["direction"], last["to"], last["mode"]) == ("sent", "implementer-1", "resend")
     result.action = "full"
     full, mode = compose_resend(session, result)  # type: ignore[misc]
-    assert mode == "full" and full.startswith("[CONTEXT-UPDATE] GC-v7 (full injection)")
+    # implementer-1 follows eight sections (the demo's subscriptions.yaml): they are its full GC.
+    follows = demo_follows("implementer-1")
+    assert follows is not None
+    gc = (published / "global-context.md").read_text(encoding="utf-8")
+    assert mode == "full" and full == role_full(gc, "GC-v7", follows)
 
 
 @pytest.mark.parametrize(

@@ -19,9 +19,11 @@ from conftest import (
     CLAUDE_TEAM,
     actions_done,
     activate,
+    demo_follows,
     drop_two_replies,
     fail_carry_out_at,
     report_lost_context,
+    role_full,
     settle_reviews,
 )
 from models.text.frontmatter import split_front_matter
@@ -361,7 +363,9 @@ def test_carrying_out_a_lost_context_sends_the_full_gc_now(
     settle_reviews(qtbot, controller)
     (sent,) = (demo_copy / "messages" / "outbox").glob("GC-v6-implementer-3-full-*.md")
     gc = (demo_copy / "global-context.md").read_text(encoding="utf-8")
-    assert sent.read_text(encoding="utf-8") == f"[CONTEXT-UPDATE] GC-v6 (full injection)\n\n{gc}"
+    follows = demo_follows("implementer-3")  # its sections are its full GC
+    assert follows is not None
+    assert sent.read_text(encoding="utf-8") == role_full(gc, "GC-v6", follows)
     assert QGuiApplication.clipboard().text() == sent.read_text(encoding="utf-8")
 
 

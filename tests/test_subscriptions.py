@@ -114,25 +114,24 @@ def test_publish_sends_each_role_its_sections_only(tmp_path: Path, capsys: pytes
         "## Delta\n"
         f"- CHANGED §Scope: Goal: {GOAL_OLD} → {GOAL_NEW}\n"
         "\n"
-        "## Sections You Follow\n"
-        "- §Scope, §Architecture Decisions\n"
-        "- Not sent: 1 item in §Open Questions\n"
+        "## Not Sent\n"
+        "- 1 item in §Open Questions (sections you do not follow)\n"
         "\n"
         "## Impact Assessment\n"
         f"- Affected teammates: {AFFECTED}\n"
         "- Required actions: NONE\n"
     )
     assert outbox["implementer-2"].read_text(encoding="utf-8") == (
-        "[CONTEXT-UPDATE] GC-v6 → GC-v7 | Delta: nothing in your sections (§Risks) | Impact: NONE\n"
+        "[CONTEXT-UPDATE] GC-v6 → GC-v7 | Delta: nothing in your sections | Impact: NONE\n"
     )
     preamble = gc[: gc.index("\n## ") + 1]
     others = [line[3:] for line in gc.splitlines() if line.startswith("## ") and line != "## Task Decomposition"]
     assert outbox["implementer-3"].read_text(encoding="utf-8") == (
         "[CONTEXT-UPDATE] GC-v7 (full injection: the sections you follow)\n\n"
         + (preamble + _section(gc, "Task Decomposition")).rstrip("\n")
-        + "\n\n## Sections You Follow\n- §Task Decomposition\n- Not sent: "
+        + "\n\n## Not Sent\n- "
         + ", ".join(f"§{t}" for t in others)
-        + " (ask the Lead by name)\n"
+        + " (sections you do not follow; ask the Lead for any by name)\n"
     )
     assert outbox["implementer-4"].read_text(encoding="utf-8") == f"[CONTEXT-UPDATE] GC-v7 (full injection)\n\n{gc}"
 
@@ -161,7 +160,7 @@ def test_the_plan_counts_the_team_with_and_without_subscriptions(
         f"- CHANGED §Open Questions: Q-2: {Q2_OLD} → {Q2_NEW}\n"
         f"\n## Impact Assessment\n- Affected teammates: {AFFECTED}\n- Required actions: NONE\n"
     )
-    bump = "[CONTEXT-UPDATE] GC-v6 → GC-v7 | Delta: nothing in your sections (§Risks) | Impact: NONE\n"
+    bump = "[CONTEXT-UPDATE] GC-v6 → GC-v7 | Delta: nothing in your sections | Impact: NONE\n"
     assert rows["implementer-2"]["tokens"] == count(bump)
     assert rows["implementer-2"]["bump"] is True and rows["implementer-2"]["follows"] == ["Risks"]
     assert rows["implementer-2"]["tokens_following_every_section"] == count(team_delta)
@@ -217,6 +216,7 @@ def test_the_proposal_follows_the_demos_ownership(tmp_path: Path, capsys: pytest
     implementer; Phase 5 Validation Results names implementer-3 and -4 (COND-1, COND-2) only;
     every other section names no teammate and is shared."""
     folder = copy_session(DEMO, tmp_path)
+    (folder / "subscriptions.yaml").unlink()  # none yet, as in every real session
     code, out, err = run_cli(capsys, "subscriptions", str(folder), "--propose", "--json")
     assert code == 0, err
     rows = {r["role"]: r for r in json.loads(out)["roles"]}
@@ -268,16 +268,22 @@ def test_a_teams_short_names_count_as_its_roles(tmp_path: Path, capsys: pytest.C
 
 
 def test_follow_writes_through_its_preview(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo's file: implementer-1 follows eight sections, implementer-2 nine; --follow
+    changes implementer-2's alone."""
     folder = copy_session(DEMO, tmp_path)
+    path = folder / "subscriptions.yaml"
+    shipped = path.read_bytes()
     code, out, err = run_cli(
         capsys, "subscriptions", str(folder), "--follow", "implementer-2=Risks, §Open Questions", "--dry-run"
     )
     assert code == 0, err
-    assert "subscriptions.yaml" in out and not (folder / "subscriptions.yaml").exists()
+    assert "replace subscriptions.yaml" in out and path.read_bytes() == shipped
     code, out, err = run_cli(capsys, "subscriptions", str(folder), "--follow", "implementer-2=Risks, §Open Questions")
     assert code == 0, err
-    subs = parse_subscriptions((folder / "subscriptions.yaml").read_text(encoding="utf-8"))
+    subs = parse_subscriptions(path.read_text(encoding="utf-8"))
     assert subs.follows("implementer-2") == ("Risks", "Open Questions")
-    assert subs.follows("implementer-1") is None
+    assert parse_subscriptions(shipped.decode()).follows("implementer-1") == subs.follows("implementer-1")
+    assert subs.follows("implementer-1") is not None and len(subs.follows("implementer-1") or ()) == 8
+    assert subs.follows("researcher-1") is None
     code, _, err = run_cli(capsys, "subscriptions", str(folder), "--follow", "tester-9=Risks")
     assert code == 2 and "tester-9=Risks" in err

@@ -29,6 +29,7 @@ def test_the_lead_limits_a_role_by_keyboard_and_its_next_update_is_a_bump(qtbot:
     controller = shown_controller(qtbot, tmp_path)
     controller.window.confirm_discard = lambda: True  # type: ignore[method-assign]  # the draft, at the end
     folder = copy_session(DEMO, tmp_path / "demo")
+    (folder / "subscriptions.yaml").unlink()  # none yet, as in every real session: all follow all
     assert controller.open(folder)
     settle_reviews(qtbot, controller)
     activate(qtbot, controller.window)
@@ -83,11 +84,11 @@ def test_the_lead_limits_a_role_by_keyboard_and_its_next_update_is_a_bump(qtbot:
         found = [r for r in range(model.rowCount()) if model.index(r, 0).data() == role]
         return model.index(found[0], 1).data() if found else None
 
-    qtbot.waitUntil(lambda: sends("implementer-2") == "version bump", timeout=10_000)
+    qtbot.waitUntil(lambda: sends("implementer-2") == "bump", timeout=10_000)
     assert sends("implementer-1") == "delta"  # follows every section
     summary = pane.decisions_detail.toPlainText().splitlines()
     bump = next(line for line in summary if line.startswith("implementer-2: "))
-    assert bump.startswith("implementer-2: version bump · ")
+    assert bump.startswith("implementer-2: bump · ")
     assert "it follows §Risks; not sent 1 item in §Scope" in bump
     controller.close()
 
@@ -95,6 +96,7 @@ def test_the_lead_limits_a_role_by_keyboard_and_its_next_update_is_a_bump(qtbot:
 def test_propose_fills_the_matrix_with_its_reasons_and_cancel_writes_nothing(qtbot: QtBot, tmp_path: Path) -> None:
     controller = shown_controller(qtbot, tmp_path)
     folder = copy_session(DEMO, tmp_path / "demo")
+    (folder / "subscriptions.yaml").unlink()  # none yet: every cell starts checked
     assert controller.open(folder)
     settle_reviews(qtbot, controller)
     before = session_files(folder)

@@ -42,9 +42,19 @@ def test_demo_session_decisions(demo_copy: Path) -> None:
         # The plan's table says COMPLETE: finished teammates get updates only when the Lead says so.
         "researcher-1": ("inactive", ["STATE"], 4),
     }
+    # The demo's subscriptions.yaml: implementer-3 follows Architecture Decisions but neither
+    # Phase Pipeline Status nor Open Questions, so of GC-v5 → GC-v6 (Phase 6 changed, D-8 added,
+    # Q-1 removed) it is sent D-8 and told of the two others; implementer-4 lost its context
+    # and is sent its nine sections in full, not the GC's thirteen.
     delta = next(d for d in plan.decisions if d.mode == "delta")
-    assert delta.tokens < 250 < delta.full_tokens == plan.full_tokens
-    assert plan.sent_tokens == delta.tokens + plan.full_tokens
+    assert delta.delta is not None and delta.scope is not None
+    assert [(i.op, i.ref, i.key) for i in delta.delta.items] == [("ADDED", "Architecture Decisions", "D-8")]
+    assert (delta.scope.left_out, delta.scope.items_left_out) == (("Phase Pipeline Status", "Open Questions"), 2)
+    assert delta.tokens < 250 < delta.full_tokens < plan.full_tokens
+    lost = next(d for d in plan.decisions if d.mode == "full")
+    assert lost.scope is not None and len(lost.scope.follows) == 9 and len(lost.scope.others) == 4
+    assert lost.tokens == lost.full_tokens < plan.full_tokens and lost.unscoped_tokens == plan.full_tokens
+    assert plan.sent_tokens == delta.tokens + lost.tokens
     assert plan.all_full_tokens == 2 * plan.full_tokens
     assert 0 < plan.savings_percent < 100
 
@@ -137,8 +147,10 @@ def test_without_a_snapshot_of_the_current_version_the_gc_on_disk_is_the_base(de
     got = {d.role: (d.mode, [c.code for c in d.conditions], d.base_version) for d in plan.decisions}
     assert got["implementer-1"] == ("delta", [], 6)
     assert got["implementer-3"] == ("full", ["FC-1"], 5)
-    delta = next(d.delta for d in plan.decisions if d.role == "implementer-1")
+    # implementer-2 follows Open Questions (subscriptions.yaml); implementer-1 does not: a bump.
+    delta = next(d.delta for d in plan.decisions if d.role == "implementer-2")
     assert delta is not None and [(i.op, i.ref, i.key) for i in delta.items] == [("ADDED", "Open Questions", "Q-3")]
+    assert next(d for d in plan.decisions if d.role == "implementer-1").bump
 
 
 def test_an_unbumped_edit_is_planned_as_the_next_version(demo_copy: Path) -> None:

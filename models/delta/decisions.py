@@ -438,11 +438,18 @@ def _decide(
 ) -> Decision:
     """ADR-002 §6's tree for one teammate. A role that follows some sections (``follows``) is
     decided on its view: its delta holds the items in its sections, FC-4 weighs the sections
-    it follows, and its full injection is its sections."""
-    scope: Scope | None = None
-    full = plan.full_tokens
+    it follows, and its full injection is its sections. Where its sections hold every change
+    (or every section there is), or leaving the rest out would not make the message smaller,
+    it is sent what everyone is: a subscription changes a message only where it saves."""
+    whole = plan.full_tokens
     if follows is not None:
-        full, scope = bases.role_full(follows, tokenizer)
+        role_full, full_scope = bases.role_full(follows, tokenizer)
+        if full_scope.others and role_full < whole:
+            whole = role_full
+        else:
+            follows = None  # it follows every section there is: its messages are everyone's
+    full = whole
+    scope: Scope | None = None
     fired: list[Condition] = []
     lost = (status or "").upper() == "CONTEXT_LOST"
     if lost:
@@ -467,19 +474,24 @@ def _decide(
             fired.append(Condition("NO-BASE", f"no gc-history snapshot of {label(confirmed)} to compute a delta from"))
         else:
             delta = result.delta
-            if follows is not None:
-                delta, scope, touched = bases.scoped(confirmed, follows)
-                total = len(scope.follows)
+            scoped_delta, delta_scope, touched = bases.scoped(confirmed, follows) if follows else (delta, None, 0)
+            cheaper = delta_scope is not None and bases.cost(scoped_delta, tokenizer, delta_scope) < bases.cost(
+                delta, tokenizer
+            )
+            if delta_scope is not None and delta_scope.items_left_out and cheaper:
+                delta, scope = scoped_delta, delta_scope
+                total = len(delta_scope.follows)
                 what = "of the sections it follows"
-            else:
+            else:  # its sections hold every change (or leaving some out saves nothing): as everyone
                 touched, total = bases.share(confirmed, delta)
                 what = "sections"
+                full = plan.full_tokens
             if total and touched * 2 > total:
                 fired.append(Condition("FC-4", f"the delta touches {touched} of {total} {what} (more than half)"))
             cost = bases.cost(delta, tokenizer, scope)
             if cost >= full:
-                whole = "the full GC" if follows is None else "its sections in full"
-                reason = f"the delta ({cost:,} tokens) costs no less than {whole} ({full:,})"
+                said = "the full GC" if scope is None else "its sections in full"
+                reason = f"the delta ({cost:,} tokens) costs no less than {said} ({full:,})"
                 fired.append(Condition("FC-4", reason))
             if not result.exact:
                 fired.append(Condition("UNPROVEN", result.problem or "the delta does not reproduce the new GC"))
@@ -488,9 +500,8 @@ def _decide(
     if current is None:
         fired.append(Condition("NO-BASE", "the GC is unversioned"))
     if fired or delta is None:
-        if follows is not None:
-            scope = bases.role_full(follows, tokenizer)[1]
-        return _result(role, "full", fired, full, full, plan, base=confirmed, scope=scope)
+        scope = bases.role_full(follows, tokenizer)[1] if follows is not None else None
+        return _result(role, "full", fired, whole, whole, plan, base=confirmed, scope=scope)
     return _result(role, "delta", fired, 0, full, plan, base=confirmed, delta=delta, scope=scope)
 
 

@@ -32,7 +32,7 @@ ARROWS = re.compile(r"\s+(?:→|->)\s+")
 INDENT = "  "
 NO_CONTENT_CHANGE = "(no content change)"
 NOTHING_IN_SCOPE = "nothing in your sections"
-SCOPE_HEADING = "## Sections You Follow"
+SCOPE_HEADING = "## Not Sent"
 
 
 def _ref_text(ref: str) -> str:
@@ -108,11 +108,11 @@ def render_item(item: DeltaItem) -> list[str]:
 
 def render_message(delta: Delta, scope: Scope | None = None) -> str:
     """The ADR-002 §4 multi-line [CONTEXT-UPDATE]; for a role that follows some sections
-    (``scope``), what it follows and what it was not sent, and a one-line version bump when
-    nothing in its sections changed."""
+    (``scope``), what it was not sent, and a one-line version bump when nothing in its
+    sections changed."""
     old = f"GC-v{delta.old_version}" if delta.old_version is not None else "GC-v?"
     if scope is not None and not delta.items:
-        return render_bump(delta, scope)
+        return render_bump(delta)
     lines = [f"[CONTEXT-UPDATE] {old} {ARROW} GC-v{delta.new_version}", "", "## Delta"]
     for item in delta.items:
         lines += render_item(item)
@@ -130,25 +130,23 @@ def render_message(delta: Delta, scope: Scope | None = None) -> str:
 
 
 def scope_lines(scope: Scope) -> list[str]:
-    """The block that tells a role what it follows, and what of the GC it was not sent."""
-    lines = [SCOPE_HEADING, "- " + (", ".join(_ref_text(t) for t in scope.follows) or "none")]
+    """The block that tells a role what of the GC it was not sent: the items left out, by
+    section, or (a full injection) the sections, which it may ask for by name."""
+    lines = [SCOPE_HEADING]
     if scope.items_left_out:
         n = scope.items_left_out
         where = ", ".join(_ref_text(t) for t in scope.left_out)
-        lines.append(f"- Not sent: {n} item{'' if n == 1 else 's'} in {where}")
+        lines.append(f"- {n} item{'' if n == 1 else 's'} in {where} (sections you do not follow)")
     if scope.others:
-        lines.append("- Not sent: " + ", ".join(_ref_text(t) for t in scope.others) + " (ask the Lead by name)")
+        names = ", ".join(_ref_text(t) for t in scope.others)
+        lines.append(f"- {names} (sections you do not follow; ask the Lead for any by name)")
     return lines
 
 
-def render_bump(delta: Delta, scope: Scope) -> str:
+def render_bump(delta: Delta) -> str:
     """The one line a role gets when nothing in its sections changed: the version to ACK."""
     old = f"GC-v{delta.old_version}" if delta.old_version is not None else "GC-v?"
-    follows = ", ".join(_ref_text(t) for t in scope.follows) or "none"
-    return (
-        f"[CONTEXT-UPDATE] {old} {ARROW} GC-v{delta.new_version} | Delta: {NOTHING_IN_SCOPE} "
-        f"({follows}) | Impact: NONE\n"
-    )
+    return f"[CONTEXT-UPDATE] {old} {ARROW} GC-v{delta.new_version} | Delta: {NOTHING_IN_SCOPE} | Impact: NONE\n"
 
 
 def _no_change_text(delta: Delta) -> str:

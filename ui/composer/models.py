@@ -108,12 +108,13 @@ class DecisionsModel(NodeTreeModel):
 
 
 def sends(d: Decision) -> str:
-    """What the teammate is sent, in a word or two: a role that follows some sections is sent
-    its part of the update, or a version bump when nothing in its sections changed."""
+    """What the teammate is sent, in a word or two (the column is narrow on a laptop): a role
+    that follows some sections is sent a version bump when nothing in them changed, and the
+    sections it follows when it is due the full GC; the reading pane says the rest."""
     if d.bump:
-        return "version bump"
-    if d.scope is not None and d.mode in ("delta", "full"):
-        return f"{_MODE_TEXT[d.mode]}, its sections"
+        return "bump"
+    if d.scope is not None and d.mode == "full":
+        return f"full, {len(d.scope.follows)} §"  # the sections it follows, in full
     return _MODE_TEXT[d.mode]
 
 
