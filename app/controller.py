@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from app.action_runner import ActionRunner
+from app.brief_actions import BriefActions
 from app.busy import loading_vocabulary, opening
 from app.drafts import DraftKeeper, restore_into
 from app.inbox_actions import InboxActions
@@ -98,6 +99,10 @@ class Controller(QObject):
         self.subscriptions = SubscriptionActions(self.window, self.runner, lambda: _session_of(me()), self)
         self.subscriptions.failed.connect(self._error)
         self.window.subscriptionsRequested.connect(self.subscriptions.edit)
+        self.briefs = BriefActions(self.window, self.runner, lambda: _session_of(me()), self)
+        self.briefs.failed.connect(self._error)
+        self.briefs.copied.connect(lambda said: self.window.statusBar().showMessage(said, 10_000))
+        self.window.teammates_pane.briefRequested.connect(self.briefs.brief)
         self.window.aboutRequested.connect(self._about)
         self.window.teammates_pane.pingRequested.connect(self.team.ping)
         self.window.teammates_pane.againRequested.connect(self.team.deliver_again)

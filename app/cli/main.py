@@ -25,6 +25,7 @@ GROUPS = {
     "memory_cmds": ("memory",),
     "team_cmds": ("publish", "team"),
     "subscription_cmds": ("subscriptions",),
+    "brief_cmds": ("brief",),
 }
 COMMANDS = tuple(command for commands in GROUPS.values() for command in commands)
 

@@ -41,6 +41,7 @@ class TeammatesPane(QWidget):
     pingRequested = Signal(str)  # role: deliver a reminder to ACK into its member's inbox
     againRequested = Signal(str)  # role: write its last update into its member's inbox once more
     decisionRequested = Signal(str)  # role: show what its next update sends, and why (the composer)
+    briefRequested = Signal(str)  # role: a spawn brief for the teammate that replaces it
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,6 +78,7 @@ class TeammatesPane(QWidget):
             ("Link to Claude Code member…", self.memberRequested),
             ("Ping (deliver a reminder to ACK)", self.pingRequested),
             ("Deliver again (lost, undecided or never received)", self.againRequested),
+            ("Spawn brief for its replacement…", self.briefRequested),
         ):
             action = QAction(text, self.teammate_view)
             action.triggered.connect(lambda _=False, sig=signal: self._request(sig))
