@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QWidget
+from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QMainWindow
 
 from app.action_runner import ActionRunner
 from models.actions.brief import BriefError, prepare_brief
@@ -22,11 +22,10 @@ class BriefActions(QObject):
     """Asks the new teammate's name, then has its brief prepared, reviewed and written."""
 
     failed = Signal(str)  # one line: why nothing was written
-    copied = Signal(str)  # the status line's word once the brief is written and on the clipboard
 
     def __init__(
         self,
-        window: QWidget,
+        window: QMainWindow,
         runner: ActionRunner,
         session: Callable[[], Session | None],
         parent: QObject | None = None,
@@ -75,4 +74,5 @@ class BriefActions(QObject):
         write = outcome.preview.message_write(role)
         if write is not None:
             QGuiApplication.clipboard().setText(write.data.decode("utf-8"))
-            self.copied.emit(f"Spawn brief for {role} written and copied: paste it into its spawn prompt")
+            said = f"Spawn brief for {role} written and copied: paste it into its spawn prompt"
+            self.window.statusBar().showMessage(said, 10_000)

@@ -101,7 +101,6 @@ class Controller(QObject):
         self.window.subscriptionsRequested.connect(self.subscriptions.edit)
         self.briefs = BriefActions(self.window, self.runner, lambda: _session_of(me()), self)
         self.briefs.failed.connect(self._error)
-        self.briefs.copied.connect(lambda said: self.window.statusBar().showMessage(said, 10_000))
         self.window.teammates_pane.briefRequested.connect(self.briefs.brief)
         self.window.aboutRequested.connect(self._about)
         self.window.teammates_pane.pingRequested.connect(self.team.ping)

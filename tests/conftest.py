@@ -86,6 +86,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _shared_left_alone() -> Iterator[None]:
+    """Fail the test that left the app's state in the shared real data (a session opened in
+    place, not a copy), and take it away again: copies made by later tests would carry it, and
+    read its journal as losses of their own."""
+    before = _app_state_in_shared()
+    yield
+    written = sorted(_app_state_in_shared() - before)
+    for path in written:
+        shutil.rmtree(path, ignore_errors=True)
+    assert not written, f"the test wrote into the shared real data: {', '.join(map(str, written))}"
+
+
+@pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep demo copies and settings out of the real home folder."""
     home = tmp_path_factory.mktemp("home")

@@ -56,7 +56,7 @@ def _open(qtbot: QtBot, tmp_path: Path, folder: Path) -> Controller:
 
 @pytest.mark.parametrize("folder", SESSIONS, ids=lambda p: p.name)
 def test_columns_are_as_wide_as_qt_fits_them_on_every_real_session(qtbot: QtBot, tmp_path: Path, folder: Path) -> None:
-    controller = _open(qtbot, tmp_path, folder)
+    controller = _open(qtbot, tmp_path, copy_session(folder, tmp_path / "copy"))  # never the shared one in place
     view = controller.window.teammates_pane.teammate_view
     assert 0 < view.model().rowCount() <= 60
     qtbot.wait(10)

@@ -230,6 +230,8 @@ def team_tooltip(team: TeamRow | None, which: int) -> str | None:
             return "No member: nothing is delivered to this role"
         return f"Claude Code member {team.member}; it sees the Lead's messages from {team.sender}"
     if which == 1 and f is not None:
+        if f.held:
+            return f"{f.file}: held until {f.member or 'the teammate'}'s next compaction; then Deliver sends it"
         if f.delivered_ts is None:
             return f"{f.file}: not delivered" + (f" ({f.reason})" if f.reason else "") + "; Deliver retries"
         picked = {None: "pickup unknown", True: "picked up", False: "not picked up yet"}[f.picked_up]

@@ -18,7 +18,7 @@ from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
 from models.actions.commit import commit
 from models.actions.deliver import commit_delivery, prepare_delivery, prepare_ping
 from models.actions.preview import Preview
-from models.actions.publish import prepare_publish
+from models.actions.publish import FIT_CHOICES, FitChoice, prepare_publish
 from models.actions.replies import read_pending
 from models.claude.delivery import Outcome
 from models.claude.protocol import DEFAULT_SENDER, READ_FROM, sender_problem
@@ -38,6 +38,18 @@ def _team_folder(args: argparse.Namespace) -> Path | None:
     if not (folder / "config.json").is_file():
         raise UsageError(f"{folder}: no config.json; a team folder is ~/.claude/teams/<team>/")
     return folder
+
+
+def _fit_choices(wishes: list[str] | None) -> dict[str, FitChoice]:
+    """``--fit ROLE=CHOICE`` read: what to do for a teammate the update would tip into a compaction."""
+    out: dict[str, FitChoice] = {}
+    for wish in wishes or []:
+        role, _, choice = wish.partition("=")
+        found = next((c for c in FIT_CHOICES if c == choice.strip().lower()), None)
+        if not role.strip() or found is None:
+            raise UsageError(f"--fit {wish}: give ROLE=anyway, ROLE=sections or ROLE=hold")
+        out[role.strip()] = found
+    return out
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
@@ -62,7 +74,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
         if missing is None and composer.disk_base:
             why = f"GC-v{composer.base_version} on disk has no gc-history snapshot and is the version teammates hold"
         raise UsageError(f"nothing to publish: {why} (give --new GC.md)")
-    preview = prepare_publish(composer, add_meta=args.add_meta, team=view)
+    choices = _fit_choices(args.fit)
+    preview = prepare_publish(composer, add_meta=args.add_meta, team=view, fit_choices=choices)
     rows: list[dict[str, Any]] = [
         {
             "role": d.role,
@@ -95,6 +108,9 @@ def cmd_publish(args: argparse.Namespace) -> int:
         if args.deliver:
             by_role = {o.role: o for o in commit_delivery(preview)}  # as its preview showed them
             for row in rows:
+                if choices.get(row["role"]) == "hold":
+                    row["reason"] = "held until its next compaction"
+                    continue
                 outcome = by_role.get(row["role"])
                 row["delivered"] = outcome.delivered if outcome else False
                 row["reason"] = outcome.reason if outcome else "not sent"
@@ -116,6 +132,7 @@ def _print_publish(args: argparse.Namespace, data: dict[str, Any], dry: str) -> 
     for r in data["recipients"]:
         member = f" → {r['member']}" if r["member"] else ""
         state = {None: "", True: "  delivered", False: f"  NOT delivered: {r.get('reason')}"}[r["delivered"]]
+        state = state or (f"  {r['reason']}" if r.get("reason") else "")
         print(f"  {r['role']:<16}{member:<20} {r['mode']:<6} {r['tokens']:>7,} tok{state}")
     if data["dry_run"]:
         print(dry)
@@ -268,6 +285,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="add a ## Meta section to a TEAM-MEMORY.md that has none, to keep its GC Version (ADR-001 §4)",
     )
     publish.add_argument("--team", help="the Claude Code team folder (links the session, or overrides its link)")
+    publish.add_argument(
+        "--fit",
+        action="append",
+        metavar="ROLE=CHOICE",
+        help="for a teammate the update would tip into a compaction: anyway, sections (only the sections it "
+        "follows) or hold (delivered after its next compaction); repeatable",
+    )
     tokenizer_arg(publish)
     publish.set_defaults(func=cmd_publish)
 

@@ -30,7 +30,8 @@ def prepare_delivery(folder: Path, view: TeamView, again: Sequence[str] = (), du
         return Preview("deliver", title, folder, blocked=(_unlinked(view),))
     try:
         ledger = read_ledger(folder, strict=True)  # an attempt it cannot see would be written twice
-        waiting = [e for e in undelivered(folder, ledger) if e.get("to") not in again] if due else []
+        compactions = {role: row.context.compactions for role, row in view.rows.items() if row.context is not None}
+        waiting = [e for e in undelivered(folder, ledger, compactions) if e.get("to") not in again] if due else []
         entries = plan_delivery(folder, view.team, view.link, waiting)
         if again:
             entries += plan_delivery(

@@ -60,6 +60,7 @@ class Followed:
     lost_at: str | None = None  # the compaction that lost it before it was received
     sender: str | None = None
     undecided: bool = False  # an attempt may have arrived: re-sending waits for the Lead
+    held: bool = False  # kept back until the teammate's next compaction, which has not come yet
 
     @property
     def state(self) -> str:
@@ -71,7 +72,7 @@ class Followed:
         if self.lost_at is not None:
             return "lost"
         if self.delivered_ts is None:
-            return "undecided" if self.undecided else "undelivered"
+            return "undecided" if self.undecided else "held" if self.held else "undelivered"
         return "picked up" if self.picked_up else "written"
 
     @property
@@ -155,6 +156,8 @@ def follow(
                 if lost is None and team is not None and team.member(str(member)) is None:
                     lost = "its session ended (no longer a member of the team)"  # what it held went with it
         miss = failed.get(rel) or {}
+        compacted = (seen or {}).get(str(member), ((), ()))[1] if member else ()
+        held = done is None and still_held(sent, compacted)
         out[role] = Followed(
             role,
             str(member) if member else None,
@@ -170,20 +173,35 @@ def follow(
             lost,
             sender,
             done is None and bool(miss.get("undecided")),
+            held,
         )
     return out
 
 
-def undelivered(folder: Path, ledger: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def still_held(sent: Mapping[str, Any], compactions: Sequence[str]) -> bool:
+    """Whether a message the Lead held until the teammate's next compaction (it would have
+    tipped it into one) is still held: no compaction since it was written."""
+    since = str(sent.get("ts") or "")
+    return sent.get("held") == "compaction" and not any(c >= since for c in compactions)
+
+
+def undelivered(
+    folder: Path, ledger: list[dict[str, Any]] | None = None, compactions: Mapping[str, Sequence[str]] | None = None
+) -> list[dict[str, Any]]:
     """The last ``sent`` entry of each role when it was never delivered: Deliver's list (an
-    older message superseded by a newer one is not delivered late)."""
+    older message superseded by a newer one is not delivered late). One held until its
+    teammate's next compaction waits for it (``compactions``: role → its compactions' times)."""
     entries = ledger if ledger is not None else read_ledger(folder)
     done = {str(e.get("file")) for e in entries if e.get("direction") == "delivered"}
     last: dict[str, dict[str, Any]] = {}
     for e in entries:
         if e.get("direction") == "sent" and e.get("to"):
             last[str(e["to"])] = e
-    return [e for e in last.values() if str(e.get("file")) not in done]
+    return [
+        e
+        for role, e in last.items()
+        if str(e.get("file")) not in done and not still_held(e, (compactions or {}).get(role, ()))
+    ]
 
 
 def last_sent_to(

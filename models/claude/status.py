@@ -64,6 +64,8 @@ class TeamRow:
         f = self.followed
         if self.member is None:
             return "link a member"
+        if f is not None and f.held:  # the Lead chose to wait for its compaction
+            return "held until its next compaction (it would have tipped it into one)"
         if self.lost_since:
             return f"send the full GC (FC-2: compacted at {self.lost_since})"
         if f is not None and f.undecided:

@@ -290,6 +290,7 @@ def plan_update(
     forced_full: Mapping[str, str] | None = None,
     pending: Mapping[str, tuple[str, str]] | None = None,
     known: tuple[int, str, DiffResult] | None = None,
+    narrowed: Mapping[str, tuple[str, ...]] | None = None,
 ) -> UpdatePlan:
     """Decide, for every teammate, delta or full (or frozen, or nothing due) for an update.
 
@@ -302,6 +303,8 @@ def plan_update(
     and where it was read: it counts as if the plan said so. ``known`` is a diff the caller
     worked out already, (base version, base text, diff from it to ``new_text``): used when that
     version's base is still that text (the composer's, asked again by the plan it makes).
+    ``narrowed`` maps roles to the sections they are sent this time, whatever subscriptions.yaml
+    says (a message that would tip a teammate into a compaction, sent as its sections only).
     """
     tokenizer = session.tokenizer
     gc = session.gc
@@ -366,6 +369,7 @@ def plan_update(
         status = waiting[0] if waiting is not None else mate.status
         wants_full = mate.role in requested_full or (status or "").upper() in FULL_REQUEST_STATUSES
         follows = subscriptions.follows(mate.role) if subscriptions is not None else None
+        follows = (narrowed or {}).get(mate.role, follows)
         lost = (status or "").upper() == "CONTEXT_LOST"
         plain_key = (mate.confirmed, lost, wants_full, None)
         key = (mate.confirmed, lost, wants_full, follows)

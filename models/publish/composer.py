@@ -9,6 +9,7 @@ touches the disk: ``publish_plan`` describes what publishing would write.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from models.delta.apply import apply_delta, same_apart_from_version, set_version
@@ -272,7 +273,7 @@ class Composer:
 
     # -- the plan and publishing -------------------------------------------------------------------
 
-    def plan(self) -> UpdatePlan:
+    def plan(self, narrowed: Mapping[str, tuple[str, ...]] | None = None) -> UpdatePlan:
         """The decisions for the new text, given the composer's own diff from its base (the
         plan would otherwise work out the same one again)."""
         override = self.delta() if self.hand_items is not None else None
@@ -286,6 +287,7 @@ class Composer:
             delta_override=override,
             forced_full=self.forced_full,
             pending=self.pending,
+            narrowed=narrowed,
         )
 
     def message_for(self, role: str, plan: UpdatePlan | None = None) -> str | None:
@@ -296,9 +298,14 @@ class Composer:
         return decision_message(decision, self.new_text, self.new_version)
 
     def publish_plan(
-        self, now: str | None = None, add_meta: bool = False, plan: UpdatePlan | None = None
+        self,
+        now: str | None = None,
+        add_meta: bool = False,
+        plan: UpdatePlan | None = None,
+        held: frozenset[str] = frozenset(),
     ) -> PublishPlan:
-        """The writes of publishing what is composed (of ``plan``, when the caller has made it)."""
+        """The writes of publishing what is composed (of ``plan``, when the caller has made it);
+        the messages of ``held`` roles are recorded as held until their next compaction."""
         return prepare_publish(
             self.session.folder,
             self.working_text,
@@ -308,6 +315,7 @@ class Composer:
             now,
             add_meta,
             self.taken_text,
+            held,
         )
 
     def as_replaced(self, ref: str) -> tuple[DeltaItem, ...]:

@@ -62,6 +62,7 @@ def prepare_publish(
     now: str | None = None,
     add_meta: bool = False,
     gc_before: str | None = None,
+    held: frozenset[str] = frozenset(),
 ) -> PublishPlan:
     """Plan the writes of publishing ``working_text`` as ``plan.current_version``.
 
@@ -128,6 +129,7 @@ def prepare_publish(
             tokens=decision.tokens,
             conditions=tuple(c.code for c in decision.conditions),
             forced_reason=(forced_reasons or {}).get(decision.role),
+            held="compaction" if decision.role in held else None,
         )
         ledger.append(sent.line())
     try:

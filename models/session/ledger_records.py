@@ -33,8 +33,10 @@ class SentLine:
     conditions: tuple[str, ...] = ()
     forced_reason: str | None = None
     reason: str | None = None
+    held: str | None = None  # "compaction": not delivered until the teammate's next compaction
 
     def line(self) -> str:
+        held = {"held": self.held} if self.held is not None else {}
         return _ENCODE(
             {
                 "ts": self.ts,
@@ -51,6 +53,7 @@ class SentLine:
                 "file": self.file,
                 "sha256": self.sha256,
             }
+            | held
         )
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from models.actions.preview import Outcome, Preview
-from models.actions.publish import prepare_publish
+from models.actions.publish import FitChoice, prepare_publish
 from models.actions.session_edits import (
     gate_question,
     prepare_baseline,
@@ -23,6 +23,7 @@ from models.actions.session_edits import (
     prepare_gate_start,
     proposed_gate_phase,
 )
+from models.claude.fit import Fit
 from models.claude.status import TeamView, team_now
 from models.publish.baseline import BaselineError
 from models.publish.composer import Composer
@@ -133,6 +134,7 @@ class SessionActions:
         self.pane.commit_section_edit()
         self.pane.catch_up()
         taken: list[tuple[Composer, TeamView]] = []
+        choices: dict[str, FitChoice] = {}
 
         def take() -> tuple[Composer, TeamView]:
             taken.append(self.frozen())
@@ -142,6 +144,18 @@ class SessionActions:
             if preview.refusals:
                 self.pane.error("Publishing is not possible:\n" + "\n".join(preview.refusals))
                 return
+            tipping = [f for f in preview.fits if f.tips and f.role not in choices]
+            if tipping:  # asked once for each teammate the message would tip into a compaction
+                for fit in tipping:
+                    choices[fit.role] = self.ask_fit(fit)
+                if any(c != "anyway" for c in choices.values()):
+                    self.pane.prepare(
+                        lambda: taken[0],
+                        lambda t: prepare_publish(t[0], team=t[1], fit_choices=choices),
+                        ready,
+                        self._failed("Nothing was published"),
+                    )
+                    return
             meta = any("## Meta" in s for s in preview.skipped)
             box = ReviewDialog(preview, f"{preview.title}?", self.pane)
             check = (
@@ -154,7 +168,7 @@ class SessionActions:
                 return
             self.pane.prepare(  # the same composer, with the Meta section the Lead asked for
                 lambda: taken[0],
-                lambda t: prepare_publish(t[0], add_meta=True, team=t[1]),
+                lambda t: prepare_publish(t[0], add_meta=True, team=t[1], fit_choices=choices),
                 self.pane.commitRequested.emit,
                 self._failed("Nothing was published"),
             )
@@ -162,6 +176,24 @@ class SessionActions:
         return self.pane.prepare(
             take, lambda t: prepare_publish(t[0], team=t[1]), ready, self._failed("Nothing was published")
         )
+
+    def ask_fit(self, fit: Fit) -> FitChoice:
+        """What to do for a teammate the update would tip into a compaction (tests replace this)."""
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, "The update would tip a teammate into a compaction", "", parent=self.pane
+        )
+        box.setText(fit.describe())
+        box.setInformativeText(
+            "Send it anyway, send only the sections it follows (smaller), or hold it: it is written now "
+            "and delivered after the teammate's next compaction (Deliver sends it then)."
+        )
+        offered: list[tuple[object, FitChoice]] = [
+            (box.addButton("Send &Anyway", QMessageBox.ButtonRole.AcceptRole), "anyway"),
+            (box.addButton("Its &Sections Only", QMessageBox.ButtonRole.AcceptRole), "sections"),
+            (box.addButton("&Hold Until Compaction", QMessageBox.ButtonRole.AcceptRole), "hold"),
+        ]
+        box.exec()
+        return next((choice for button, choice in offered if button is box.clickedButton()), "anyway")
 
     def _review(self, preview: Preview, question: str) -> Preview | None:
         """``preview`` when the Lead agrees to it, having been shown every file it writes."""
