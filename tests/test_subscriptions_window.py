@@ -1,4 +1,4 @@
-"""Issue 47 (subscriptions) in the window: Session ▸ Subscriptions… (Ctrl+Shift+F) edits the
+"""Issue 47 (subscriptions) in the window: Session ▸ Subscriptions… (Ctrl+Shift+S) edits the
 matrix with the keyboard, its write is reviewed, and the composer then sends implementer-2,
 which follows Risks only, a version bump for an edit of Scope."""
 
@@ -56,7 +56,7 @@ def test_the_lead_limits_a_role_by_keyboard_and_its_next_update_is_a_bump(qtbot:
 
     when_modal(SubscriptionsDialog, in_matrix)
     qtbot.keyClick(
-        controller.window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+        controller.window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     )
     qtbot.waitUntil(lambda: bool(reviewed), timeout=10_000)
     actions_done(qtbot, controller)

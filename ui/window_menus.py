@@ -94,7 +94,7 @@ class WindowMenus:
             action.triggered.connect(run)
             session_menu.addAction(action)
         self.subscriptions_action = QAction("&Subscriptions: What Each Role Follows…", w)
-        self.subscriptions_action.setShortcut(QKeySequence("Ctrl+Shift+F"))
+        self.subscriptions_action.setShortcut(QKeySequence("Ctrl+Shift+S"))
         self.subscriptions_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.subscriptions_action.triggered.connect(w.subscriptionsRequested.emit)
         session_menu.addAction(self.subscriptions_action)
