@@ -40,6 +40,7 @@ TARGETS = (
     "messages/inbox/implementer-1-status.md",
     "phase-1/gate-record.yaml",
     "gc-history/GC-v6.md",
+    "subscriptions.yaml",
 )
 
 
@@ -145,6 +146,12 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["gate", "start", str(s), "--phase", "6"], False),
     (lambda s, t: ["publish", str(s), "--add-meta"], False),
     (lambda s, t: ["teammate", str(s), "implementer-1", "--state", "finished"], False),
+    (lambda s, t: ["subscriptions", str(s), "--json"], True),
+    (lambda s, t: ["subscriptions", str(s), "--propose", "--write", "--dry-run", "--json"], True),
+    (lambda s, t: ["brief", str(s), "newcomer-1", "--takes-over", "implementer-1", "--dry-run", "--json"], True),
+    (lambda s, t: ["publish", str(s), "--fit", "implementer-1=sections", "--dry-run", "--json"], True),
+    (lambda s, t: ["subscriptions", str(s), "--follow", "implementer-1=Scope"], False),
+    (lambda s, t: ["brief", str(s), "newcomer-1"], False),
     (lambda s, t: ["repair", str(s), "--dry-run"], True),
     (lambda s, t: ["repair", str(s)], False),
 ]

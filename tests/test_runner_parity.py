@@ -165,6 +165,27 @@ def test_every_action_previews_the_same_in_the_window_and_the_cli(
         )
         assert both[0] == both[1]
         compared.append(("reply", both[0] is not None))
+    # What each role follows, as proposed (Propose clicked in the matrix), and a spawn brief
+    # for whoever takes over the first teammate's work.
+    subscriptions = window.controller.subscriptions
+    subscriptions.ask = lambda dialog: (dialog.propose_button.click(), dialog.matrix())[1]  # type: ignore[method-assign]
+    subscriptions.review_write = lambda preview, question: True  # type: ignore[method-assign]
+    both = (
+        window.asked(subscriptions.edit),
+        _cli(capsys, "subscriptions", str(folder), "--propose", "--write"),
+    )
+    assert both[0] == both[1]
+    compared.append(("subscriptions", both[0] is not None))
+    briefs = window.controller.briefs
+    for role in roles[:1]:
+        briefs.ask_name = lambda asked: "newcomer-1"  # type: ignore[method-assign]
+        briefs.review_write = lambda preview, question: True  # type: ignore[method-assign]
+        both = (
+            window.asked(lambda r=role: briefs.brief(r)),
+            _cli(capsys, "brief", str(folder), "newcomer-1", "--takes-over", role),
+        )
+        assert both[0] == both[1]
+        compared.append(("brief", both[0] is not None))
     window.controller.close()
 
     # Publish, on a copy adopted (a baseline taken) whose GC the Lead then edited on disk.
@@ -185,6 +206,8 @@ def test_every_action_previews_the_same_in_the_window_and_the_cli(
     # What each session allows, read off its files: every action is asked of a session with a GC.
     done = dict(compared)
     assert done["publish"] is gc.is_file()
+    assert done["subscriptions"] is gc.is_file()
+    assert done.get("brief", False) is (gc.is_file() and bool(roles))
     assert done.get("carry out", False) is (asker is not None)
     assert done.get("reply", False) is (asker is not None)
     if asker in session.receiving_roles() and clicked is not None:  # ADR-002 §6: who asked gets the full GC (FC-5)

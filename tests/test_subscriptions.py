@@ -238,7 +238,8 @@ def test_the_proposal_follows_the_demos_ownership(tmp_path: Path, capsys: pytest
     but_phase5 = [t for t in every if t != "Phase 5 Validation Results"]
     assert rows["implementer-1"]["follows"] == but_phase5
     assert rows["implementer-2"]["follows"] == but_phase5
-    assert rows["implementer-3"]["follows"] == every
+    assert rows["implementer-3"]["follows"] is None  # every section: it follows them all, as "all"
+    assert list(rows["implementer-3"]["why"]) == every
     assert rows["implementer-3"]["why"]["Phase 5 Validation Results"] == "names implementer-3"
     assert rows["implementer-1"]["why"]["Scope"] == "names no teammate: shared by all"
     assert not (folder / "subscriptions.yaml").exists()  # a proposal writes nothing
@@ -262,7 +263,8 @@ def test_a_teams_short_names_count_as_its_roles(tmp_path: Path, capsys: pytest.C
         why = rows[f"implementer-{n}"]["why"]
         assert why["Task Decomposition"] == f"names Impl-{n}"
         assert why["File Ownership Map"] == f"names Impl-{n}"
-    assert "Phase 5 Validation Targets" in rows["implementer-1"]["follows"]
+    assert rows["implementer-1"]["why"]["Phase 5 Validation Targets"] == "names Implementer-1"  # as cow writes it
+    assert rows["implementer-1"]["follows"] is None  # proposed every section: written as "all"
     assert "Phase 5 Validation Targets" not in rows["implementer-2"]["follows"]
     assert "Task Decomposition" not in rows["architect-1"]["follows"]
 

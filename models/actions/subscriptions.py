@@ -32,14 +32,17 @@ def current_matrix(session: SessionView) -> dict[str, tuple[str, ...] | None]:
 
 
 def proposed_matrix(session: SessionView) -> tuple[dict[str, tuple[str, ...] | None], dict[str, tuple[Choice, ...]]]:
-    """The proposal for every teammate, and each choice's reason."""
+    """The proposal for every teammate (None: every section), and each choice's reason."""
     gc = session.gc
     if gc is None:
         raise SubscriptionsError("this session has no global-context.md: there are no sections to follow")
     roles = list(session.roles())
     said = [(m.sender, m.text, m.source) for m in read_inbox(session.folder, roles)]
     choices = propose(gc, roles, said)
-    return {role: tuple(c.section for c in choices[role]) for role in roles}, choices
+    every = len(gc.sections)
+    # A role proposed every section follows them all, also those later versions add.
+    matrix = {role: tuple(c.section for c in choices[role]) for role in roles}
+    return {role: None if len(follows) >= every else follows for role, follows in matrix.items()}, choices
 
 
 def prepare_subscriptions(session: SessionView, matrix: Matrix) -> Preview:
