@@ -79,6 +79,11 @@ def _child(argv: list[str], out: str, err: str) -> None:
 
 
 def serve() -> None:
+    # No child writes a module's bytecode: in a fresh clone the first child to import a module
+    # the warm-up did not (memory add's) would create its .pyc, and every later child's
+    # creating opens would be counted one short, so a fault meant for the command's 41st
+    # would never come.
+    sys.dont_write_bytecode = True
     _warm_up(sys.argv[1])
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
