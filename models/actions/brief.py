@@ -14,12 +14,12 @@ is then due to confirm that version, and its ACK confirms it.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 
 from models.actions.preview import Preview
 from models.delta.decisions import Condition, Decision, render_full, render_role_full
 from models.publish.publishing import OUTBOX, utc_now
+from models.publish.subscribing import names
 from models.publish.teammate_state import STATUS_WORD
 from models.session.folder import PLAN_FILE
 from models.session.ledger_records import LEDGER, SentLine
@@ -44,10 +44,6 @@ class Brief:
     text: str
     tokens: int
     parts: tuple[tuple[str, int], ...]
-
-
-def _names(text: str, role: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(role)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 def compose_brief(session: SessionView, role: str, takes_over: str | None = None) -> Brief:
@@ -105,7 +101,7 @@ def _memory_lines(session: SessionView, role: str) -> list[str]:
             kept = [
                 memory.written(section, e).rstrip("\n")
                 for e in section.entries
-                if not e.archived and (_names(e.text, role) or not any(_names(e.text, r) for r in others))
+                if not e.archived and (names(e.text, role) or not any(names(e.text, r) for r in others))
             ]
         else:
             continue

@@ -54,7 +54,8 @@ def _pattern(role: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){spelled}(?![\w-])", re.IGNORECASE)
 
 
-def _names(text: str, role: str) -> bool:
+def names(text: str, role: str) -> bool:
+    """Whether ``text`` names ``role``, as GCs and TEAM-MEMORY write it (``_pattern``)."""
     return _pattern(role).search(text) is not None
 
 
@@ -70,7 +71,7 @@ def owned_paths(gc: GlobalContext, role: str, roles: Sequence[str] = ()) -> tupl
     others = [r for r in roles if r != role]
     found: list[str] = []
     for line in gc.text.splitlines():
-        if _names(line, role) and not any(_names(line, other) for other in others):
+        if names(line, role) and not any(names(line, other) for other in others):
             for path in _PATH.findall(line.replace("`", " ")):
                 if path not in found and len(path.strip("/.")) > 1:
                     found.append(path)
@@ -108,7 +109,7 @@ def propose(gc: GlobalContext, roles: Sequence[str], messages: Iterable[Said] = 
     sections = list(gc.sections)
     texts = {s.title: gc.text[s.start : s.end] for s in sections}
     owned = {role: owned_paths(gc, role, roles) for role in roles}
-    shared = {title for title, text in texts.items() if not any(_names(text, role) for role in roles)}
+    shared = {title for title, text in texts.items() if not any(names(text, role) for role in roles)}
     citing: dict[str, dict[str, str]] = {role: {} for role in roles}
     for sender, text, source in messages:
         if sender is not None and sender in citing:
