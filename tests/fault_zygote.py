@@ -41,6 +41,18 @@ def _warm_up(folder: str) -> None:
         quiet = io.StringIO()
         with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet), contextlib.suppress(SystemExit):
             main(argv)
+    # Every module a command may import when it commits (no dry run above reaches them all):
+    # a child that imported one itself would open its .py or .pyc, whichever the other test
+    # worker had just written, and its system calls would no longer be the listed ones.
+    import importlib
+    import pkgutil
+
+    import app.cli
+    import models
+
+    for package in (models, app.cli):
+        for found in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            importlib.import_module(found.name)
 
 
 ATTACHED = 4242  # what the tracer makes getppid() return
