@@ -58,11 +58,11 @@ def _warm_up(folder: str) -> None:
 ATTACHED = 4242  # what the tracer makes getppid() return
 
 
-def _child(argv: list[str], out: str, err: str) -> None:
+def _child(argv: list[str], fd_out: int, fd_err: int) -> None:
     """Wait until the tracer sees our system calls; then run the command and end without any
-    cleanup of the parent's (``os._exit``)."""
-    fd_out = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    fd_err = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    cleanup of the parent's (``os._exit``). Its output files were opened by the parent: an
+    open of ours before the handshake would be counted, or hit, by a tracer that attached
+    early (on a busy machine it did: a fault meant for the command met its stderr's open)."""
     sys.stdout.flush()
     sys.stderr.flush()
     os.dup2(fd_out, 1)
@@ -100,9 +100,13 @@ def serve() -> None:
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
+        fd_out = os.open(request["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd_err = os.open(request["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         pid = os.fork()
         if pid == 0:
-            _child(request["argv"], request["out"], request["err"])
+            _child(request["argv"], fd_out, fd_err)
+        os.close(fd_out)
+        os.close(fd_err)
         print(json.dumps({"pid": pid}), flush=True)
         _, status = os.waitpid(pid, 0)
         print(json.dumps({"status": status}), flush=True)
