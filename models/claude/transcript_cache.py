@@ -20,22 +20,24 @@ from pathlib import Path
 from typing import Any
 
 from models.claude.transcript_read import Progress, Received, TranscriptFollower
+from models.claude.usage import Response
 from models.text.atomic import atomic_write
 from models.text.textfile import read_bounded
 
 CACHE = Path(".lead-console") / "transcripts"
-FORM = 2
+FORM = 3
 _MAX_KEPT_BYTES = 64 * 1024 * 1024
 
 
-def cached_follower(session_folder: Path) -> TranscriptFollower:
-    """A follower that goes on from what earlier runs kept for this session."""
+def cached_follower(session_folder: Path, spend: bool = False) -> TranscriptFollower:
+    """A follower that goes on from what earlier runs kept for this session; ``spend``: one
+    that keeps every response's usage (a kept file without it is read again)."""
     folder = session_folder / CACHE
     kept: dict[Path, Progress] = {}
     try:
         names = sorted(os.listdir(folder))
     except OSError:
-        return TranscriptFollower()
+        return TranscriptFollower(spend=spend)
     for name in names:
         if not name.endswith(".json"):
             continue
@@ -46,7 +48,7 @@ def cached_follower(session_folder: Path) -> TranscriptFollower:
             continue  # read again from the transcript
         if folder / _name_of(path) == folder / name:
             kept[path] = progress
-    return TranscriptFollower(kept)
+    return TranscriptFollower(kept, spend=spend)
 
 
 def keep(follower: TranscriptFollower, session_folder: Path) -> None:
@@ -85,8 +87,13 @@ def to_record(path: Path, p: Progress) -> dict[str, Any]:
         "model": p.model,
         "compactions": p.compactions,
         "after_compaction": p.after_compaction,
-        "received": [[r.sender, r.summary, r.text, r.timestamp] for r in p.received],
+        "received": [[r.sender, r.summary, r.text, r.timestamp, r.turn] for r in p.received],
         "broken": p.broken,
+        "spend": p.spend,
+        "responses": [[r.model, r.input, r.write_5m, r.write_1h, r.read, r.output, r.ack] for r in p.responses],
+        "last_id": p.last_id,
+        "compaction_turns": [list(c) for c in p.compaction_turns],
+        "ack_pending": p.ack_pending,
     }
 
 
@@ -108,8 +115,16 @@ def from_record(record: Any) -> tuple[Path, Progress]:
         model=str(record["model"]),
         compactions=[str(c) for c in record["compactions"]],
         after_compaction=int(after) if after is not None else None,
-        received=[Received(str(s), _text(m), str(t), _text(w)) for s, m, t, w in record["received"]],
+        received=[Received(str(s), _text(m), str(t), _text(w), int(n)) for s, m, t, w, n in record["received"]],
         broken=int(record["broken"]),
+        spend=bool(record["spend"]),
+        responses=[
+            Response(str(m), int(i), int(w5), int(w1), int(r), int(o), bool(a))
+            for m, i, w5, w1, r, o, a in record["responses"]
+        ],
+        last_id=_text(record["last_id"]),
+        compaction_turns=[(int(t), int(m)) for t, m in record["compaction_turns"]],
+        ack_pending=bool(record["ack_pending"]),
     )
     return Path(record["path"]), progress
 

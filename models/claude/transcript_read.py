@@ -26,10 +26,11 @@ import json
 import os
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from models.claude.usage import ACK_WORD, Response, response_of
 from models.claude.windows import ONE_M, window_for
 from models.text.textfile import UnreadableFile, open_regular
 
@@ -42,7 +43,8 @@ _ATTR = re.compile(r'(\w+)="([^"]*)"')
 # subtype, whatever the JSON's spacing; a message block opens with its sender, PROTOCOL.md),
 # since a longer word is found faster: 87 -> 67 ms a 100 MB transcript.
 _FORWARD = (b'compact_boundary"', b"<teammate-message teammate_id=")
-_ASSISTANT = b"assistant"  # only the last response matters
+_ASSISTANT = b"assistant"  # only the last response matters, unless its spending is asked for
+_USAGE = b'"output_tokens"'  # every response's usage: read only by a follower asked for spending
 _COPIES = b'{"type":"api-request'  # the client's copies of its requests (blobs, shapes): no turn of the model's
 _PIECE = 1 << 22
 
@@ -55,6 +57,16 @@ class Received:
     summary: str | None
     text: str
     timestamp: str | None
+    turn: int = -1  # how many responses came before it (-1: not counted, spending not asked)
+
+
+@dataclass(frozen=True)
+class Spending:
+    """Every response of a transcript in order, and the compactions among them: what the cost of
+    its context is worked out from (``models.claude.sharing``)."""
+
+    responses: tuple[Response, ...]
+    compaction_turns: tuple[tuple[int, int], ...]  # before each compaction: (responses, messages received)
 
 
 @dataclass
@@ -72,6 +84,7 @@ class TeammateContext:
     received: list[Received] = field(default_factory=list)
     broken_lines: int = 0
     problems: list[str] = field(default_factory=list)
+    spending: Spending | None = None  # where the follower was asked for it
 
     @property
     def pressure(self) -> bool:
@@ -120,19 +133,29 @@ class Progress:
     after_compaction: int | None = None  # a compaction's postTokens, until the next response
     received: list[Received] = field(default_factory=list)
     broken: int = 0
+    spend: bool = False  # every response's usage is kept, and where messages and compactions fall
+    responses: list[Response] = field(default_factory=list)
+    last_id: str | None = None  # the last response's message id: its later lines are the same response
+    compaction_turns: list[tuple[int, int]] = field(default_factory=list)  # (responses, messages) before each
+    ack_pending: bool = False  # ACKs alone arrived: the response to them is an ACK round trip's
 
     def feed(self, data: bytes | bytearray, stop: int) -> None:
         """Whole lines (``data[:stop]``, which ends with a newline; not sliced off, since a
         piece is megabytes): the compactions and teammate messages in them, in order, then the
         last response."""
         compacted_at = -1
-        for start, end in _lines_holding(data, stop, _FORWARD):
+        for start, end in _lines_holding(data, stop, (*_FORWARD, _USAGE) if self.spend else _FORWARD):
             entry = self._entry(data[start:end])
             if entry is None:
                 continue
             stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
+            if self.spend and entry.get("type") == "assistant":
+                self._respond(entry, data.find(ACK_WORD, start, end) != -1)
+                continue
             if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
                 self.compactions.append(stamp or "?")
+                self.compaction_turns.append((len(self.responses), len(self.received)))
+                self.ack_pending = False
                 meta = entry.get("compactMetadata")
                 meta = meta if isinstance(meta, dict) else {}
                 post, pre = meta.get("postTokens"), meta.get("preTokens")
@@ -140,15 +163,33 @@ class Progress:
                 self.peak = max(self.peak, int(pre) if isinstance(pre, int | float) else 0)
                 compacted_at = start
                 continue
-            for attrs, text in blocks_in(entry):
-                sender = attrs.get("teammate_id")
-                if sender:
-                    self.received.append(Received(sender, attrs.get("summary"), text, stamp))
+            blocks = [(a["teammate_id"], a, text) for a, text in blocks_in(entry) if a.get("teammate_id")]
+            turn = len(self.responses) if self.spend else -1
+            for sender, attrs, text in blocks:
+                self.received.append(Received(sender, attrs.get("summary"), text, stamp, turn))
+            if blocks:
+                self.ack_pending = all(text.lstrip().startswith("[ACK-UPDATE]") for _, _, text in blocks)
         found_at, model = self._last_response(data, stop)
         if model:
             self.model = model  # the latest response's model: a /model switch counts
         if found_at > compacted_at:
             self.after_compaction = None  # a response after the compaction says the context now
+
+    def _respond(self, entry: dict[str, Any], ack: bool) -> None:
+        """Count a response once (its other lines carry the same id and usage); a line of it
+        that sends an ACK marks it, as does answering ACKs alone."""
+        read = response_of(entry, ack)
+        if read is None:
+            return
+        ident, response = read
+        if ident is not None and ident == self.last_id and self.responses:
+            if ack and not self.responses[-1].ack:
+                self.responses[-1] = replace(self.responses[-1], ack=True)
+            return
+        if self.ack_pending:
+            response, self.ack_pending = replace(response, ack=True), False
+        self.last_id = ident
+        self.responses.append(response)
 
     def _last_response(self, data: bytes | bytearray, stop: int) -> tuple[int, str]:
         """Where the last response starts (-1: none) and the latest model named, looking back
@@ -189,6 +230,8 @@ class Progress:
             out.last_response, out.tokens = self.last
         if self.after_compaction is not None:
             out.tokens = self.after_compaction
+        if self.spend:
+            out.spending = Spending(tuple(self.responses), tuple(self.compaction_turns))
         if self.broken:
             out.problems.append(f"{path.name}: {self.broken} broken lines skipped")
         set_window(out, override, max(self.peak, self.last[1] if self.last else 0) or None)
@@ -199,8 +242,11 @@ class TranscriptFollower:
     """Reads transcripts by what was appended since the last read; safe to share between
     threads (one read at a time)."""
 
-    def __init__(self, kept: dict[Path, Progress] | None = None) -> None:
-        self._files: dict[Path, Progress] = dict(kept or {})
+    def __init__(self, kept: dict[Path, Progress] | None = None, spend: bool = False) -> None:
+        """``kept``: what earlier reads kept (the CLI's cache); ``spend``: keep every response's
+        usage too (a second search of each transcript: asked where the cost is shown)."""
+        self.spend = spend
+        self._files: dict[Path, Progress] = {p: k for p, k in (kept or {}).items() if k.spend or not spend}
         self._lock = threading.Lock()
         self._advanced: set[Path] = set()
 
@@ -239,7 +285,7 @@ class TranscriptFollower:
             ):
                 progress = None  # replaced, truncated or rewritten: from the start
             if progress is None:
-                progress = Progress(ident)
+                progress = Progress(ident, spend=self.spend)
             if st.st_size - progress.offset > MAX_TRANSCRIPT_BYTES:
                 raise UnreadableFile(errno.EFBIG, f"{st.st_size:,} bytes, over what the app reads", str(path))
             if len(progress.head) < HEAD_BYTES:
