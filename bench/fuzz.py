@@ -131,6 +131,8 @@ COMMANDS: list[tuple[Callable[[Path, Path], list[str]], bool]] = [
     (lambda s, t: ["ack", str(s / "TEAM-MEMORY.md"), "--session", str(s)], True),
     (lambda s, t: ["inbox", str(s), "--json"], True),
     (lambda s, t: ["team", str(s), "--json"], True),
+    (lambda s, t: ["team", str(s), "--json", "--cost"], True),
+    (lambda s, t: ["savings", str(s), "--json"], True),
     (lambda s, t: ["publish", str(s), "--dry-run", "--json"], True),
     (lambda s, t: ["publish", str(s), "--dry-run", "--add-meta"], True),
     (lambda s, t: ["context", str(s)], True),

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
 from app.cli.delta_output import delta_data, plan_data, plan_text, savings_data, savings_text
-from app.demo import bundled_session
+from app.cli.sharing_output import sharing_of, sharing_text
+from app.demo import DEMO_PROJECT, DEMO_TEAM, bundled_session
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file, resolve_session
 from models.actions.replies import read_pending
+from models.claude.sharing import TeamCost
 from models.claude.status import team_view
 from models.claude.transcript_cache import cached_follower
 from models.delta.apply import apply_delta
@@ -25,7 +27,7 @@ from models.publish.composer import missing_gc
 from models.session.gc_parse import parse_gc
 from models.text.atomic import MISSING, FileChangedError, atomic_write
 from models.text.textfile import stamp_of
-from models.text.tokens import get_tokenizer
+from models.text.tokens import Tokenizer, get_tokenizer
 from models.text.wording import counted
 
 
@@ -128,11 +130,26 @@ def cmd_savings(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"{gc_path}: {exc} (the scenarios need a GC shaped like the demo's)") from None
     team = team_rows(rows)
+    cost = _sharing(folder, tokenizer, args)
     if args.json:
-        print(json.dumps(savings_data(rows, team, tokenizer.name), ensure_ascii=False, indent=2))
+        data = savings_data(rows, team, tokenizer.name)
+        data["sharing"] = cost.data() if cost is not None else None
+        print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         print(savings_text(rows, team, tokenizer.name))
+        print()
+        print(sharing_text(cost) if cost is not None else "The cost of sharing context: no Claude Code team linked.")
     return EXIT_OK
+
+
+def _sharing(folder: Path, tokenizer: Tokenizer, args: argparse.Namespace) -> TeamCost | None:
+    """What the session's linked team spent on its context; the bundled demo's own team for
+    the bundled demo (read where it lies, nothing written)."""
+    from models.session.folder import open_session
+
+    session = open_session(folder, tokenizer)
+    team_folder = DEMO_PROJECT / DEMO_TEAM if folder == bundled_session() else None
+    return sharing_of(session, team_folder)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

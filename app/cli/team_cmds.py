@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.common import load_session, session_args, tokenizer_arg, warn_all
+from app.cli.sharing_output import sharing_of, sharing_text
 from app.resolve import EXIT_FAILED, EXIT_OK, UsageError, read_file
 from models.actions.commit import commit
 from models.actions.deliver import commit_delivery, prepare_delivery, prepare_ping
@@ -194,7 +195,7 @@ def cmd_team(args: argparse.Namespace) -> int:
     if args.sender is not None or args.window:
         _set_link(session, args)
     failed = False  # a ping not delivered
-    follower = cached_follower(session.folder)  # a second run reads what the transcripts gained
+    follower = cached_follower(session.folder, spend=args.cost)  # a second run reads what the transcripts gained
     view = team_view(session, _team_folder(args), follower)
     if view.link is None:
         why = f" ({view.problems[0]})" if view.problems else ""
@@ -204,10 +205,11 @@ def cmd_team(args: argparse.Namespace) -> int:
     if args.deliver or args.deliver_again or args.ping:
         failed = _deliveries(session, args, view, previews)
         view = team_view(session, _team_folder(args), follower)
+    cost = sharing_of(session, follower=follower, view=view) if args.cost else None
     keep(follower, session.folder)
     rows = [row.data() for row in view.rows.values()]
     if args.json:
-        data = {
+        data: dict[str, Any] = {
             "team": view.team.name if view.team else None,
             "sender": link.sender,
             "lead": view.team.lead if view.team else None,
@@ -217,6 +219,8 @@ def cmd_team(args: argparse.Namespace) -> int:
         }
         if args.dry_run:
             data["previews"] = [p.data() for p in previews]
+        if cost is not None:
+            data["cost"] = cost.data()
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return EXIT_FAILED if failed else EXIT_OK
     name = view.team.name if view.team else "?"
@@ -229,6 +233,8 @@ def cmd_team(args: argparse.Namespace) -> int:
         )
     for p in view.problems:
         print(f"  problem: {p}")
+    if cost is not None:
+        print(sharing_text(cost))
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -310,6 +316,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         metavar="ROLE",
         help="write ROLE's last update once more (lost, undecided, or never received); exit 1 if not delivered",
+    )
+    team.add_argument(
+        "--cost",
+        action="store_true",
+        help="add the cost of sharing context: per teammate and the lead, spent on the team's context "
+        "against work, priced by cache tier, and what deltas and subscriptions saved",
     )
     team.add_argument("--sender", help=f"the name the team sees the Lead's messages from (default {DEFAULT_SENDER})")
     team.add_argument(

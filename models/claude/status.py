@@ -109,10 +109,11 @@ class TeamRow:
 
 
 def load_link(
-    folder: Path, roles: list[str], team_folder: Path | None = None
+    folder: Path, roles: list[str], team_folder: Path | None = None, remember: bool = True
 ) -> tuple[Team | None, Link | None, list[str]]:
     """The session's team and link; ``team_folder`` links one (remembered when the session has
-    none yet) or overrides the remembered one for this call."""
+    none yet, unless ``remember`` is False: a reader's look) or overrides the remembered one for
+    this call."""
     link = read_link(folder)
     problems: list[str] = []
     remembered = False
@@ -133,7 +134,7 @@ def load_link(
     team = read_team(link.team_folder)
     problems += team.problems
     link.members = map_roles(roles, team, link.members)
-    if remembered:
+    if remembered and remember:
         try:
             write_link(folder, link)
         except OSError as exc:
@@ -160,11 +161,13 @@ def team_view_of(
     confirmed: dict[str, int],
     team_folder: Path | None = None,
     follower: TranscriptFollower | None = None,
+    remember: bool = True,
 ) -> TeamView:
     """Everything the teammate table and ``lead-console team`` show about the team. Takes plain
     values, not the Session, so that a worker thread can run it while the window reloads.
-    ``follower``: the window's, so that a transcript is read by what was appended to it."""
-    team, link, problems = load_link(folder, roles, team_folder)
+    ``follower``: the window's, so that a transcript is read by what was appended to it;
+    ``remember``: False where ``team_folder`` is only looked at (nothing written)."""
+    team, link, problems = load_link(folder, roles, team_folder, remember)
     view = TeamView(team, link, problems=problems)
     ledger = read_ledger(folder)
     windows = link.windows if link else None
@@ -208,9 +211,12 @@ def acks_received(
 
 
 def team_view(
-    session: Session, team_folder: Path | None = None, follower: TranscriptFollower | None = None
+    session: Session,
+    team_folder: Path | None = None,
+    follower: TranscriptFollower | None = None,
+    remember: bool = True,
 ) -> TeamView:
     """``team_view_of`` for an open session."""
     roles = [t.role for t in session.teammates()]
     confirmed = dict(session.plan.teammate_gc_versions) if session.plan else {}
-    return team_view_of(session.folder, roles, confirmed, team_folder, follower)
+    return team_view_of(session.folder, roles, confirmed, team_folder, follower, remember)
