@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 from app.action_runner import ActionRunner
 from app.brief_actions import BriefActions
 from app.busy import loading_vocabulary, opening
+from app.cost_actions import CostActions
 from app.drafts import DraftKeeper, restore_into
 from app.inbox_actions import InboxActions
 from app.live_session import LiveSession, take_back_cut_short
@@ -102,6 +103,7 @@ class Controller(QObject):
         self.briefs = BriefActions(self.window, self.runner, lambda: _session_of(me()), self)
         self.briefs.failed.connect(self._error)
         self.window.teammates_pane.briefRequested.connect(self.briefs.brief)
+        self.cost = CostActions(self.window, self.team, lambda: _session_of(me()), self)
         self.window.aboutRequested.connect(self._about)
         self.window.teammates_pane.pingRequested.connect(self.team.ping)
         self.window.teammates_pane.againRequested.connect(self.team.deliver_again)

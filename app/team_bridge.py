@@ -43,7 +43,9 @@ class TeamBridge(QObject):
         self.confirmed: dict[str, int] = {}
         self.view: TeamView | None = None
         self.watchers: dict[Path, FolderWatcher] = {}
-        self.follower = TranscriptFollower()  # transcripts read by what each change appended
+        # Transcripts read by what each change appended, every response's usage kept (the cost
+        # of sharing context is worked out from it).
+        self.follower = TranscriptFollower(spend=True)
         self._reading = False  # a read of the team is under way
         self._again = False  # and another was asked for meanwhile: one more read, not one each
         self._result.connect(self._on_result)
@@ -56,7 +58,7 @@ class TeamBridge(QObject):
             self.generation += 1
             self.view = None
             self._watch([])
-            self.follower = TranscriptFollower()  # another session's team: nothing kept of the last
+            self.follower = TranscriptFollower(spend=True)  # another session's team: nothing kept of the last
         self.folder, self.roles, self.confirmed = folder, roles, confirmed
         self.refresh()
 

@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
     reloadRequested = Signal()
     deliverRequested = Signal()  # deliver updates not yet in the linked team's inboxes
     subscriptionsRequested = Signal()  # Session ▸ Subscriptions…: what each role follows
+    costRequested = Signal()  # Session ▸ Cost of Sharing Context…
     draftDiscarded = Signal()  # the Lead discarded the composer's draft on closing
     tokenizerRequested = Signal(str)
     appearanceRequested = Signal(str)  # "system", "light" or "dark" (``ui.appearance``)

@@ -98,6 +98,11 @@ class WindowMenus:
         self.subscriptions_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.subscriptions_action.triggered.connect(w.subscriptionsRequested.emit)
         session_menu.addAction(self.subscriptions_action)
+        self.cost_action = QAction("C&ost of Sharing Context…", w)
+        self.cost_action.setShortcut(QKeySequence("Ctrl+Shift+T"))
+        self.cost_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.cost_action.triggered.connect(w.costRequested.emit)
+        session_menu.addAction(self.cost_action)
         # At the end of the Inbox's button row, behind its » menu on a laptop.
         watch = QAction("&Watch Claude Code Team…", w)
         watch.triggered.connect(w.review_pane.teamRequested.emit)
