@@ -68,7 +68,9 @@ def _is_worker(session: pytest.Session) -> bool:
 
 
 def _app_state_in_shared() -> set[Path]:
-    return set(SHARED.glob("**/.lead-console"))
+    """The app's state folders in the shared real data and in the bundled demo (the demo is
+    opened from copies; a reader that linked it in place would ship the link)."""
+    return set(SHARED.glob("**/.lead-console")) | set(DEMO.parent.glob("*/.lead-console"))
 
 
 _SHARED_STATE_BEFORE: set[Path] = set()
@@ -95,7 +97,7 @@ def _shared_left_alone() -> Iterator[None]:
     written = sorted(_app_state_in_shared() - before)
     for path in written:
         shutil.rmtree(path, ignore_errors=True)
-    assert not written, f"the test wrote into the shared real data: {', '.join(map(str, written))}"
+    assert not written, f"the test wrote into the shared real data or the bundled demo: {', '.join(map(str, written))}"
 
 
 @pytest.fixture(autouse=True)
