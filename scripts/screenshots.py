@@ -50,6 +50,15 @@ def main() -> int:
         wait_for_team(app, ctl)
         ctl.settle()
         w.grab().save(str(OUT / "main-window.png"))
+        w.menus.cost_action.trigger()  # Session ▸ Cost of Sharing Context…
+        dialog = ctl.cost.dialog
+        assert dialog is not None
+        while not dialog.headline.text().startswith("The team spent"):
+            app.processEvents()
+        dialog.layout().activate()
+        app.processEvents()
+        dialog.grab().save(str(OUT / "cost-of-sharing.png"))
+        dialog.close()
 
         pane = w.composer
         w.central_tabs.setCurrentWidget(pane)
