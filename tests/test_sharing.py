@@ -6,6 +6,7 @@ on the demo, by a plain loop over the transcript's JSON written in this file."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from transcript_lines import lines
 
 from app.demo import DEMO_PROJECT, copy_demo
-from conftest import run_cli, snapshot_tree
+from conftest import REAL_SESSIONS, SHARED, copy_session, run_cli, snapshot_tree
 from models.claude.prices import prices_for
 from models.claude.sharing import kind_of, member_cost
 from models.claude.transcript_cache import from_record, to_record
@@ -146,6 +147,10 @@ def test_followed_appends_and_the_cache_give_what_a_whole_read_gives(tmp_path: P
     assert TranscriptFollower(plain.take_advanced(), spend=True).read(path, "x").spending == wanted.spending
 
 
+def _is_update(content: object) -> bool:
+    return isinstance(content, str) and content.startswith("<teammate-message") and "[CONTEXT-UPDATE]" in content
+
+
 def _by_hand(path: Path, count: Any) -> tuple[float, float]:
     """(spent, on context) of a demo transcript, by a plain loop over its JSON: each response
     once by id at opus-4-6's rates; each update block written by the next response and read by
@@ -165,10 +170,10 @@ def _by_hand(path: Path, count: Any) -> tuple[float, float]:
             seen[message["id"]] = len(events)
             usd = sum(message["usage"][k] * r for k, r in rate.items()) / 1e6
             events.append(("response", {"usd": usd, "ack": ack}))
-        elif entry["type"] == "system":
+        elif entry["type"] == "system" and entry.get("subtype") == "compact_boundary":
             events.append(("compaction", None))
-        elif "[CONTEXT-UPDATE]" in entry["message"]["content"]:
-            text = entry["message"]["content"].split(">", 1)[1].rsplit("</teammate-message>", 1)[0]
+        elif entry["type"] == "user" and _is_update(content := entry["message"]["content"]):
+            text = content.split(">", 1)[1].rsplit("</teammate-message>", 1)[0].strip("\n")
             events.append(("block", count(text)))
     spent = sum(e[1]["usd"] for e in events if e[0] == "response")
     shared = 0.0
@@ -283,3 +288,27 @@ def test_the_window_charts_what_the_cli_says(qtbot: Any, tmp_path: Path, capsys:
     )
     dialog.close()
     controller.close()
+
+
+@pytest.mark.parametrize("session", sorted(p.name for p in REAL_SESSIONS.iterdir() if p.is_dir()))
+def test_every_real_session_with_the_real_clients_transcript(
+    session: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each shared session linked to a copy of the 2.1.332 team whose transcript the real
+    client wrote: the cost is read (exit 0, no traceback) and, where a role is linked to
+    implementer-1, it is what the plain loop over that transcript says."""
+    claude = tmp_path / "claude"
+    shutil.copytree(SHARED / "claude-code-team" / "v2.1.332", claude)
+    folder = copy_session(REAL_SESSIONS / session, tmp_path)
+    code, out, err = run_cli(capsys, "team", str(folder), "--team", str(claude / "teams" / "cow-execution"),
+                             "--json", "--cost", "--tokenizer", "estimate")  # fmt: skip
+    assert code == 0, err
+    members = {m["member"]: m for m in json.loads(out)["cost"]["members"]}
+    transcript = next((claude / "transcripts").glob("*.jsonl"))
+    if "implementer-1" in {r["member"] for r in json.loads(out)["teammates"]}:
+        spent, shared = _by_hand(transcript, get_tokenizer("estimate").count)
+        assert members["implementer-1"]["total"]["usd"] == pytest.approx(spent, abs=1e-6)
+        assert members["implementer-1"]["coordination"]["usd"] == pytest.approx(shared, abs=1e-6)
+        assert members["implementer-1"]["responses"] == 5  # msg_01A, B, C, E, D: split responses once
+    else:
+        assert members == {}

@@ -280,6 +280,8 @@ def test_follow_writes_through_its_preview(tmp_path: Path, capsys: pytest.Captur
     )
     assert code == 0, err
     assert "replace subscriptions.yaml" in out and path.read_bytes() == shipped
+    # It gains §Risks (the demo's file has no Risks for it): its next delta cannot give it that text.
+    assert "implementer-2 will follow §Risks: its next delta carries only their changes" in out
     code, out, err = run_cli(capsys, "subscriptions", str(folder), "--follow", "implementer-2=Risks, §Open Questions")
     assert code == 0, err
     subs = parse_subscriptions(path.read_text(encoding="utf-8"))

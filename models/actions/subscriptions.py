@@ -31,6 +31,14 @@ def current_matrix(session: SessionView) -> dict[str, tuple[str, ...] | None]:
     return {role: subs.follows(role) if subs is not None else None for role in session.roles()}
 
 
+def _gained(before: tuple[str, ...] | None, after: tuple[str, ...] | None, titles: list[str]) -> list[str]:
+    """The sections of the GC ``after`` follows that ``before`` did not (None: every one)."""
+    if before is None:
+        return []
+    was = set(matched(before, titles)[0])
+    return [t for t in (titles if after is None else matched(after, titles)[0]) if t not in was]
+
+
 def proposed_matrix(session: SessionView) -> tuple[dict[str, tuple[str, ...] | None], dict[str, tuple[Choice, ...]]]:
     """The proposal for every teammate (None: every section), and each choice's reason."""
     gc = session.gc
@@ -57,11 +65,19 @@ def prepare_subscriptions(session: SessionView, matrix: Matrix) -> Preview:
         raise SubscriptionsError(f"{', '.join(strangers)}: no teammate of this session by that name")
     titles = top_titles(gc)
     notes: list[str] = []
+    now = current_matrix(session)
     for role, follows in matrix.items():
         if follows is not None:
             unknown = matched(follows, titles)[1]
             if unknown:
                 notes.append(f"{role}: {', '.join('§' + t for t in unknown)} is no section of the GC yet")
+        gained = _gained(now.get(role), follows, titles)
+        if gained:
+            notes.append(
+                f"{role} will follow {', '.join('§' + t for t in gained)}: its next delta carries only their "
+                "changes, not their text; send it its sections in full once (the composer's Force full…) "
+                "if it lacks them"
+            )
     text = render_subscriptions(matrix)
     followed = sum(1 for f in matrix.values() if f is not None)
     summary = f"{followed} of {len(matrix)} roles follow some sections only"
