@@ -1,7 +1,7 @@
 """Session ▸ Cost of Sharing Context…: the team's spending, worked out off the GUI thread from
-the transcripts the team bridge follows (its follower keeps every response's usage, so a
-refresh reads only what was appended) and shown again each time the team is read while the
-dialog is open."""
+the transcripts the team bridge follows and shown again each time the team is read while the
+dialog is open. The first time, the bridge is asked to keep every response's usage from then
+on (its transcripts read once more, whole); after that a refresh reads what was appended."""
 
 from __future__ import annotations
 
@@ -50,6 +50,12 @@ class CostActions(QObject):
             why = view.problems[0] if view is not None and view.problems else "Session ▸ Watch Claude Code Team…"
             dialog.show_message(f"No Claude Code team is linked to this session ({why}): there is nothing to price.")
             return
+        if self.team.keep_spending() or any(
+            r.context is not None and r.context.transcript is not None and r.context.spending is None
+            for r in view.rows.values()
+        ):
+            dialog.show_message("Reading the team's transcripts for what each response spent…")
+            return  # the team's next view holds it
         gc, folder, follower = session.gc, session.folder, self.team.follower
         version, text = (gc.version, gc.text) if gc is not None else (None, "")
         count = session.tokenizer.count

@@ -43,9 +43,10 @@ class TeamBridge(QObject):
         self.confirmed: dict[str, int] = {}
         self.view: TeamView | None = None
         self.watchers: dict[Path, FolderWatcher] = {}
-        # Transcripts read by what each change appended, every response's usage kept (the cost
-        # of sharing context is worked out from it).
-        self.follower = TranscriptFollower(spend=True)
+        # Transcripts read by what each change appended; every response's usage too once the
+        # cost of sharing context was asked for (it costs a working team's window a tenth more).
+        self.spend = False
+        self.follower = TranscriptFollower()
         self._reading = False  # a read of the team is under way
         self._again = False  # and another was asked for meanwhile: one more read, not one each
         self._result.connect(self._on_result)
@@ -58,9 +59,19 @@ class TeamBridge(QObject):
             self.generation += 1
             self.view = None
             self._watch([])
-            self.follower = TranscriptFollower(spend=True)  # another session's team: nothing kept of the last
+            self.follower = TranscriptFollower(spend=self.spend)  # another session's team: nothing kept of the last
         self.folder, self.roles, self.confirmed = folder, roles, confirmed
         self.refresh()
+
+    def keep_spending(self) -> bool:
+        """Follow every response's usage from now on (the transcripts are read again whole,
+        off the GUI thread); False when it already does."""
+        if self.spend:
+            return False
+        self.spend = True
+        self.follower = TranscriptFollower(spend=True)
+        self.refresh()
+        return True
 
     def team_folder(self) -> Path | None:
         view = self.view
