@@ -281,7 +281,7 @@ def test_follow_writes_through_its_preview(tmp_path: Path, capsys: pytest.Captur
     assert code == 0, err
     assert "replace subscriptions.yaml" in out and path.read_bytes() == shipped
     # It gains §Risks (the demo's file has no Risks for it): its next delta cannot give it that text.
-    assert "implementer-2 will follow §Risks: its next delta carries only their changes" in out
+    assert "implementer-2 will follow §Risks: where its updates have not carried their text, its next one" in out
     code, out, err = run_cli(capsys, "subscriptions", str(folder), "--follow", "implementer-2=Risks, §Open Questions")
     assert code == 0, err
     subs = parse_subscriptions(path.read_text(encoding="utf-8"))
@@ -291,3 +291,46 @@ def test_follow_writes_through_its_preview(tmp_path: Path, capsys: pytest.Captur
     assert subs.follows("researcher-1") is None
     code, _, err = run_cli(capsys, "subscriptions", str(folder), "--follow", "tester-9=Risks")
     assert code == 2 and "tester-9=Risks" in err
+
+
+def test_a_section_a_role_comes_to_follow_is_sent_in_full_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The demo's implementer-2 follows nine sections, not §Risks. GC-v7 changes D-9 (which it
+    follows) and RK-4 (which it does not): it is sent D-9 and told of one item left out. Then
+    the Lead has it follow §Risks: its text of §Risks is a version behind, so its next update is
+    its sections in full, saying why; once that is sent, it is back to deltas."""
+    folder = copy_session(DEMO, tmp_path)
+    gc = (folder / "global-context.md").read_text(encoding="utf-8")
+    rk4 = "| RK-4 | gRPC gateway adds latency | LOW |"
+    d9 = "| D-9 | Snapshots compressed with zstd | Halves snapshot storage | P6 |\n"
+    decisions = gc.index("## Architecture Decisions")
+    at = gc.index("\n## ", decisions + 1)  # the end of the decisions' table
+    v7 = gc[:at] + "\n" + d9.rstrip("\n") + gc[at:]
+    v7 = v7.replace(rk4, rk4.replace("LOW", "MEDIUM"))
+    (tmp_path / "v7.md").write_text(v7, encoding="utf-8")
+    code, _, err = run_cli(capsys, "publish", str(folder), "--new", str(tmp_path / "v7.md"))
+    assert code == 0, err
+    sent = sorted((folder / "messages" / "outbox").glob("GC-v7-implementer-2-*.md"))
+    assert "## Not Sent" in sent[-1].read_text(encoding="utf-8")  # RK-4 left out
+    follows = parse_subscriptions((folder / "subscriptions.yaml").read_text(encoding="utf-8")).follows("implementer-2")
+    assert follows is not None and "Risks" not in follows
+    code, _, err = run_cli(
+        capsys, "subscriptions", str(folder), "--follow", "implementer-2=" + ", ".join([*follows, "Risks"])
+    )
+    assert code == 0, err
+    code, out, _ = run_cli(capsys, "plan", str(folder), "--json")
+    decision = next(d for d in json.loads(out)["teammates"] if d["role"] == "implementer-2")
+    assert decision["mode"] == "full"
+    assert {"code": "SECTIONS", "reason": "it follows sections whose text its updates did not carry: its sections "
+            "in full (gained §Risks)"} in decision["conditions"]  # fmt: skip
+    v8 = v7.replace("Halves snapshot storage", "Halves snapshot storage and restore time")
+    (tmp_path / "v8.md").write_text(v8, encoding="utf-8")
+    code, _, err = run_cli(capsys, "publish", str(folder), "--new", str(tmp_path / "v8.md"))
+    assert code == 0, err
+    message = sorted((folder / "messages" / "outbox").glob("GC-v8-implementer-2-*.md"))[-1].read_text(encoding="utf-8")
+    assert message.startswith("[CONTEXT-UPDATE] GC-v8 (full injection: the sections you follow)")
+    assert "| RK-4 | gRPC gateway adds latency | MEDIUM |" in message  # the text it lacked
+    code, out, _ = run_cli(capsys, "plan", str(folder), "--json")
+    decision = next(d for d in json.loads(out)["teammates"] if d["role"] == "implementer-2")
+    assert "SECTIONS" not in [c["code"] for c in decision["conditions"]]

@@ -44,6 +44,7 @@ class Brief:
     text: str
     tokens: int
     parts: tuple[tuple[str, int], ...]
+    follows: tuple[str, ...] | None = None  # the sections it holds the text of (None: the whole GC)
 
 
 def compose_brief(session: SessionView, role: str, takes_over: str | None = None) -> Brief:
@@ -83,7 +84,8 @@ def compose_brief(session: SessionView, role: str, takes_over: str | None = None
         block = f"# Open items of {old} (orchestration-plan.md)\n\n" + "\n".join(items) + "\n"
         parts.append(("open items", block))
         text += "\n" + block
-    return Brief(role, takes_over, gc.version, text, count(text), tuple((what, count(t)) for what, t in parts))
+    parts_counted = tuple((what, count(t)) for what, t in parts)
+    return Brief(role, takes_over, gc.version, text, count(text), parts_counted, follows)
 
 
 def _memory_lines(session: SessionView, role: str) -> list[str]:
@@ -155,6 +157,7 @@ def prepare_brief(session: SessionView, role: str, takes_over: str | None = None
         tokens=brief.tokens,
         conditions=("FC-3",),
         reason="spawn brief" + (f", taking over from {takes_over}" if takes_over and takes_over != role else ""),
+        follows=brief.follows if brief.follows is not None else "all",
     )
     ledger = FileWrite(session.folder / LEDGER, "append", "1 sent message", (line.line() + "\n").encode("utf-8"), None)
     parts = ", ".join(f"{what} {tokens:,}" for what, tokens in brief.parts)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from models.claude.reviews import Gathered, gather_reviews
 from models.claude.status import TeamView
 from models.claude.transcript_read import TranscriptFollower
+from models.delta.decisions import SECTIONS_GAINED
 from models.review.pending import pending_statuses
 from models.session.snapshot import SessionView
 
@@ -19,9 +20,14 @@ Pending = dict[str, tuple[str, str]]  # role → (status the update must honour,
 
 
 def pending_from(gathered: Gathered, lost: Mapping[str, tuple[str, str]]) -> Pending:
-    """Teammates presumed lost to a compaction, then each one's newest unhandled reply (which
-    says more, and wins)."""
-    return {**lost, **pending_statuses(gathered.reviews, gathered.handled)}
+    """Roles that follow sections their updates did not carry, teammates presumed lost to a
+    compaction, then each one's newest unhandled reply (which says more, and wins; each of
+    them is a full injection too)."""
+    gained = {
+        role: (SECTIONS_GAINED, "gained " + ", ".join(f"§{t}" for t in sections))
+        for role, sections in gathered.gained.items()
+    }
+    return {**gained, **lost, **pending_statuses(gathered.reviews, gathered.handled)}
 
 
 def read_pending(

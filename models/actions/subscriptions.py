@@ -74,9 +74,8 @@ def prepare_subscriptions(session: SessionView, matrix: Matrix) -> Preview:
         gained = _gained(now.get(role), follows, titles)
         if gained:
             notes.append(
-                f"{role} will follow {', '.join('§' + t for t in gained)}: its next delta carries only their "
-                "changes, not their text; send it its sections in full once (the composer's Force full…) "
-                "if it lacks them"
+                f"{role} will follow {', '.join('§' + t for t in gained)}: where its updates have not carried "
+                "their text, its next one is its sections in full"
             )
     text = render_subscriptions(matrix)
     followed = sum(1 for f in matrix.values() if f is not None)

@@ -15,7 +15,8 @@ from models.claude.replies import team_replies
 from models.claude.status import load_link
 from models.claude.transcript_read import TranscriptFollower
 from models.review.inbox import read_inbox
-from models.review.ledger import Handled, LedgerUnreadable, handled_keys, record_received
+from models.review.ledger import Handled, LedgerUnreadable, handled_keys, read_ledger, record_received
+from models.review.pending import sections_gained
 from models.review.validation import Review, due_pings, review
 from models.session.ledger_records import LEDGER
 from models.session.snapshot import SessionView
@@ -31,6 +32,7 @@ class Gathered:
     handled: Handled
     pings: dict[str, str]
     problems: list[Problem] = field(default_factory=list)  # inbox entries that could not be read
+    gained: dict[str, tuple[str, ...]] = field(default_factory=dict)  # sections whose text a role lacks
 
 
 def gather_reviews(
@@ -60,4 +62,5 @@ def gather_reviews(
     messages.sort(key=lambda m: m.timestamp or "")  # oldest first: the newest ACK wins in the table
     reviews = [review(m, session) for m in messages]
     pings = due_pings(session, now, ack_timeout_min)
-    return Gathered(reviews, handled_keys(session.folder), pings, problems)
+    gained = sections_gained(read_ledger(session.folder), session)
+    return Gathered(reviews, handled_keys(session.folder), pings, problems, gained)

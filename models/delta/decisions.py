@@ -39,6 +39,9 @@ from models.text.tokens import EXACT_ENCODINGS, Tokenizer
 HISTORY_DIR = "gc-history"
 Mode = Literal["delta", "full", "frozen", "current", "inactive"]
 FULL_REQUEST_STATUSES = {"NEED_CLARIFICATION", "FULL_REQUESTED"}
+# A pending "status" of the app's own: the role follows sections whose text its last updates
+# did not carry (models.review.pending.sections_gained); its next update is its sections in full.
+SECTIONS_GAINED = "SECTIONS_GAINED"
 
 
 @dataclass(frozen=True)
@@ -341,7 +344,7 @@ def plan_update(
     # Teammates that confirmed the same version, ask the same and follow the same sections get
     # the same decision, and the same delta with the impact and its cost: deciding and pricing
     # each of 500 teammates took half of a ten-times re-plan's plan.
-    decided: dict[tuple[int | None, bool, bool, tuple[str, ...] | None], Decision] = {}
+    decided: dict[tuple[int | None, bool, bool, bool, tuple[str, ...] | None], Decision] = {}
     priced: dict[int, tuple[Delta, int]] = {}  # by the decided delta's id (``decided`` holds it)
 
     def priced_for(decision: Decision, role: str) -> Decision:
@@ -371,11 +374,14 @@ def plan_update(
         follows = subscriptions.follows(mate.role) if subscriptions is not None else None
         follows = (narrowed or {}).get(mate.role, follows)
         lost = (status or "").upper() == "CONTEXT_LOST"
-        plain_key = (mate.confirmed, lost, wants_full, None)
-        key = (mate.confirmed, lost, wants_full, follows)
+        gained = (status or "").upper() == SECTIONS_GAINED
+        plain_key = (mate.confirmed, lost, wants_full or gained, False, None)
+        key = (mate.confirmed, lost, wants_full, gained, follows)
         decision = decided.get(key)
         if decision is None:
-            decision = _decide(mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer, follows)
+            decision = _decide(
+                mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer, follows, gained
+            )
             decided[key] = decision
         if waiting is not None:
             decision = _said_where(decision, waiting[1])
@@ -384,7 +390,7 @@ def plan_update(
             plain = decided.get(plain_key)
             if plain is None:
                 plain = decided[plain_key] = _decide(
-                    mate.role, mate.confirmed, status, wants_full, current, bases, plan, tokenizer, None
+                    mate.role, mate.confirmed, status, wants_full or gained, current, bases, plan, tokenizer, None
                 )
             plain = priced_for(forced(plain, mate.role), mate.role)
             decision = replace(decision, unscoped_tokens=plain.tokens)
@@ -393,9 +399,11 @@ def plan_update(
 
 
 def _said_where(decision: Decision, where: str) -> Decision:
-    """FC-2 and FC-5 say where the unanswered reply that asks for them was read."""
+    """FC-2 and FC-5 say where the unanswered reply that asks for them was read, and a
+    gained subscription which sections it gained."""
     said = tuple(
-        replace(c, reason=f"{c.reason} ({where})") if c.code in ("FC-2", "FC-5") else c for c in decision.conditions
+        replace(c, reason=f"{c.reason} ({where})") if c.code in ("FC-2", "FC-5", "SECTIONS") else c
+        for c in decision.conditions
     )
     return replace(decision, conditions=said)
 
@@ -439,6 +447,7 @@ def _decide(
     plan: UpdatePlan,
     tokenizer: Tokenizer,
     follows: tuple[str, ...] | None = None,
+    gained: bool = False,
 ) -> Decision:
     """ADR-002 §6's tree for one teammate. A role that follows some sections (``follows``) is
     decided on its view: its delta holds the items in its sections, FC-4 weighs the sections
@@ -501,6 +510,9 @@ def _decide(
                 fired.append(Condition("UNPROVEN", result.problem or "the delta does not reproduce the new GC"))
     if wants_full:
         fired.append(Condition("FC-5", "asked for the full GC (NEED_CLARIFICATION or an explicit request)"))
+    if gained:
+        said = "its sections in full" if follows is not None else "the full GC"
+        fired.append(Condition("SECTIONS", f"it follows sections whose text its updates did not carry: {said}"))
     if current is None:
         fired.append(Condition("NO-BASE", "the GC is unversioned"))
     if fired or delta is None:

@@ -130,6 +130,7 @@ def prepare_publish(
             conditions=tuple(c.code for c in decision.conditions),
             forced_reason=(forced_reasons or {}).get(decision.role),
             held="compaction" if decision.role in held else None,
+            follows=decision.scope.follows if decision.scope is not None else "all",
         )
         ledger.append(sent.line())
     try:

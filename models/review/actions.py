@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
+from typing import Literal
 
 from models.delta.decisions import render_full, render_role_full
 from models.delta.items import Delta, DeltaItem, Impact
@@ -102,5 +103,10 @@ def resend_write(session: SessionView, result: Review, message: str, mode: str, 
         path, n = outbox / f"{name}-{n}.md", n + 1
     data = message.encode("utf-8")
     rel = path.relative_to(session.folder).as_posix()
-    sent = SentLine(now, role, version, mode, rel, hashlib.sha256(data).hexdigest(), reason=result.summary)
+    follows = session.subscriptions.follows(role) if session.subscriptions is not None else None
+    covered: tuple[str, ...] | Literal["all"] | None = None  # a re-read of some items: their changes only
+    if mode == "full":
+        covered = follows if follows is not None else "all"
+    digest = hashlib.sha256(data).hexdigest()
+    sent = SentLine(now, role, version, mode, rel, digest, reason=result.summary, follows=covered)
     return create_write(path, data, f"{mode} for {role}"), sent.line()

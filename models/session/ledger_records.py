@@ -34,9 +34,14 @@ class SentLine:
     forced_reason: str | None = None
     reason: str | None = None
     held: str | None = None  # "compaction": not delivered until the teammate's next compaction
+    # The GC sections the message covered: their text (a full injection) or their changes (a
+    # delta); "all" for every section; None where not recorded (a re-send, a spawn brief).
+    follows: tuple[str, ...] | Literal["all"] | None = None
 
     def line(self) -> str:
-        held = {"held": self.held} if self.held is not None else {}
+        extra: dict[str, object] = {"held": self.held} if self.held is not None else {}
+        if self.follows is not None:
+            extra["follows"] = self.follows if self.follows == "all" else list(self.follows)
         return _ENCODE(
             {
                 "ts": self.ts,
@@ -53,7 +58,7 @@ class SentLine:
                 "file": self.file,
                 "sha256": self.sha256,
             }
-            | held
+            | extra
         )
 
 
