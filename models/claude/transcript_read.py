@@ -290,7 +290,7 @@ class TranscriptFollower:
                 raise UnreadableFile(errno.EFBIG, f"{st.st_size:,} bytes, over what the app reads", str(path))
             if len(progress.head) < HEAD_BYTES:
                 progress.head = os.pread(fd, HEAD_BYTES, 0)
-            _read_on(fd, progress)
+            _read_on(fd, progress, st.st_size - progress.offset)
             progress.stamp = stamp
         finally:
             os.close(fd)
@@ -299,11 +299,13 @@ class TranscriptFollower:
         return progress
 
 
-def _read_on(fd: int, progress: Progress) -> None:
+def _read_on(fd: int, progress: Progress, expected: int) -> None:
     """Feed ``progress`` what the file holds past its offset, a piece at a time into one buffer
     (a first read of a 100 MB transcript holds one piece, not the file, and makes no new block
-    for each piece); a piece ends at its last newline, and the next begins there."""
-    buffer, read = bytearray(_PIECE), 0
+    for each piece); a piece ends at its last newline, and the next begins there. ``expected``:
+    the bytes there were at the last look; an append of one turn gets a buffer its size, not a
+    piece's (a zeroed 4 MB block for 27 KB was a fifth of following a working team)."""
+    buffer, read = bytearray(min(_PIECE, max(expected, 0) + 1)), 0
     while True:
         got = os.preadv(fd, [buffer], progress.offset)
         read += got
@@ -323,8 +325,8 @@ def _read_on(fd: int, progress: Progress) -> None:
                 progress.feed(rest + b"\n", len(rest) + 1)  # a last line without its newline, already whole
                 progress.offset += len(rest)
             return
-        if len(buffer) > _PIECE:
-            buffer = bytearray(_PIECE)
+        if len(buffer) != _PIECE:
+            buffer = bytearray(_PIECE)  # after a longer line, or more than was there at the last look
 
 
 def _lines_holding(data: bytes | bytearray, stop: int, words: tuple[bytes, ...]) -> list[tuple[int, int]]:
