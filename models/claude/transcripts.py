@@ -26,6 +26,9 @@ def _candidates(team: Team, member: Member) -> list[Path]:
     projects = root / "projects"
     if member.cwd:
         folders.append(projects / re.sub(r"[^A-Za-z0-9]", "-", member.cwd))
+    for folder in folders if member.session_id else ():
+        if (folder / f"{member.session_id}.jsonl").is_file():
+            return [folder / f"{member.session_id}.jsonl"]  # where it is, without listing every project
     if projects.is_dir():
         folders += sorted(p for p in projects.iterdir() if p.is_dir())
     seen: list[Path] = []
