@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject
 
 from app.team_bridge import TeamBridge
 from models.claude.sharing import TeamCost
-from models.claude.sharing_report import alternatives, gc_versions, team_cost
+from models.claude.sharing_report import session_cost
 from models.session.folder import Session
 from ui.cost_dialog import CostDialog
 from ui.main_window import MainWindow
@@ -30,7 +30,7 @@ class CostActions(QObject):
         self.dialog: CostDialog | None = None
         self.work = LatestWork(self)
         self.work.finished.connect(self._worked_out)
-        team.viewReady.connect(lambda _view: self.refresh())
+        team.viewReady.connect(self._team_read)
 
     def show(self) -> None:
         """The dialog, in front, worked out from the team as last read."""
@@ -59,9 +59,11 @@ class CostActions(QObject):
         gc, folder, follower = session.gc, session.folder, self.team.follower
         version, text = (gc.version, gc.text) if gc is not None else (None, "")
         count = session.tokenizer.count
-        self.work.request(
-            lambda: team_cost(view, follower, count, alternatives(gc_versions(folder, version, text), count))
-        )
+        self.work.request(lambda: session_cost(view, follower, folder, version, text, count))
+
+    def _team_read(self, _view: object) -> None:
+        """A new read of the team: shown again if the dialog is open."""
+        self.refresh()
 
     def _worked_out(self, result: object) -> None:
         if self.dialog is None:

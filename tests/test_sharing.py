@@ -244,8 +244,8 @@ def test_the_window_charts_what_the_cli_says(qtbot: Any, tmp_path: Path, capsys:
     it is open is shown again (the response appended counted in its spent)."""
     from PySide6.QtCore import Qt
 
+    from models.claude.sharing import usd
     from tests.conftest import activate, settle_reviews, shown_controller
-    from ui.cost_dialog import usd
 
     controller = shown_controller(qtbot, tmp_path)
     folder = copy_demo(tmp_path / "demo")

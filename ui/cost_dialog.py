@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from models.claude.sharing import KIND_TITLES, KINDS, MemberCost, TeamCost
+from models.claude.sharing import KIND_TITLES, KINDS, MemberCost, TeamCost, usd
 
 COLOURS = {
     "full": QColor("#d9534f"),
@@ -31,14 +31,6 @@ COLOURS = {
     "ack": QColor("#5cb85c"),
 }
 _ROW, _GAP, _NAME = 22, 6, 130
-
-
-def usd(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
-
-
-def name_of(m: MemberCost) -> str:
-    return m.role or f"{m.member} (lead)"
 
 
 class CostChart(QWidget):
@@ -69,7 +61,7 @@ class CostChart(QWidget):
         y = _GAP
         for m in self.members:
             painter.setPen(text)
-            painter.drawText(QRectF(0, y, _NAME - 8, _ROW), Qt.AlignmentFlag.AlignVCenter, name_of(m))
+            painter.drawText(QRectF(0, y, _NAME - 8, _ROW), Qt.AlignmentFlag.AlignVCenter, m.name)
             by_price = m.total.usd > 0
             scale = width / most
             x = float(_NAME)
@@ -134,7 +126,7 @@ class CostDialog(QDialog):
         self.table.setRowCount(len(cost.members))
         for row, m in enumerate(cost.members):
             cells = (
-                name_of(m),
+                m.name,
                 usd(m.total.usd),
                 usd(m.work.usd),
                 usd(m.coordination.usd),
@@ -151,7 +143,7 @@ class CostDialog(QDialog):
                     item.setToolTip("\n".join(parts) or "none")
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
-        notes = [f"{name_of(m)}: not priced ({', '.join(m.unpriced)})" for m in cost.members if m.unpriced]
+        notes = [f"{m.name}: not priced ({', '.join(m.unpriced)})" for m in cost.members if m.unpriced]
         self.note.setText(
             "\n".join(
                 [

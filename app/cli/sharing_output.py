@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.claude.sharing import KIND_TITLES, KINDS, TeamCost
-from models.claude.sharing_report import alternatives, gc_versions, team_cost
+from models.claude.sharing import KIND_TITLES, KINDS, TeamCost, usd
+from models.claude.sharing_report import session_cost
 from models.claude.status import TeamView, team_view
 from models.claude.transcript_read import TranscriptFollower
 from models.session.folder import Session
@@ -25,13 +25,8 @@ def sharing_of(
     follower = follower if follower is not None else TranscriptFollower(spend=True)
     view = view if view is not None else team_view(session, team_folder, follower, remember=False)
     gc = session.gc
-    text_of = gc_versions(session.folder, gc.version if gc else None, gc.text if gc else "")
-    count = session.tokenizer.count
-    return team_cost(view, follower, count, alternatives(text_of, count))
-
-
-def _usd(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+    version, text = (gc.version, gc.text) if gc is not None else (None, "")
+    return session_cost(view, follower, session.folder, version, text, session.tokenizer.count)
 
 
 def sharing_text(cost: TeamCost) -> str:
@@ -43,20 +38,19 @@ def sharing_text(cost: TeamCost) -> str:
     )
     lines.append(header)
     for m in cost.members:
-        name = m.role or f"{m.member} (lead)"
         lines.append(
-            f"  {name:<16} {_usd(m.total.usd):>10} {_usd(m.work.usd):>10} {_usd(m.coordination.usd):>10}"
-            f" {100 * m.share:>5.1f}%  {_usd(m.saved_by_deltas.usd):>13} {_usd(m.saved_by_subscriptions.usd):>8}"
+            f"  {m.name:<16} {usd(m.total.usd):>10} {usd(m.work.usd):>10} {usd(m.coordination.usd):>10}"
+            f" {100 * m.share:>5.1f}%  {usd(m.saved_by_deltas.usd):>13} {usd(m.saved_by_subscriptions.usd):>8}"
         )
-        parts = [f"{KIND_TITLES[k]} {_usd(m.by_kind[k].usd)}" for k in KINDS if k in m.by_kind and m.by_kind[k].tokens]
+        parts = [f"{KIND_TITLES[k]} {usd(m.by_kind[k].usd)}" for k in KINDS if k in m.by_kind and m.by_kind[k].tokens]
         if parts:
             lines.append(f"  {'':<16} context: {', '.join(parts)}")
         if m.unpriced:
             lines.append(f"  {'':<16} not priced (no price known): {', '.join(m.unpriced)}")
     total, work, shared = cost.part("total"), cost.part("work"), cost.part("coordination")
     lines.append(
-        f"  {'team':<16} {_usd(total.usd):>10} {_usd(work.usd):>10} {_usd(shared.usd):>10} {100 * cost.share:>5.1f}%"
-        f"  {_usd(cost.part('saved_by_deltas').usd):>13} {_usd(cost.part('saved_by_subscriptions').usd):>8}"
+        f"  {'team':<16} {usd(total.usd):>10} {usd(work.usd):>10} {usd(shared.usd):>10} {100 * cost.share:>5.1f}%"
+        f"  {usd(cost.part('saved_by_deltas').usd):>13} {usd(cost.part('saved_by_subscriptions').usd):>8}"
     )
     lines += [f"  problem: {p}" for p in cost.problems]
     return "\n".join(lines)

@@ -44,6 +44,11 @@ KIND_TITLES = {
 Alternative = Callable[[Received, str], tuple[int | None, int | None]]  # (full GC, whole delta) tokens
 
 
+def usd(value: float) -> str:
+    """A price as the Lead reads it: cents, or four places under a cent."""
+    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+
+
 def kind_of(text: str) -> str | None:
     """What a delivered block is, by its first line; None for work (tasks, questions, answers)."""
     first = text.lstrip().split("\n", 1)[0]
@@ -87,6 +92,11 @@ class MemberCost:
     saved_by_deltas: Part = Part()
     saved_by_subscriptions: Part = Part()
     unpriced: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """Its role, or the lead's member name said as the lead's."""
+        return self.role or f"{self.member} (lead)"
 
     @property
     def coordination(self) -> Part:
@@ -159,8 +169,7 @@ class _Rates:
     """Per response: its price, and the running sum of cache-read rates (a block's reads)."""
 
     def __init__(self, responses: tuple[Response, ...]) -> None:
-        self.prices = [prices_for(r.model) for r in responses]
-        self.prices = [p.at(r.prompt) if p else None for p, r in zip(self.prices, responses, strict=True)]
+        self.prices = [p.at(r.prompt) if (p := prices_for(r.model)) else None for r in responses]
         self.reads = [0.0, *accumulate((p.read if p else 0.0) / 1e6 for p in self.prices)]
 
     def write(self, at: int) -> float:

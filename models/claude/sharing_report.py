@@ -81,6 +81,19 @@ def alternatives(text_of: Callable[[int], str | None], count: Callable[[str], in
     return alternative
 
 
+def session_cost(
+    view: TeamView,
+    follower: TranscriptFollower,
+    folder: Path,
+    gc_version: int | None,
+    gc_text: str,
+    count: Callable[[str], int],
+) -> TeamCost | None:
+    """``team_cost`` with the savings worked out from the session's GC versions: what the
+    window and the CLI both show (plain values, so that a worker thread can run it)."""
+    return team_cost(view, follower, count, alternatives(gc_versions(folder, gc_version, gc_text), count))
+
+
 def team_cost(
     view: TeamView, follower: TranscriptFollower, count: Callable[[str], int], alternative: Alternative | None
 ) -> TeamCost | None:
