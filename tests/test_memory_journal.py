@@ -7,6 +7,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from conftest import COW, DEMO
 from models.memory.journal import MemoryJournal, identity
 from models.session.memory_parse import parse_memory
@@ -174,3 +176,37 @@ def test_the_journal_lines_are_the_forms_every_process_reads(tmp_path: Path) -> 
         {"kind": "seen", "id": "- [Finding] two", "header": "implementer-1", "entry": "- [Finding] two",
          "by": "the file", "after": None},
     ]  # fmt: skip
+
+
+def test_an_entry_the_app_removes_is_never_reported_lost_by_a_window_reading_in_between(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45.6: with only our own writers, a window's look in the moment between the app's
+    write of TEAM-MEMORY.md and its journal lines found the entry it pruned missing, with no
+    "removed" record yet, and reported it vanished (1 of 3 trials). The removal is journaled
+    before the write: the window looks right after the file is replaced, as a watcher may."""
+    from models.memory import edits
+    from models.memory.curation import prune_section
+
+    path = tmp_path / "TEAM-MEMORY.md"
+    text = "# TEAM-MEMORY\n\n## Lead\n- [Decision] keep\n- [ARCHIVED] [Decision] stale\n"
+    path.write_text(text, encoding="utf-8")
+    window = MemoryJournal(tmp_path)  # another process's journal: the window's
+    assert window.observe(parse_memory(text)) == []
+    looks: list[list[str]] = []
+    real_write = edits.atomic_write
+
+    def write_then_window_looks(target: Path, data: bytes, expected: object) -> object:
+        written = real_write(target, data, expected)  # type: ignore[arg-type]
+        looks.append([v.seen.entry for v in window.observe(parse_memory(target.read_text(encoding="utf-8")))])
+        return written
+
+    monkeypatch.setattr(edits, "atomic_write", write_then_window_looks)
+    edits.edit_memory(path, [edits.SectionEdit("Lead", None, prune_section)])
+    assert path.read_text(encoding="utf-8") == "# TEAM-MEMORY\n\n## Lead\n- [Decision] keep\n"
+    assert looks == [[]]
+    # A real loss is still reported: an agent's write drops the kept entry.
+    path.write_text("# TEAM-MEMORY\n\n## Lead\n", encoding="utf-8")
+    assert [v.seen.entry for v in window.observe(parse_memory(path.read_text(encoding="utf-8")))] == [
+        "- [Decision] keep"
+    ]

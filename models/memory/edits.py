@@ -273,18 +273,24 @@ def _attempt(
                     return EditResult(new, merged, attempt, base)
                 data = read.bom + new.encode("utf-8")
                 record_intent(folder, title, [FileWrite(read.target, "replace", title, data, read.expected)], True)
+                before, after = _entry_ids(base), _entry_ids(new)
+                warning = _journal_removals(journal, before - after, path.name)
                 try:
                     written = atomic_write(read.target, data, read.expected)
-                except FileChangedError:
-                    return None
+                except BaseException as exc:
+                    _journal_kept(journal, base)
+                    if isinstance(exc, FileChangedError):
+                        return None
+                    raise
                 try:
                     orphan = read.orphaned()
                 except UnfinishedOrphan:
                     # Our edit stands on the whole file we read: journal it, then say what happened.
-                    journal.observe(parse_memory(new), _entry_ids(new) - _entry_ids(base), report=False)
+                    journal.observe(parse_memory(new), after - before, report=False)
                     raise
                 if orphan is None:
-                    return EditResult(new, merged, attempt, base, _journal_edit(journal, base, new, path.name))
+                    warning = _journal_additions(journal, new, after - before, path.name) or warning
+                    return EditResult(new, merged, attempt, base, warning)
                 # An agent's write went on into the file we replaced: make the edit again on its bytes.
                 base, read.text, read.expected = orphan, new, written
             return None
@@ -292,19 +298,39 @@ def _attempt(
             (folder / INTENT).unlink(missing_ok=True)
 
 
-def _journal_edit(journal: MemoryJournal, base: str, new: str, name: str) -> str | None:
-    """Tell the loss journal what the written edit added and removed on purpose. The edit is
-    on disk already: a journal that cannot be written is said, never reported as a failed edit."""
-    before, after = _entry_ids(base), _entry_ids(new)
+def _journal_removals(journal: MemoryJournal, removed: set[str], name: str) -> str | None:
+    """Tell the loss journal, before the write, which entries the edit removes on purpose: a
+    window that reads the file the moment after it is replaced finds them journaled as removed,
+    not vanished. A journal that cannot be written is said, never a reason not to write."""
     try:
-        journal.observe(parse_memory(new), after - before, report=False)
-        journal.forget(before - after)  # pruned or deleted by this edit, on purpose
+        journal.forget(removed)
     except OSError as exc:
-        return (
-            f"{name} was written, but the loss journal could not record it ({exc.strerror or exc}): "
-            "entries this edit removed may be reported as lost"
-        )
+        return _unjournaled(name, exc)
     return None
+
+
+def _journal_kept(journal: MemoryJournal, base: str) -> None:
+    """The write did not happen: the entries journaled as removed still stand, and are watched
+    again (a failure here leaves them to the next look, which journals them again)."""
+    with contextlib.suppress(OSError):
+        journal.observe(parse_memory(base), report=False)
+
+
+def _journal_additions(journal: MemoryJournal, new: str, added: set[str], name: str) -> str | None:
+    """Tell the loss journal what the written edit added. The edit is on disk already: a journal
+    that cannot be written is said, never reported as a failed edit."""
+    try:
+        journal.observe(parse_memory(new), added, report=False)
+    except OSError as exc:
+        return _unjournaled(name, exc)
+    return None
+
+
+def _unjournaled(name: str, exc: OSError) -> str:
+    return (
+        f"{name} was written, but the loss journal could not record it ({exc.strerror or exc}): "
+        "entries this edit removed may be reported as lost"
+    )
 
 
 def _entry_ids(text: str) -> set[str]:
