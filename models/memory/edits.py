@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from models.memory.access import RELAY, access_of
+from models.memory.check import unended_warning
 from models.memory.journal import MemoryJournal, identity
 from models.memory.settle import HalfWritten, UnfinishedOrphan, settled_read
 from models.session.memory_entries import TAGS
 from models.session.memory_parse import parse_memory
-from models.session.team_memory import MemorySection, TeamMemory
+from models.session.team_memory import MemorySection, TeamMemory, unended_line
 from models.text.atomic import FileChangedError, LockRefused, atomic_write, held
 from models.text.intent import INTENT, holding_action_lock, record_intent
 from models.text.textfile import newline_of, read_text, split_lines
@@ -274,11 +275,13 @@ def _attempt(
                 data = read.bom + new.encode("utf-8")
                 record_intent(folder, title, [FileWrite(read.target, "replace", title, data, read.expected)], True)
                 before, after = _entry_ids(base), _entry_ids(new)
-                warning = _journal_removals(journal, before - after, path.name)
+                removed = before - after
+                warning = _journal_removals(journal, removed, path.name) if removed else None
                 try:
                     written = atomic_write(read.target, data, read.expected)
                 except BaseException as exc:
-                    _journal_kept(journal, base)
+                    if removed:
+                        _journal_kept(journal, base)
                     if isinstance(exc, FileChangedError):
                         return None
                     raise
@@ -290,6 +293,7 @@ def _attempt(
                     raise
                 if orphan is None:
                     warning = _journal_additions(journal, new, after - before, path.name) or warning
+                    warning = warning or unended_warning(unended_line(base[-400:]), written=True)
                     return EditResult(new, merged, attempt, base, warning)
                 # An agent's write went on into the file we replaced: make the edit again on its bytes.
                 base, read.text, read.expected = orphan, new, written

@@ -148,6 +148,13 @@ class MemoryFollowUp:
     lines: int
 
 
+def unended_line(end: str) -> str | None:
+    """The last line of a text whose end is ``end``, when it has no line end; else None."""
+    if not end or end.endswith(("\n", "\r")):
+        return None
+    return end.rsplit("\n", 1)[-1].removeprefix("\ufeff")
+
+
 @dataclass(eq=False)
 class TeamMemory:
     """A parsed TEAM-MEMORY.md."""
@@ -187,6 +194,13 @@ class TeamMemory:
     def text_length(self) -> int:
         """``len(text)``, without decoding it."""
         return len(self._source)
+
+    def unended_line(self) -> str | None:
+        """The file's last line when it has no line end, else None: a file cut off, or caught
+        while being written, ends so (every line the app and agents' Edits write ends). Read
+        from the file's last bytes, without decoding the whole."""
+        source = self._source
+        return unended_line(source[-400:] if isinstance(source, str) else source.raw[-1600:].decode("utf-8", "replace"))
 
     def preamble(self) -> str:
         """The text before the first section (all of it when there is none)."""

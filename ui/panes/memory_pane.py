@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from models.actions.memory_change import memory_preview
 from models.memory.access import access_of
-from models.memory.check import missing_sections
+from models.memory.check import structure_problems
 from models.memory.loss import Loss
 from models.session.folder import Session
 from models.session.memory_entries import TAGS, MemoryEntry
@@ -126,13 +126,13 @@ class MemoryPane(QWidget):
         self.memory_banner.show_problems([*self._problems(), Problem("error", "TEAM-MEMORY.md", message)])
 
     def _problems(self) -> list[Problem]:
-        """What is wrong with the file as read, and the sections ADR-001 §4 asks for that it
-        lacks (as ``lead-console memory check`` says them)."""
+        """What is wrong with the file as read, the sections ADR-001 §4 asks for that it lacks
+        and a last line with no end (as ``lead-console memory check`` says them)."""
         session = self.session
         if session is None:
             return []
         memory = session.memory
-        missing = missing_sections(memory) if memory is not None else []
+        missing = structure_problems(memory) if memory is not None else []
         return [*session.problems.get("memory", []), *(Problem("warning", "TEAM-MEMORY.md", m) for m in missing)]
 
     def show_memory(self, session: Session, first: bool) -> None:
