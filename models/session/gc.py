@@ -319,11 +319,13 @@ class TitleIndex:
     sections are copied when first asked for (``models.session.gc_tail``), and an index of the
     section objects copied every tree of a GC to resolve one reference."""
 
-    __slots__ = ("_at", "_sections")
+    __slots__ = ("_at", "_exact", "_sections", "_titles")
 
     def __init__(self, sections: Sequence[Section], titles: Sequence[str] | None = None) -> None:
         self._sections = sections
+        self._titles = titles
         self._at: dict[str, list[int]] = {}
+        self._exact: dict[str, list[int]] | None = None  # made at the first exact look-up
         for j, title in enumerate(titles if titles is not None else [s.title for s in sections]):
             self._at.setdefault(norm(title), []).append(j)
 
@@ -331,6 +333,24 @@ class TitleIndex:
         """The sections whose normalised title is ``key``, in order (``default`` if none)."""
         found = self._at.get(key)
         return default if found is None else [self._sections[j] for j in found]
+
+    def count(self, key: str) -> int:
+        """How many sections have the normalised title ``key`` (without fetching them)."""
+        return len(self._at.get(key, ()))
+
+    def nth(self, title: str, occurrence: int) -> Section | None:
+        """The ``occurrence``-th section (from 1) titled exactly ``title``. Indexed by exact
+        title once asked: a GC that repeats its titles a thousand times is named ``"Scope"#N``
+        for each, and listing every "Scope" to pick one made applying its delta quadratic."""
+        exact = self._exact
+        if exact is None:
+            exact = {}
+            titles = self._titles if self._titles is not None else [s.title for s in self._sections]
+            for j, t in enumerate(titles):
+                exact.setdefault(t, []).append(j)
+            self._exact = exact
+        found = exact.get(title)
+        return self._sections[found[occurrence - 1]] if found is not None and 0 < occurrence <= len(found) else None
 
 
 def _prefixes(wanted: str) -> Iterator[str]:
@@ -364,10 +384,16 @@ def _resolve_segments(index: TitleIndex, segments: Sequence[Segment]) -> Resolve
     that names no heading may name an item of the section before it. An exact title has the
     normalised one too, so the index narrows the search before the exact comparison."""
     first, rest = segments[0], segments[1:]
-    matching = [s for s in index.get(norm(first.text), ()) if first.matches(s.title)]
-    if len(matching) < first.occurrence:
-        return None
-    section = matching[first.occurrence - 1]
+    if first.exact:
+        found = index.nth(first.text, first.occurrence)
+        if found is None:
+            return None
+        section = found
+    else:
+        matching = [s for s in index.get(norm(first.text), ()) if first.matches(s.title)]
+        if len(matching) < first.occurrence:
+            return None
+        section = matching[first.occurrence - 1]
     if not rest:
         return Resolved(section)
     deeper = _resolve_segments(section.child_index(), rest)

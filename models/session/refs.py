@@ -111,7 +111,7 @@ def read_quoted(text: str, at: int) -> tuple[Segment, int] | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=65_536)
 def split_ref(ref: str) -> tuple[Segment, ...] | None:
     """The segments of a reference that uses quotes; None for a reference without any (read
     it the lenient way) or one that is not well formed. Memoised: applying a delta resolves
