@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bench.generate import big_gc
 from models.delta.apply import apply_delta, apply_item, set_version
+from models.delta.batches import apply_items
 from models.delta.diff import diff_gc
+from models.delta.items import ApplyError, DeltaItem, structure
 
 
 def test_a_chain_of_added_sections_equals_adding_them_one_by_one() -> None:
@@ -165,3 +169,128 @@ def test_eight_thousand_changed_values_diff_and_apply_exactly() -> None:
     assert result.exact and len(result.delta.items) == 8_000
     assert {i.op for i in result.delta.items} == {"CHANGED"}
     assert apply_delta(old, result.delta) == new
+
+
+def _repeated(text: str, times: int, rng: random.Random | None = None) -> str:
+    """``text`` with its sections (from the first ``## ``) written ``times`` times over, some
+    left out at random: the shape of a GC an agent kept appending a copy of itself to."""
+    start = text.index("\n## ") + 1
+    head, body = text[:start], text[start:]
+    pieces = ["## " + p for p in body.split("## ") if p] if rng else [body]
+    out = [head]
+    for _ in range(times):
+        out += [p for p in pieces if rng is None or rng.random() < 0.8]
+    return "".join(out)
+
+
+def test_a_gc_that_repeats_its_sections_diffs_and_applies_both_ways_as_one_by_one() -> None:
+    """Issue 45.6: the delta of the demo's GC against itself repeated (sections of one title
+    many times, named ``"Scope"#7``) applied one item at a time, each parsing the GC again:
+    over ten minutes for 10 MB. Both ways, with sections left out at random: the batched
+    apply gives the new GC exactly, and what applying each item against a fresh parse gives."""
+    from conftest import DEMO
+
+    v5 = (DEMO / "gc-history" / "GC-v5.md").read_text(encoding="utf-8")
+    v6 = (DEMO / "gc-history" / "GC-v6.md").read_text(encoding="utf-8")
+    rng = random.Random(45)
+    checked = exact = 0
+    for trial in range(12):
+        old = v5 if trial % 3 == 0 else _repeated(v5, rng.randint(2, 5), rng)
+        new = _repeated(v6, rng.randint(2, 6), rng if trial % 2 else None)
+        for a, b in ((old, new), (new, old)):
+            result = diff_gc(a, b)
+            one_by_one: str | None = a
+            try:
+                for item in result.delta.items:
+                    one_by_one = apply_item(str(one_by_one), item)
+                if result.delta.new_version is not None:
+                    one_by_one = set_version(str(one_by_one), result.delta.new_version)
+            except ApplyError:
+                one_by_one = None
+            try:
+                batched: str | None = apply_delta(a, result.delta)
+            except ApplyError:
+                batched = None
+            if result.exact:  # the diff proved its delta rebuilds the new GC
+                assert batched == one_by_one == b
+                exact += 1
+            else:  # the app sends the full GC; applied, the delta still gives what one by one gives
+                assert batched is None or batched == one_by_one
+            checked += 1
+    assert checked == 24 and exact >= 12
+
+
+def test_the_demo_gc_repeated_two_hundred_times_diffs_and_applies_exactly_both_ways() -> None:
+    """At a size the one-by-one path took minutes for (its time at 10 MB is the benchmark's
+    row): ``"Scope"#200`` and the rest, added in order and removed from the last."""
+    from conftest import DEMO
+
+    v5 = (DEMO / "gc-history" / "GC-v5.md").read_text(encoding="utf-8")
+    big = _repeated((DEMO / "gc-history" / "GC-v6.md").read_text(encoding="utf-8"), 200)
+    for a, b in ((v5, big), (big, v5)):
+        result = diff_gc(a, b)
+        assert any('"Scope"#200' in i.ref for i in result.delta.items)
+        assert apply_delta(a, result.delta) == b
+
+
+def _one_by_one(text: str, items: tuple[DeltaItem, ...]) -> str | None:
+    try:
+        for item in items:
+            text = apply_item(text, item)
+    except ApplyError:
+        return None
+    return text
+
+
+def test_sections_replaced_among_item_changes_apply_as_one_by_one() -> None:
+    """Sections' texts REPLACED between items added and changed (what ``savings``' major
+    restructure asks of a GC that repeats its titles) go in on one parse when their lines hold
+    no heading: the same bytes as one item at a time; new text that holds a heading, a fence,
+    a comment or a setext underline, or does not end its last line, still goes alone."""
+    from conftest import SESSIONS
+    from models.delta.items import Delta
+
+    rng = random.Random(46)
+    texts = ["- note: rewritten\n", "Plain prose.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", "### Inner\n- x: y\n"]
+    texts += ["```\n# not a heading\n```\n", "<!-- c -->\n", "Title\n=====\n", "no line end", "- a\n---\n"]
+    compared = 0
+    for path in [s / "global-context.md" for s in SESSIONS if (s / "global-context.md").is_file()]:
+        gc = path.read_text(encoding="utf-8")
+        if "\n## " in gc:
+            gc = _repeated(gc, 2)
+        sections = [s for s in structure(gc).walk() if s.parent is None]
+        for _ in range(10):
+            items: list[DeltaItem] = []
+            for section in rng.sample(sections, min(len(sections), 5)):
+                ref = section.ref[1:] if section.ref.startswith("§") else section.ref
+                if section.items and rng.random() < 0.5:  # before its text goes
+                    item = rng.choice(section.items)
+                    items.append(DeltaItem("CHANGED", ref, key=item.key, new="changed"))
+                content = rng.choice(texts[:2] if rng.random() < 0.85 else texts[2:])
+                items.append(DeltaItem("REPLACED", ref, content=content))
+            expected = _one_by_one(gc, tuple(items))
+            try:
+                got: str | None = apply_items(gc, Delta(None, None, tuple(items)))
+            except ApplyError:
+                got = None
+            assert got == expected
+            compared += expected is not None
+    assert compared >= 20
+    # A new text that holds a heading renumbers the sections of that title after it: the item
+    # after it names another section than it did before the run began.
+    gc = _repeated((SESSIONS[0] / "global-context.md").read_text(encoding="utf-8"), 2)
+    key = next(s for s in structure(gc).sections if s.ref == '§"Scope"#2').items[0].key
+    items = (
+        DeltaItem("REPLACED", "Team", content="- x: y\n## Scope\n- k: v\n"),
+        DeltaItem("CHANGED", '"Scope"#2', key=key, new="changed"),
+    )
+    with pytest.raises(ApplyError):  # one by one, §"Scope"#2 is the new one, which has no such key
+        _one_by_one_strict(gc, items)
+    with pytest.raises(ApplyError):
+        apply_items(gc, Delta(None, None, items))
+
+
+def _one_by_one_strict(text: str, items: tuple[DeltaItem, ...]) -> str:
+    for item in items:
+        text = apply_item(text, item)
+    return text

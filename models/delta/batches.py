@@ -7,6 +7,7 @@ no section boundaries). Each run gives the bytes applying its items one by one g
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import replace
 
 from models.delta.apply import (
@@ -33,7 +34,7 @@ from models.delta.items import (
 )
 from models.session.gc import Section
 from models.session.gc_items import Item
-from models.session.refs import norm, split_ref
+from models.session.refs import Segment, norm, split_ref
 from models.text.textfile import newline_of
 
 
@@ -209,18 +210,32 @@ def _added_chain(items: list[DeltaItem], i: int) -> int:
 
 
 def _plain_siblings(a: str, b: str) -> bool:
-    """Two references to sections under one parent, the first naming its title's first
-    occurrence (not ``"X"#2``): quoted for a colon or a dot in the title is fine."""
-    if '"' not in a and '"' not in b:
-        return "." not in a and "." not in b  # two top-level titles
-    first, second = split_ref(a), split_ref(b)
-    return first is not None and second is not None and first[-1].occurrence == 1 and first[:-1] == second[:-1]
+    """Two references to sections under one parent: two plain top-level titles, or quoted ones
+    with the same path above them (``"Scope"#2`` among others of its title, as the app writes a
+    GC that repeats a title; the chain then proves each names the section it adds)."""
+    return _parent(a) is not None and _parent(a) == _parent(b)
+
+
+def _parent(ref: str) -> tuple[Segment, ...] | None:
+    """The path above the section ``ref`` names; None when that is not known without the GC (a
+    plain reference with a dot, which may be a title's own)."""
+    if '"' not in ref:
+        return () if "." not in ref else None
+    found = split_ref(ref)
+    return None if found is None else found[:-1]
 
 
 def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str | None:
     """The chained sections as one insertion at the first one's place; each title is checked
-    against the siblings it joins, as adding them one by one would. None when a quoted title
-    meets a sibling of the same lenient name: one by one, its exact reference decides."""
+    against the siblings it joins, as adding them one by one would. None when a plain title
+    meets a sibling of the same lenient name beside quoted references, or when a reference does
+    not name the very section its item adds in the result (a ``#N`` counted otherwise): one by
+    one, each reference then decides as the GC is at its turn.
+
+    A delta of a GC that repeats its sections a thousand times adds a thousand sections of the
+    same titles, each placed after the one before (``"Scope"#2 (after §"Open Questions")``): one
+    by one, each parsed the whole GC again, 40 s for a hundred repeats and over ten minutes for
+    a 10 MB GC (issue 45)."""
     gc = structure(text)
     nl = newline_of(text)
     at = _insert_point(gc, chain[0], text)
@@ -233,20 +248,45 @@ def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str | None:
     else:
         siblings = gc.sections
     titles = {norm(s.title) for s in siblings}
+    quoted = any('"' in i.ref for i in chain)
     pieces: list[str] = []
+    starts: list[int] = []  # where each added section's text begins and ends in the result
+    ends: list[int] = []
+    joined_end = ""  # the last character of the pieces so far: a join of them all per item was quadratic
+    offset = at
     for item in chain:
         title = (item.content or "").split("\n", 1)[0].lstrip("# ").strip()
-        if norm(title) in titles and item is not chain[0]:
-            if any('"' in i.ref for i in chain):
+        segments = split_ref(item.ref)
+        exact = segments is not None and segments[-1].exact  # one by one, never refused as a duplicate
+        if not exact and norm(title) in titles and item is not chain[0]:
+            if quoted:
                 return None
             raise ApplyError(item, f"a section called {title!r} is already there")
         titles.add(norm(title))
         content = _native(item.content or "", nl)
-        before = "".join(pieces) if pieces else text[:at]
-        if (pieces or at > 0) and not before.endswith("\n"):
-            content = nl + content
+        prior = joined_end if pieces else text[at - 1 : at]
+        lead = nl if (pieces or at > 0) and prior != "\n" else ""
+        starts.append(offset + len(lead))
+        content = lead + content
+        offset += len(content)
         pieces.append(content)
-    return text[:at] + "".join(pieces) + text[at:]
+        joined_end = content[-1:] or joined_end
+        ends.append(offset)
+    result = text[:at] + "".join(pieces) + text[at:]
+    return result if _each_names_its_own(result, chain, starts, ends) else None
+
+
+def _each_names_its_own(result: str, chain: list[DeltaItem], starts: list[int], ends: list[int]) -> bool:
+    """Whether each item's reference names, in ``result``, exactly the text it added (from
+    its heading to where the next one's begins): then so it did at its own turn one by one,
+    and the next went where it goes here (the sections added after it come after it, and change
+    no count of the titles before it)."""
+    gc = structure(result)
+    for item, start, end in zip(chain, starts, ends, strict=True):
+        found = gc.resolve(item.ref)
+        if found is None or found.item is not None or (found.section.start, found.section.end) != (start, end):
+            return False
+    return True
 
 
 def _removed_run(items: list[DeltaItem], i: int) -> int:
@@ -259,17 +299,26 @@ def _removed_run(items: list[DeltaItem], i: int) -> int:
 
 def _remove_sections(text: str, run: list[DeltaItem]) -> str | None:
     """Several sections removed with one parse, when removing one cannot change what another's
-    reference means: distinct, none inside another, each title unique among its siblings (so no
-    ``"Notes"#2`` renumbers). None when that does not hold: then they go one by one."""
+    reference means: distinct, none inside another, and each either the only one of its title
+    among its siblings or a top-level one no earlier removal of its title comes before (a
+    delta back from a GC that repeats its sections removes ``"Scope"#1000`` before
+    ``"Scope"#999``: removing a later one renumbers none before it). None when that does not
+    hold: then they go one by one."""
     gc = structure(text)
     targets: list[Section] = []
+    first_removed: dict[str, int] = {}  # a repeated top-level title → the earliest removal of it so far
     for item in run:
         found = gc.resolve(item.ref)
         if found is None or found.item is not None:
             return None
         section = found.section
-        if len(gc.title_index(section.parent).get(norm(section.title), ())) > 1:
-            return None
+        key = norm(section.title)
+        if gc.title_index(section.parent).count(key) > 1:
+            if section.parent is not None or _parent(item.ref) != ():
+                return None
+            if first_removed.get(key, len(text) + 1) < section.start:
+                return None  # an earlier removal renumbered this title's later sections
+            first_removed[key] = min(first_removed.get(key, section.start), section.start)
         targets.append(section)
     spans = sorted({(s.start, s.end) for s in targets}, reverse=True)
     if len(spans) != len(targets) or any(a[0] < b[1] for a, b in itertools.pairwise(spans)):
@@ -288,11 +337,34 @@ def _spliced(text: str, changes: list[tuple[int, int, str]]) -> str:
     return "".join(reversed(pieces))
 
 
+# A line that could begin or hide a heading: an ATX heading, a fence, a comment, a setext underline.
+_STRUCTURAL = re.compile(r"^ {0,3}(?:#|```|~~~|<!--|=+[ \t]*\r?$|-+[ \t]*\r?$)", re.M)
+
+
+def _in_place(item: DeltaItem) -> bool:
+    """Whether ``item`` changes one section's own text and no section's bounds or name: an
+    item-level op, or a section's text REPLACED by lines that hold no heading and end with a
+    line end. A run of them is applied on one parse (``_apply_item_run``): a delta rewriting
+    every section of a GC that repeats its titles (``savings``' "major restructure") applied
+    each REPLACED on a parse of its own, over ten minutes for 10 MB."""
+    if _keyed(item):
+        return True
+    content = item.content
+    return (
+        item.op == "REPLACED"
+        and item.key is None
+        and item.ref not in PSEUDO_REFS
+        and content is not None
+        and content.endswith("\n")
+        and _STRUCTURAL.search(content) is None
+    )
+
+
 def apply_items(text: str, delta: Delta) -> str:
     items = list(delta.items)
     i = 0
     while i < len(items):
-        if not _keyed(items[i]):
+        if not _in_place(items[i]):
             removed = _removed_run(items, i)
             if removed > 1:
                 batched = _remove_sections(text, items[i : i + removed])
@@ -306,7 +378,7 @@ def apply_items(text: str, delta: Delta) -> str:
             i += run
             continue
         j = i
-        while j < len(items) and _keyed(items[j]):
+        while j < len(items) and _in_place(items[j]):
             j += 1
         text = _apply_item_run(text, items[i:j])
         i = j
