@@ -19,6 +19,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
+from bench.cli_scale import cli_scale_rows
 from bench.generate import big_gc
 from bench.rows import HEADER, Row, absolute_row, ms, plain_ratio_row, put_off_row, ratio_row
 from bench.scale import field_rows, scale_rows, tenfold_rows
@@ -263,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.extend(_team_rows())
             rows.append(_delta_row())
             rows.extend(scale_rows())
+            rows.extend(cli_scale_rows())
             rows.append(_inbox_lock_row())
             rows.extend(_cli_rows())
             rows.append(_fuzz_row())
