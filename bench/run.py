@@ -23,7 +23,7 @@ from bench.cli_scale import cli_scale_rows
 from bench.generate import big_gc
 from bench.rows import HEADER, Row, absolute_row, ms, plain_ratio_row, put_off_row, ratio_row
 from bench.scale import field_rows, scale_rows, tenfold_rows
-from bench.session_rows import measure_session
+from bench.session_rows import FOLLOWS, measure_session
 from models.delta.apply import apply_delta
 from models.delta.diff import diff_gc
 from models.delta.message import render_message
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             ratio_row(
                 "external write → view (TEAM-MEMORY)",
-                "one-line append, median of 5 / debounce + reading and counting the file",
+                f"one-line append, median of {FOLLOWS} / debounce + reading and counting the file",
                 one.memory_follow,
                 one.memory_floor,
                 1.5,
@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             ratio_row(
                 "external write → view (GC)",
-                "one-line edit, median of 5 / debounce + reading and counting the file",
+                f"one-line edit, median of {FOLLOWS} / debounce + reading and counting the file",
                 one.gc_follow,
                 one.gc_floor,
                 1.5,
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(  # the goal is ours: the issue names none for the composer
             ratio_row(
                 "external write → composer re-planned",
-                "the same GC edit, the composer in front, median of 5 / the same floor",
+                f"the same GC edit, the composer in front, median of {FOLLOWS} / the same floor",
                 one.composer_follow,
                 one.gc_floor,
                 2,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench.generate import big_gc, write_session
 from bench.rows import Row, absolute_row, ms, put_off_row, ratio_row
-from bench.session_rows import SessionFigures
+from bench.session_rows import FOLLOWS, SessionFigures
 from models.delta.apply import apply_delta
 from models.delta.diff import diff_gc
 from models.delta.message import render_message
@@ -170,21 +170,21 @@ def field_rows() -> list[Row]:
         put_off_row(f.open_rest),
         ratio_row(
             "  write → view (TEAM-MEMORY)",
-            "one-line append, median of 5 / debounce + reading and counting the file",
+            f"one-line append, median of {FOLLOWS} / debounce + reading and counting the file",
             f.memory_follow,
             f.memory_floor,
             1.5,
         ),
         ratio_row(
             "  write → view (GC)",
-            "one-line edit, median of 5 / debounce + reading and counting the file",
+            f"one-line edit, median of {FOLLOWS} / debounce + reading and counting the file",
             f.gc_follow,
             f.gc_floor,
             1.5,
         ),
         ratio_row(
             "  write → composer re-planned",
-            "the same GC edit, the composer in front, median of 5 / the same floor",
+            f"the same GC edit, the composer in front, median of {FOLLOWS} / the same floor",
             f.composer_follow,
             f.gc_floor,
             1.5,
