@@ -52,16 +52,36 @@ def test_a_bom_and_crlf_are_kept(tmp_path: Path) -> None:
 
 
 def test_a_symlinked_file_stays_a_symlink(tmp_path: Path) -> None:
-    real = tmp_path / "shared" / "TEAM-MEMORY.md"
+    """A TEAM-MEMORY.md linked to a file within the session is written through, and stays a link."""
+    session = tmp_path / "session"
+    real = session / "shared" / "TEAM-MEMORY.md"
+    real.parent.mkdir(parents=True)
+    real.write_text(SMALL, encoding="utf-8")
+    link = session / "TEAM-MEMORY.md"
+    link.symlink_to(real)
+    add_entry(link, "Lead", "Decision", "four", timestamp="2026-11-23T00:00Z")
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert "four" in real.read_text(encoding="utf-8")
+
+
+def test_a_link_out_of_the_session_is_never_written_through(tmp_path: Path) -> None:
+    """Issue 45.2: no write through a link that leaves the session. A TEAM-MEMORY.md linked to a
+    file elsewhere is refused in one line naming the link; that file and the link stay as they
+    were."""
+    real = tmp_path / "elsewhere" / "TEAM-MEMORY.md"
     real.parent.mkdir()
     real.write_text(SMALL, encoding="utf-8")
     session = tmp_path / "session"
     session.mkdir()
     link = session / "TEAM-MEMORY.md"
     link.symlink_to(real)
-    add_entry(link, "Lead", "Decision", "four", timestamp="2026-11-23T00:00Z")
+    with pytest.raises(
+        MemoryEditError,
+        match=r"^TEAM-MEMORY.md is a link to .*elsewhere/TEAM-MEMORY.md, outside the session; nothing was written$",
+    ):
+        add_entry(link, "Lead", "Decision", "four", timestamp="2026-11-23T00:00Z")
+    assert real.read_text(encoding="utf-8") == SMALL
     assert link.is_symlink() and os.readlink(link) == str(real)
-    assert "four" in real.read_text(encoding="utf-8")
 
 
 def test_sections_missing_since_the_last_read_are_refused_once(tmp_path: Path) -> None:

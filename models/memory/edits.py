@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -264,6 +265,7 @@ def _attempt(
     keeps the edit (``forward``) and says so."""
     folder = path.parent
     with _locked(folder), holding_action_lock(folder), settled_read(path, journal) as read:
+        _refuse_outside(path, read.target)
         try:
             base = read.text
             for _ in range(MAX_ATTEMPTS):
@@ -300,6 +302,15 @@ def _attempt(
             return None
         finally:
             (folder / INTENT).unlink(missing_ok=True)
+
+
+def _refuse_outside(path: Path, target: Path) -> None:
+    """No write of ours goes through a link that leaves the session (issue 45.2): the file it
+    leads to is someone else's. Read from there, it is named as such; a link within the session
+    is written through, and stays a link."""
+    root = os.path.realpath(path.parent)
+    if os.path.commonpath([root, os.path.realpath(target)]) != root:
+        raise MemoryEditError(f"{path.name} is a link to {target}, outside the session; nothing was written")
 
 
 def _journal_removals(journal: MemoryJournal, removed: set[str], name: str) -> str | None:
