@@ -233,9 +233,8 @@ def _apply_added_chain(text: str, chain: list[DeltaItem]) -> str | None:
     one, each reference then decides as the GC is at its turn.
 
     A delta of a GC that repeats its sections a thousand times adds a thousand sections of the
-    same titles, each placed after the one before (``"Scope"#2 (after §"Open Questions")``): one
-    by one, each parsed the whole GC again, 40 s for a hundred repeats and over ten minutes for
-    a 10 MB GC (issue 45)."""
+    same titles, each placed after the one before (``"Scope"#2 (after §"Open Questions")``):
+    one by one, each would parse the whole GC again."""
     gc = structure(text)
     nl = newline_of(text)
     at = _insert_point(gc, chain[0], text)
@@ -344,9 +343,9 @@ _STRUCTURAL = re.compile(r"^ {0,3}(?:#|```|~~~|<!--|=+[ \t]*\r?$|-+[ \t]*\r?$)",
 def _in_place(item: DeltaItem) -> bool:
     """Whether ``item`` changes one section's own text and no section's bounds or name: an
     item-level op, or a section's text REPLACED by lines that hold no heading and end with a
-    line end. A run of them is applied on one parse (``_apply_item_run``): a delta rewriting
-    every section of a GC that repeats its titles (``savings``' "major restructure") applied
-    each REPLACED on a parse of its own, over ten minutes for 10 MB."""
+    line end. A run of them is applied on one parse (``_apply_item_run``), so that a delta
+    rewriting every section of a large GC (``savings``' "major restructure") does not parse it
+    once per section."""
     if _keyed(item):
         return True
     content = item.content

@@ -128,9 +128,8 @@ def _phase_transition(gc: str) -> str:
 
 
 def _major_restructure(gc: str) -> str:
-    """A line of new text under every top-level heading, in one pass: a split of the whole GC
-    for each section was quadratic (a 10 MB GC that repeats its sections: over ten minutes),
-    and looked each heading up by its title, so that repeated titles all went to the first."""
+    """A line of new text under every top-level heading, each found by its line (a title may
+    stand over many sections), in one pass over the GC whatever its size."""
     parsed = parse_gc(gc, EstimateTokenizer())
     notes = {s.line: s.title for s in parsed.sections}
     out: list[str] = []

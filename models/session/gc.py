@@ -339,9 +339,10 @@ class TitleIndex:
         return len(self._at.get(key, ()))
 
     def nth(self, title: str, occurrence: int) -> Section | None:
-        """The ``occurrence``-th section (from 1) titled exactly ``title``. Indexed by exact
-        title once asked: a GC that repeats its titles a thousand times is named ``"Scope"#N``
-        for each, and listing every "Scope" to pick one made applying its delta quadratic."""
+        """The ``occurrence``-th section (from 1) titled exactly ``title``, from an index by exact
+        title made when first asked: a GC that repeats its titles a thousand times names each
+        ``"Scope"#N``, and picking one from a list of every "Scope" would make a delta naming
+        them all quadratic."""
         exact = self._exact
         if exact is None:
             exact = {}
