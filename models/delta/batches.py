@@ -317,7 +317,7 @@ def _remove_sections(text: str, run: list[DeltaItem]) -> str | None:
                 return None
             if first_removed.get(key, len(text) + 1) < section.start:
                 return None  # an earlier removal renumbered this title's later sections
-            first_removed[key] = min(first_removed.get(key, section.start), section.start)
+            first_removed[key] = section.start  # none so far came before it (just checked)
         targets.append(section)
     spans = sorted({(s.start, s.end) for s in targets}, reverse=True)
     if len(spans) != len(targets) or any(a[0] < b[1] for a, b in itertools.pairwise(spans)):

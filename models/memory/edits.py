@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from models.session.memory_parse import parse_memory
 from models.session.team_memory import MemorySection, TeamMemory, unended_line
 from models.text.atomic import FileChangedError, LockRefused, atomic_write, held
 from models.text.intent import INTENT, holding_action_lock, record_intent
-from models.text.textfile import newline_of, read_text, split_lines
+from models.text.textfile import newline_of, outside_link, read_text, split_lines
 from models.text.transaction import FileWrite
 
 LOCK_FILE = Path(".lead-console") / "memory.lock"  # in the app's own folder, never beside the Lead's files
@@ -307,9 +306,8 @@ def _attempt(
 def _refuse_outside(path: Path, target: Path) -> None:
     """No write of ours goes through a link that leaves the session (issue 45.2): the file it
     leads to is someone else's. Read from there, it is named as such; a link within the session
-    is written through, and stays a link."""
-    root = os.path.realpath(path.parent)
-    if os.path.commonpath([root, os.path.realpath(target)]) != root:
+    is written through, and stays a link. The same test as the read's warning (``outside_link``)."""
+    if outside_link(path.parent, path.name):
         raise MemoryEditError(f"{path.name} is a link to {target}, outside the session; nothing was written")
 
 
