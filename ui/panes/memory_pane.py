@@ -132,8 +132,8 @@ class MemoryPane(QWidget):
         if session is None:
             return []
         memory = session.memory
-        missing = structure_problems(memory) if memory is not None else []
-        return [*session.problems.get("memory", []), *(Problem("warning", "TEAM-MEMORY.md", m) for m in missing)]
+        found = structure_problems(memory) if memory is not None else []
+        return [*session.problems.get("memory", []), *(Problem("warning", "TEAM-MEMORY.md", m) for m in found)]
 
     def show_memory(self, session: Session, first: bool) -> None:
         """Show the session's TEAM-MEMORY; on a follow-up, check what an outside write took away."""
