@@ -70,6 +70,10 @@ class ColumnFit(QObject):
         # Widths measured in the font they were measured in: a working team's table is refitted
         # at each append to a transcript, and all but one of its texts are the same.
         self._widths: tuple[str, dict[str, int]] = ("", {})
+        # The titles' widths, by what they depend on: Qt's size hint of a title asks the model
+        # for its header data in seven roles, and a working team's table is refitted each time
+        # a teammate answers (a millisecond of the window's each time, more than the rows took).
+        self._titles: tuple[object, list[int]] = ((), [])
         header = view.horizontalHeader()
         last = header.count() - 1
         self.stretch = last if stretch is None else stretch
@@ -105,6 +109,28 @@ class ColumnFit(QObject):
         if not header.isSortIndicatorShown() or header.sortIndicatorSection() == column:
             return hint
         return max(hint - arrow, 0)
+
+    def _title_widths(self) -> list[int]:
+        """Each column's title width (``_title_width``), measured again only when a title, the
+        header's font or style, the sorted column or the columns shown changed since the last
+        fit."""
+        header = self.view.horizontalHeader()
+        model = header.model()
+        horizontal = Qt.Orientation.Horizontal
+        key = (
+            header.font().key(),
+            header.style().name(),
+            header.isSortIndicatorShown(),
+            header.sortIndicatorSection(),
+            tuple(str(model.headerData(column, horizontal)) for column in range(header.count())),
+            tuple(header.isSectionHidden(column) for column in range(header.count())),  # a hidden one's hint is 0
+        )
+        if self._titles[0] != key:
+            # What QHeaderView::sectionSizeFromContents adds for a sort arrow: the section's
+            # height (the header's, for a row of titles) and the header margin.
+            arrow = header.sizeHint().height() + header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin)
+            self._titles = (key, [self._title_width(column, arrow) for column in range(header.count())])
+        return self._titles[1]
 
     def _resized(self, column: int, old: int, new: int) -> None:
         """A width not set here is the Lead's: a drag, or Qt's fitting on a double-click (taken
@@ -151,9 +177,7 @@ class ColumnFit(QObject):
         # What the item delegate adds around a text (Qt's CT_ItemViewItem), and the grid line.
         margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
         margin += 1 if view.showGrid() else 0
-        # What QHeaderView::sectionSizeFromContents adds for a sort arrow: the section's height
-        # (the header's, for a row of titles) and the header margin.
-        arrow = header.sizeHint().height() + header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin)
+        titles = self._title_widths()
         self._fitting = True
         try:
             for column in range(header.count()):
@@ -161,7 +185,7 @@ class ColumnFit(QObject):
                     continue
                 texts = {row[column] for row in rows}
                 widest = max((width(text) for text in texts if text), default=0)
-                wanted = max(self._title_width(column, arrow), widest + margin if widest else 0)
+                wanted = max(titles[column], widest + margin if widest else 0)
                 if header.sectionSize(column) != wanted:
                     header.resizeSection(column, wanted)
         finally:
