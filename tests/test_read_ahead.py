@@ -24,10 +24,12 @@ from app.controller import Controller
 from app.watcher import FolderWatcher
 from conftest import DEMO, REAL_SESSIONS
 from gc_edits import edits, random_edit
+from models.session import folder as folder_module
 from models.session.folder import ALL_PARTS, GC_FILE, MEMORY_FILE, Session, open_session
 from models.session.gc_parse import parse_gc
 from models.session.memory_parse import parse_memory
 from models.session.snapshot import Part
+from models.text import compared_read
 from models.text.tokens import get_tokenizer
 
 TOKENIZER = get_tokenizer("o200k_base")
@@ -156,6 +158,46 @@ def test_every_kind_of_edit_read_ahead_reads_as_a_cold_parse(part: Part, folder:
         path.write_text(original, encoding="utf-8")  # unseen: the reload shows the read ahead
         session.reload((part,), ahead=True)
         assert _shown(session, part) == _cold(part, text.encode("utf-8")), n
+
+
+@pytest.mark.parametrize("folder", [f for part, f in CASES if part == "memory"], ids=lambda f: f.name)
+def test_team_memory_read_on_both_cores_reads_as_a_cold_parse(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same edits with TEAM-MEMORY read and compared on two threads
+    (``models.text.compared_read``, for files of megabytes; here from the first byte, in pieces
+    of a few dozen): every version shown is what a full parse of its bytes reads."""
+    monkeypatch.setattr(compared_read, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(compared_read, "_PIECE", 61)
+    compared: list[object] = []
+    reading = compared_read.read_compared
+
+    def counted(path: Path, old: bytes, limit: int) -> compared_read.Compared | None:
+        got = reading(path, old, limit)
+        compared.append(got)
+        return got
+
+    monkeypatch.setattr(folder_module, "read_compared", counted)
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    path = copy / MEMORY_FILE
+    session = open_session(copy, TOKENIZER)
+    original = path.read_text(encoding="utf-8")
+    first = original.index("\n- ", original.index("\n## ")) + 1
+    last = original.rindex("\n- ") + 1
+    assert original.index("\n## ", first) < last  # two sections apart
+    both_ends = (  # an entry in the first section and one in the last changed at once
+        original[:first] + "- x" + original[first + 3 : last] + "- y" + original[last + 3 :]
+    )
+    versions = [both_ends, original] + [new for _, new in edits(original)] + [original + "- [Finding] more\n", original]
+    for n, text in enumerate(versions):
+        session.settle_stamps()
+        path.write_text(text, encoding="utf-8")
+        session.read_ahead("memory")
+        path.write_text(original, encoding="utf-8")  # unseen: the reload shows the read ahead
+        session.reload(("memory",), ahead=True)
+        assert _shown(session, "memory") == _cold("memory", text.encode("utf-8")), n
+    assert len(compared) == len(versions) and None not in compared
 
 
 def test_the_plan_and_the_folders_are_read_at_the_reload(tmp_path: Path) -> None:

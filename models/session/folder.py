@@ -25,8 +25,10 @@ from models.session.snapshot import Part, SessionSnapshot, all_gates_of, current
 from models.session.subscriptions import SUBSCRIPTIONS_FILE, Subscriptions, parse_subscriptions
 from models.session.team_memory import TeamMemory
 from models.session.teammates import Teammate, read_teammates
+from models.text.compared_read import read_compared
 from models.text.problems import Problem, has_errors
 from models.text.textfile import (
+    MAX_FILE_BYTES,
     Stamp,
     TextFile,
     decoded_file,
@@ -233,9 +235,12 @@ class Session:
             return
         path = self.folder / name
         try:
-            raw, mtime = read_bounded(path)
+            kept = self._raws.get(name)
+            compared = read_compared(path, kept, MAX_FILE_BYTES) if name == MEMORY_FILE and kept else None
+            raw, mtime = (compared.raw, compared.mtime_ns) if compared else read_bounded(path)
             if name == MEMORY_FILE:
-                ahead = _Ahead(raw, mtime, self.memory, self._raws.get(name), self._follow(raw))
+                agreed = (compared.prefix, compared.suffix) if compared else None
+                ahead = _Ahead(raw, mtime, self.memory, kept, self._follow(raw, agreed))
             else:
                 loaded = decoded_file(path, raw, mtime, name, fingerprint_later=True)
                 if loaded.text:
@@ -250,13 +255,16 @@ class Session:
         there was any."""
         return self._aheads.pop(_AHEAD_FILES.get(part, ""), None) is not None
 
-    def _follow(self, raw: bytes) -> TeamMemory | None:
+    def _follow(self, raw: bytes, agreed: tuple[int, int] | None = None) -> TeamMemory | None:
         """TEAM-MEMORY read from the bytes that changed since the version shown, when it can
-        be; the version shown itself when the bytes are its own."""
+        be; the version shown itself when the bytes are its own. ``agreed``: how far they agree
+        with the version shown's from the start and the end, where the read found it out."""
         kept, memory = self._raws.get(MEMORY_FILE), self.memory
         if kept is None or memory is None:
             return None
-        return memory if kept == raw else follow_bytes(memory, kept, raw, MEMORY_FILE)
+        if (kept == raw) if agreed is None else (agreed[0] == len(raw) == len(kept)):
+            return memory
+        return follow_bytes(memory, kept, raw, MEMORY_FILE, agreed)
 
     def _reload_file(self, name: str, attr: Part, parse: _Parser, follow: _Follower | None = None) -> bool:
         """Read ``name`` again into ``attr``; whether what is shown changed. ``follow`` (TEAM-

@@ -28,14 +28,22 @@ from models.text.textfile import Undecoded, bom_length, split_lines
 _SNIFFED = 8192  # ``decode`` calls a file with a NUL byte this early binary
 
 
-def follow_bytes(previous: TeamMemory, old: bytes, new: bytes, file: str = "TEAM-MEMORY.md") -> TeamMemory | None:
+def follow_bytes(
+    previous: TeamMemory,
+    old: bytes,
+    new: bytes,
+    file: str = "TEAM-MEMORY.md",
+    agreed: tuple[int, int] | None = None,
+) -> TeamMemory | None:
     """``new`` (the file's bytes now) read as a follow-up of ``previous``, which was read from
-    ``old``; None when only a full read can say."""
+    ``old``; None when only a full read can say. ``agreed``: how many bytes of ``new`` and
+    ``old`` agree from the start and from the end, where the read found it out
+    (``models.text.compared_read``)."""
     if not followable(previous) or b"\x00" in new[:_SNIFFED]:
         return None
     lead = bom_length(old)
     starts = [lead + at for at in previous.utf8_offsets()]
-    same = common_prefix_bytes(old, new)
+    same = common_prefix_bytes(old, new) if agreed is None else agreed[0]
     k = section_at(starts, same)
     if k < 0:
         return None  # before the first section: the title, or a byte order mark put in or taken out
@@ -44,7 +52,9 @@ def follow_bytes(previous: TeamMemory, old: bytes, new: bytes, file: str = "TEAM
         return None  # in a heading line
     old_stop = starts[k + 1] if k + 1 < len(starts) else len(old)
     new_stop = old_stop + len(new) - len(old)
-    if new_stop < same or not same_bytes_after(old, old_stop, new, new_stop):
+    if new_stop < same:
+        return None  # the change runs into the next section
+    if not (same_bytes_after(old, old_stop, new, new_stop) if agreed is None else len(new) - new_stop <= agreed[1]):
         return None  # the change runs into the next section
     try:
         section_text = new[starts[k] : new_stop].decode("utf-8")
