@@ -8,6 +8,7 @@ like any other text. The viewer additionally refuses to load resources and follo
 
 from __future__ import annotations
 
+import functools
 import html
 import itertools
 import re
@@ -70,7 +71,25 @@ def first_part_end(text: str, at_least: int) -> int | None:
 def render_markdown(text: str) -> str:
     """HTML for ``text`` with every raw tag escaped. Text nested deeper than Python-Markdown
     can follow (a list thousands of levels deep) is shown as it is written, and said so: it
-    used to stop the session from opening."""
+    used to stop the session from opening.
+
+    The last few texts of up to ``_REMEMBERED_CHARS`` are remembered with their HTML: the
+    Lead goes back and forth between a few sections and views, and the same text rendered
+    again took Python-Markdown 10 ms for a section of the demo's GC."""
+    if len(text) <= _REMEMBERED_CHARS:
+        return _rendered(text)
+    return _render(text)
+
+
+_REMEMBERED_CHARS = 64 * 1024
+
+
+@functools.lru_cache(maxsize=32)
+def _rendered(text: str) -> str:
+    return _render(text)
+
+
+def _render(text: str) -> str:
     try:
         return _safe_markdown().convert(_separate_lists(text))
     except RecursionError:
