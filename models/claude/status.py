@@ -199,7 +199,7 @@ def acks_received(
     (a member's name read back as the role it is linked to)."""
     messages = read_inbox(folder, roles)
     if team is not None:
-        messages += team_replies(team.folder, follower)[0]
+        messages += team_replies(team.folder, follower, team)[0]
     role_of = {member: role for role, member in (link.members if link else {}).items() if member}
     out = set()
     for m in messages:
