@@ -152,7 +152,7 @@ def test_the_window_reports_every_entry_the_race_took(
     app_entries: list[str] = []
 
     def app_writer(w: int) -> None:
-        for n in range(8):
+        for n in range(4):
             with contextlib.suppress(MemoryEditError):
                 add_entry(path, "Lead", "Decision", f"window race {w}.{n}", timestamp="2026-11-23T00:00Z")
                 app_entries.append(f"window race {w}.{n}")

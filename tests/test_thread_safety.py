@@ -12,7 +12,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import bpe_openai
 import pytest
 
 from models.review.ledger import read_ledger
@@ -36,6 +35,8 @@ def _hammer(work: Callable[[int], object]) -> list[object]:
 
 
 def test_a_small_token_cache_counted_from_four_threads_answers_every_count_right() -> None:
+    import bpe_openai  # a second or more to import: not in every worker's collection
+
     texts = [f"- D-{n}: decision {n} about module_{n % 7} and 한국어 {n * 37}\n" * (1 + n % 3) for n in range(40)]
     reference = bpe_openai.get_encoding("o200k_base")
     expected = {t: len(reference.encode_ordinary(t)) for t in texts}

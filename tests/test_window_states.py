@@ -278,7 +278,7 @@ def test_the_live_window_shows_what_a_fresh_window_shows(qtbot: QtBot, tmp_path:
     refused: list[str] = []
     lead = _lead_actions(window, refused) if (folder / "TEAM-MEMORY.md").is_file() else []
     try:
-        for step in range(30):
+        for step in range(16):
             if lead and rng.random() < 0.25:
                 if not rng.choice(lead)(rng):
                     continue
