@@ -8,6 +8,7 @@ file is refused in one line), so a fast wrong answer cannot pass.
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -110,7 +111,15 @@ def tenfold_rows(one: SessionFigures) -> list[Row]:
         f"GC {ten.gc_lines:,} lines, memory {ten.memory_lines:,}, {ten.teammates} teammates / the 20,000-line one"
     )
     return [
-        ratio_row("10× session: open", workload, ten.opened, one.opened, 10),
+        # Against the median of the five 20,000-line opens: the first alone is one sample of a
+        # hundred-odd milliseconds, and a quick one (96 ms against its usual 150) failed the guard.
+        ratio_row(
+            "10× session: open",
+            f"{workload}'s median of {1 + len(one.opened_again)} opens",
+            ten.opened,
+            statistics.median([one.opened, *one.opened_again]),
+            10,
+        ),
         put_off_row(ten.open_rest),
         ratio_row("10× session: write → view (TEAM-MEMORY)", workload, ten.memory_follow, one.memory_follow, 1.3),
         ratio_row("10× session: write → view (GC)", workload, ten.gc_follow, one.gc_follow, 1.3),
