@@ -52,9 +52,7 @@ def follow_bytes(
         return None  # in a heading line
     old_stop = starts[k + 1] if k + 1 < len(starts) else len(old)
     new_stop = old_stop + len(new) - len(old)
-    if new_stop < same:
-        return None  # the change runs into the next section
-    if not (same_bytes_after(old, old_stop, new, new_stop) if agreed is None else len(new) - new_stop <= agreed[1]):
+    if new_stop < same or not _same_after(old, old_stop, new, new_stop, agreed):
         return None  # the change runs into the next section
     try:
         section_text = new[starts[k] : new_stop].decode("utf-8")
@@ -64,6 +62,12 @@ def follow_bytes(
     char_stop = offsets[k + 1] if k + 1 < len(offsets) else previous.text_length
     length = previous.text_length - (char_stop - offsets[k]) + len(section_text)
     return with_section(previous, k, section_text, Undecoded(new, length), file, len(new) - len(old))
+
+
+def _same_after(old: bytes, old_stop: int, new: bytes, new_stop: int, agreed: tuple[int, int] | None) -> bool:
+    """Whether everything after ``old_stop`` is as it was (after ``new_stop`` in ``new``): from
+    how far the read found the two agree from the end, or compared here."""
+    return same_bytes_after(old, old_stop, new, new_stop) if agreed is None else len(new) - new_stop <= agreed[1]
 
 
 def followable(previous: TeamMemory) -> bool:

@@ -6,7 +6,7 @@ copying and comparing memory, which Python does holding its lock. Here two threa
 half of the file straight into the new ``bytes`` object and compare what they read with the old
 bytes, a piece at a time while it is still in the cache, calling the C library without the
 lock: the same answer (the bytes, and how far they agree with the old ones from the start and
-from the end) in under half the time.
+from the end) in a little over half the time.
 
 The new ``bytes`` object is made empty by the C API and filled before anything else sees it, as
 C code makes one. Where that is not to be had (another interpreter, no C library found), or the
@@ -78,9 +78,10 @@ _NATIVE = _native()
 
 @dataclass
 class _Half:
-    """What one thread found in its half: where the first piece that differs from the old
-    bytes at the same place begins, and the last piece that differs from them counted from
-    the end; None where none did."""
+    """What one thread found in its half, as pieces (start, end) of the new bytes: the first
+    that differs from the old bytes at the same place, and the last that differs from the old
+    bytes the same distance from the end; None where none did. ``complete``: the half was read
+    to its end."""
 
     complete: bool = False
     first_changed: tuple[int, int] | None = None

@@ -22,6 +22,7 @@ from models.text import mdblocks
 from models.text.textfile import split_lines
 
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]")
+_REMEMBERED_CHARS = 64 * 1024  # texts up to this long are remembered with their HTML
 
 
 def _safe_markdown() -> markdown.Markdown:
@@ -79,9 +80,6 @@ def render_markdown(text: str) -> str:
     if len(text) <= _REMEMBERED_CHARS:
         return _rendered(text)
     return _render(text)
-
-
-_REMEMBERED_CHARS = 64 * 1024
 
 
 @functools.lru_cache(maxsize=32)
