@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from models.text.common import common_prefix, same_after
+from models.text.common import common_prefix, common_prefix_bytes, common_suffix_bytes, same_after
 
 
 def _prefix(a: str, b: str) -> int:
@@ -48,6 +48,18 @@ def test_random_edits_of_every_size(size: int) -> None:
         outcomes.add(same_after(a, i, b, j))
         assert same_after(a, i, b, j) == _same_after(a, i, b, j)
     assert outcomes == {True, False} or size < 2  # both answers were checked
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 4095, 4096, 4097, 50_000])
+def test_bytes_agree_from_the_start_and_the_end_as_far_as_a_byte_walk_says(size: int) -> None:
+    """``common_prefix_bytes`` and ``common_suffix_bytes`` against ``os.path.commonprefix`` of
+    the bytes and of the bytes reversed."""
+    rng = random.Random(size)
+    for _ in range(100 if size < 10_000 else 20):
+        a = "".join(rng.choice("ab—\n") for _ in range(size)).encode("utf-8")
+        b = _edited(rng, a.decode("utf-8")).encode("utf-8")
+        assert common_prefix_bytes(a, b) == len(os.path.commonprefix([a, b]))  # noqa: RUF071
+        assert common_suffix_bytes(a, b) == len(os.path.commonprefix([a[::-1], b[::-1]]))  # noqa: RUF071
 
 
 def test_one_change_in_a_large_text_is_found_at_its_place() -> None:

@@ -49,6 +49,13 @@ def common_prefix_bytes(a: bytes, b: bytes) -> int:
     return _agreeing(min(len(a), len(b)), lambda lo, hi: a.startswith(view[lo:hi], lo))
 
 
+def common_suffix_bytes(a: bytes, b: bytes) -> int:
+    """Length of the longest common suffix of two byte strings, compared in place as
+    ``common_prefix_bytes`` compares."""
+    view, a_len, b_len = memoryview(b), len(a), len(b)
+    return _agreeing(min(a_len, b_len), lambda lo, hi: a.endswith(view[b_len - hi : b_len - lo], 0, a_len - lo))
+
+
 def same_bytes_after(old: bytes, old_at: int, new: bytes, new_at: int) -> bool:
     """``same_after`` for bytes, compared in place: 0.2 ms for 7 MB, where the text's version
     copies what follows first."""

@@ -23,6 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from models.text.common import common_prefix_bytes, common_suffix_bytes
 from models.text.textfile import open_regular
 
 #: Files smaller than this are read and compared as usual: handing half of a small file to
@@ -135,32 +136,15 @@ def read_compared(path: Path, old: bytes, limit: int) -> Compared | None:
     finally:
         os.close(fd)
     shorter = min(size, len(old))
-    changed = first.first_changed or second.first_changed
-    prefix = shorter if changed is None else _first_difference(raw, old, *changed)
-    last = second.last_changed or first.last_changed
-    suffix = shorter if last is None else size - 1 - _last_difference(raw, old, shift, *last)
+    # Each count runs up to the piece that differs, then on into it, found within that piece.
+    first_piece = first.first_changed or second.first_changed
+    prefix = shorter
+    if first_piece is not None:
+        lo, hi = first_piece
+        prefix = lo + common_prefix_bytes(raw[lo:hi], old[lo:hi])
+    last_piece = second.last_changed or first.last_changed
+    suffix = shorter
+    if last_piece is not None:
+        lo, hi = last_piece
+        suffix = size - hi + common_suffix_bytes(raw[lo:hi], old[lo - shift : hi - shift])
     return Compared(raw, st.st_mtime_ns, prefix, min(suffix, shorter))
-
-
-def _first_difference(new: bytes, old: bytes, lo: int, hi: int) -> int:
-    """The first position in ``lo..hi`` where ``new`` and ``old`` differ (one does)."""
-    view = memoryview(old)
-    while hi - lo > 1:  # a difference lies in lo..hi, and everything before lo agrees
-        mid = (lo + hi) // 2
-        if new.startswith(view[lo:mid], lo):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def _last_difference(new: bytes, old: bytes, shift: int, lo: int, hi: int) -> int:
-    """The last position ``p`` in ``lo..hi`` where ``new[p] != old[p - shift]`` (one is)."""
-    view = memoryview(old)
-    while hi - lo > 1:  # a difference lies in lo..hi, and everything after hi agrees
-        mid = (lo + hi) // 2
-        if new.startswith(view[mid - shift : hi - shift], mid):
-            hi = mid
-        else:
-            lo = mid
-    return lo
